@@ -1,0 +1,72 @@
+/**
+ * Decoding and encoding of ONNX ModelProto bytes. The codec is generated from our onnx.proto
+ * (IR version 14) by scripts/gen-proto.mjs; it keeps field presence and unknown fields, so a
+ * decode/encode cycle reproduces the input bytes.
+ */
+import Long from 'long';
+import protobuf from 'protobufjs/minimal.js';
+import { onnx } from './generated/onnx.js';
+import { AmpError } from './errors.js';
+
+// protobufjs only represents int64 exactly when it can find the long package.
+protobuf.util.Long = Long;
+protobuf.configure();
+
+export { onnx };
+export type ModelProto = onnx.ModelProto;
+
+/** The newest IR version whose every field this codec knows. */
+export const SUPPORTED_IR_VERSION = 14;
+
+export interface DecodeOptions {
+  /** Accept a model whose ir_version is newer than SUPPORTED_IR_VERSION. Its unknown fields are kept. */
+  allowNewerIr?: boolean;
+  /** Name used in error messages (a file path); defaults to "input". */
+  source?: string;
+}
+
+const MODEL_FIELD_IR_VERSION_TAG = 0x08; // field 1, varint
+
+export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onnx.ModelProto {
+  const source = options.source ?? 'input';
+  if (bytes.length === 0) {
+    throw new AmpError('EMPTY_FILE', `${source}: empty file, not an ONNX model`, { subject: source });
+  }
+  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let model: onnx.ModelProto;
+  try {
+    model = onnx.ModelProto.decode(buffer);
+  } catch (error) {
+    throw describeDecodeFailure(error, buffer, source);
+  }
+  if (model.graph == null && !Object.hasOwn(model, 'ir_version')) {
+    throw new AmpError('NOT_ONNX', `${source}: not an ONNX ModelProto (no ir_version and no graph)`, { subject: source });
+  }
+  const irVersion = Long.fromValue(model.ir_version).toNumber();
+  if (irVersion > SUPPORTED_IR_VERSION && !options.allowNewerIr) {
+    throw new AmpError(
+      'NEWER_IR',
+      `${source}: ir_version ${irVersion} is newer than ${SUPPORTED_IR_VERSION}, the newest this tool knows; ` +
+        'fields it does not know would be carried blind (pass --allow-newer-ir to accept)',
+      { subject: source },
+    );
+  }
+  return model;
+}
+
+function describeDecodeFailure(error: unknown, bytes: Uint8Array, source: string): AmpError {
+  const reason = error instanceof Error ? error.message : String(error);
+  const runsPastEnd = /index out of range/.test(reason);
+  if (runsPastEnd && bytes[0] === MODEL_FIELD_IR_VERSION_TAG) {
+    return new AmpError(
+      'TRUNCATED',
+      `${source}: truncated ONNX model (a field runs past the end of the file at byte ${bytes.length})`,
+      { subject: source, cause: error },
+    );
+  }
+  return new AmpError('NOT_ONNX', `${source}: not an ONNX ModelProto (${reason})`, { subject: source, cause: error });
+}
+
+export function encodeModel(model: onnx.IModelProto): Uint8Array {
+  return onnx.ModelProto.encode(model).finish();
+}

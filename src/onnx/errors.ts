@@ -1,0 +1,50 @@
+/**
+ * Typed errors with stable codes. The CLI renders `message` as one line and maps `code` to an
+ * exit status; library users switch on `code`, never on message text.
+ */
+export type AmpErrorCode =
+  | 'FILE_NOT_FOUND'
+  | 'READ_FAILED'
+  | 'EMPTY_FILE'
+  | 'TRUNCATED'
+  | 'NOT_ONNX'
+  | 'NEWER_IR'
+  | 'EXTERNAL_DATA_MISSING'
+  | 'EXTERNAL_DATA_OUT_OF_RANGE'
+  | 'EXTERNAL_DATA_BAD_LOCATION'
+  | 'MODEL_TOO_LARGE'
+  | 'WRITE_FAILED'
+  | 'BAD_OPTION'
+  | 'UNKNOWN_OP'
+  | 'VALIDATION_FAILED'
+  | 'TRAINING_CONTRACT'
+  | 'RUNTIME_UNAVAILABLE'
+  | 'RUNTIME_FAILED';
+
+/** Exit status for each kind of failure, as documented in the README. */
+export const EXIT_CODES = {
+  success: 0,
+  validationFailed: 1,
+  badInput: 2,
+} as const;
+
+export class AmpError extends Error {
+  readonly code: AmpErrorCode;
+  /** The file, node or tensor the error is about, when there is one. */
+  readonly subject: string | undefined;
+
+  constructor(code: AmpErrorCode, message: string, options: { subject?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AmpError';
+    this.code = code;
+    this.subject = options.subject;
+  }
+
+  get exitCode(): number {
+    return this.code === 'VALIDATION_FAILED' ? EXIT_CODES.validationFailed : EXIT_CODES.badInput;
+  }
+}
+
+export function isAmpError(error: unknown): error is AmpError {
+  return error instanceof AmpError;
+}

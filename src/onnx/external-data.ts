@@ -1,0 +1,146 @@
+/**
+ * Tensors whose bytes live outside the .onnx file (ONNX's external data: `location`, `offset`,
+ * `length` key/value pairs). Loading records where each tensor's bytes are and checks that they
+ * exist; the bytes themselves are read only when asked for. The model message is not changed,
+ * so a load/save cycle is lossless.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import path from 'node:path';
+import Long from 'long';
+import { AmpError } from './errors.js';
+import { onnx } from './generated/onnx.js';
+
+export interface ExternalDataRef {
+  /** The `location` key, relative to the model's folder. */
+  location: string;
+  /** Absolute path of the data file. */
+  file: string;
+  offset: number;
+  length: number;
+}
+
+/** Where the bytes of a loaded external tensor are. Kept beside the model, not in it. */
+const externalRefs = new WeakMap<onnx.ITensorProto, ExternalDataRef>();
+
+export function isExternal(tensor: onnx.ITensorProto): boolean {
+  return tensor.data_location === onnx.TensorProto.DataLocation.EXTERNAL;
+}
+
+export function externalDataEntries(tensor: onnx.ITensorProto): Map<string, string> {
+  return new Map((tensor.external_data ?? []).map((entry) => [entry.key ?? '', entry.value ?? '']));
+}
+
+/**
+ * Resolves an external tensor's location against the model folder and checks the range against
+ * the file size (`fileSizes` caches one stat per data file).
+ */
+export function resolveExternalData(
+  tensor: onnx.ITensorProto,
+  modelDir: string,
+  fileSizes: Map<string, number>,
+): ExternalDataRef {
+  const name = tensor.name ?? '';
+  const entries = externalDataEntries(tensor);
+  const location = entries.get('location');
+  if (!location) {
+    throw new AmpError('EXTERNAL_DATA_BAD_LOCATION', `tensor '${name}': external data has no 'location' key`, { subject: name });
+  }
+  const normalized = path.normalize(location);
+  if (path.isAbsolute(location) || normalized.split(/[\\/]/).includes('..')) {
+    throw new AmpError(
+      'EXTERNAL_DATA_BAD_LOCATION',
+      `tensor '${name}': external data location '${location}' must be a path inside the model's folder`,
+      { subject: name },
+    );
+  }
+  const file = path.join(modelDir, normalized);
+  let size = fileSizes.get(file);
+  if (size === undefined) {
+    size = statSize(file, name, location);
+    fileSizes.set(file, size);
+  }
+  const offset = parseCount(entries.get('offset') ?? '0', 'offset', name);
+  const length = entries.has('length') ? parseCount(entries.get('length') ?? '', 'length', name) : size - offset;
+  if (offset > size || offset + length > size) {
+    throw new AmpError(
+      'EXTERNAL_DATA_OUT_OF_RANGE',
+      `tensor '${name}': external data ${location} bytes ${offset}..${offset + length} run past the end of the file (${size} bytes)`,
+      { subject: name },
+    );
+  }
+  return { location, file, offset, length };
+}
+
+function statSize(file: string, tensorName: string, location: string): number {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    throw new AmpError(
+      'EXTERNAL_DATA_MISSING',
+      `tensor '${tensorName}': external data file '${location}' not found (looked for ${file})`,
+      { subject: tensorName },
+    );
+  }
+  try {
+    return fstatSync(fd).size;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseCount(text: string, key: string, tensorName: string): number {
+  if (!/^\d+$/.test(text)) {
+    throw new AmpError('EXTERNAL_DATA_BAD_LOCATION', `tensor '${tensorName}': external data ${key} '${text}' is not a byte count`, {
+      subject: tensorName,
+    });
+  }
+  return Number(text);
+}
+
+export function attachExternalRef(tensor: onnx.ITensorProto, ref: ExternalDataRef): void {
+  externalRefs.set(tensor, ref);
+}
+
+export function externalRefOf(tensor: onnx.ITensorProto): ExternalDataRef | undefined {
+  return externalRefs.get(tensor);
+}
+
+/** Reads a byte range of a file; used for external tensors, one tensor at a time. */
+export function readFileRange(file: string, offset: number, length: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  const fd = openSync(file, 'r');
+  try {
+    let done = 0;
+    while (done < length) {
+      const n = readSync(fd, out, done, length - done, offset + done);
+      if (n === 0) throw new AmpError('EXTERNAL_DATA_OUT_OF_RANGE', `${file}: ended at byte ${offset + done}, expected ${offset + length}`);
+      done += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return out;
+}
+
+/**
+ * The raw little-endian bytes of a tensor: raw_data, or the external range it points to. Typed
+ * fields (float_data, int64_data...) are not raw bytes; the caller handles those.
+ */
+export function tensorRawBytes(tensor: onnx.ITensorProto): Uint8Array | undefined {
+  if (isExternal(tensor)) {
+    const ref = externalRefOf(tensor);
+    if (!ref) {
+      throw new AmpError('EXTERNAL_DATA_MISSING', `tensor '${tensor.name ?? ''}': external data was not resolved; load the model with loadModel()`, {
+        subject: tensor.name ?? '',
+      });
+    }
+    return readFileRange(ref.file, ref.offset, ref.length);
+  }
+  return tensor.raw_data ?? undefined;
+}
+
+export function longToNumber(value: Long | number | null | undefined): number {
+  if (value == null) return 0;
+  return typeof value === 'number' ? value : Long.fromValue(value).toNumber();
+}

@@ -1,0 +1,63 @@
+/**
+ * Visits every place in a model where a tensor or a graph can live: graph initializers, sparse
+ * initializers, Constant-style attributes, subgraphs of control-flow nodes, functions and
+ * training-info graphs. External data, type checks and the passes all need the same walk.
+ */
+import type { onnx } from './generated/onnx.js';
+
+export interface GraphVisit {
+  graph: onnx.IGraphProto;
+  /** The node whose attribute holds this graph; undefined for top-level graphs. */
+  owner: onnx.INodeProto | undefined;
+  /** Dotted path for messages, e.g. "graph", "graph/If_0.then_branch". */
+  path: string;
+}
+
+export function forEachGraph(model: onnx.IModelProto, visit: (v: GraphVisit) => void): void {
+  const walkGraph = (graph: onnx.IGraphProto, owner: onnx.INodeProto | undefined, path: string): void => {
+    visit({ graph, owner, path });
+    for (const node of graph.node ?? []) walkNodeSubgraphs(node, path);
+  };
+  const walkNodeSubgraphs = (node: onnx.INodeProto, path: string): void => {
+    for (const attribute of node.attribute ?? []) {
+      const base = `${path}/${node.name || node.op_type}.${attribute.name}`;
+      if (attribute.g) walkGraph(attribute.g, node, base);
+      (attribute.graphs ?? []).forEach((graph, index) => walkGraph(graph, node, `${base}[${index}]`));
+    }
+  };
+  if (model.graph) walkGraph(model.graph, undefined, 'graph');
+  (model.training_info ?? []).forEach((info, index) => {
+    if (info.initialization) walkGraph(info.initialization, undefined, `training_info[${index}].initialization`);
+    if (info.algorithm) walkGraph(info.algorithm, undefined, `training_info[${index}].algorithm`);
+  });
+  for (const fn of model.functions ?? []) {
+    for (const node of fn.node ?? []) walkNodeSubgraphs(node, `function ${fn.name}`);
+  }
+}
+
+/** Calls `visit` for every TensorProto stored anywhere in the model. */
+export function forEachTensor(model: onnx.IModelProto, visit: (tensor: onnx.ITensorProto, where: string) => void): void {
+  const visitNodeAttributes = (node: onnx.INodeProto, path: string): void => {
+    for (const attribute of node.attribute ?? []) {
+      const where = `${path}/${node.name || node.op_type}.${attribute.name}`;
+      if (attribute.t) visit(attribute.t, where);
+      for (const tensor of attribute.tensors ?? []) visit(tensor, where);
+      const sparse = [...(attribute.sparse_tensor ? [attribute.sparse_tensor] : []), ...(attribute.sparse_tensors ?? [])];
+      for (const s of sparse) {
+        if (s.values) visit(s.values, where);
+        if (s.indices) visit(s.indices, where);
+      }
+    }
+  };
+  forEachGraph(model, ({ graph, path }) => {
+    for (const tensor of graph.initializer ?? []) visit(tensor, path);
+    for (const sparse of graph.sparse_initializer ?? []) {
+      if (sparse.values) visit(sparse.values, path);
+      if (sparse.indices) visit(sparse.indices, path);
+    }
+    for (const node of graph.node ?? []) visitNodeAttributes(node, path);
+  });
+  for (const fn of model.functions ?? []) {
+    for (const node of fn.node ?? []) visitNodeAttributes(node, `function ${fn.name}`);
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * Access to the shared model corpus (../shared/corpus). A user's clone has no corpus: tests that
+ * need it skip with a message; under CI=true a missing corpus is a failure, not a skip.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const sharedDir = path.resolve(repoRoot, process.env.AMP_SHARED_DIR ?? '../shared');
+export const corpusDir = path.join(sharedDir, 'corpus');
+export const referenceDir = path.join(sharedDir, 'reference');
+export const fixturesDir = path.join(repoRoot, 'fixtures');
+
+export const corpusAvailable = existsSync(corpusDir);
+
+if (!corpusAvailable) {
+  if (process.env.CI === 'true') {
+    throw new Error(`CI=true but the model corpus is missing at ${corpusDir}`);
+  }
+  console.warn(`[corpus] ${corpusDir} not found: corpus tests are skipped (set AMP_SHARED_DIR to point at it)`);
+}
+
+/** Every .onnx file under the corpus, sorted, as paths relative to corpusDir. */
+export function corpusModels(subdir?: string): string[] {
+  if (!corpusAvailable) return [];
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir).sort()) {
+      const full = path.join(dir, entry);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (entry.endsWith('.onnx')) found.push(path.relative(corpusDir, full));
+    }
+  };
+  walk(subdir === undefined ? corpusDir : path.join(corpusDir, subdir));
+  return found;
+}
