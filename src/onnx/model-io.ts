@@ -87,9 +87,11 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   const dataFiles = new Map<string, Placement[]>();
 
   if (mode === 'keep') {
+    const fileSizes = new Map<string, number>();
     forEachTensor(model, (tensor) => {
       if (!isExternal(tensor)) return;
-      const ref = requireRef(tensor);
+      // A tensor built in memory that points at external data expects it beside the target.
+      const ref = externalRefOf(tensor) ?? resolveExternalData(tensor, targetDir, fileSizes);
       const destination = path.join(targetDir, path.normalize(ref.location));
       if (destination === ref.file) return;
       placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { file: ref.file, offset: ref.offset } });
