@@ -45,5 +45,8 @@ let dts = readFileSync(dtsOut, 'utf8');
 // Every message may carry the unknown fields it was decoded with.
 dts = dts.replace(/(\n(\s*)interface I\w+ \{)/g, '$1\n$2    $unknownFields?: Uint8Array[];');
 if (!dts.includes('$unknownFields')) throw new Error('could not declare $unknownFields');
+// Decoding always yields Long (exact int64); building a message may also pass plain numbers,
+// which the encoder accepts.
+dts = dts.replace(/\?: \(Long\|null\);/g, '?: (number|Long|null);').replace(/\?: \(Long\[\]\|null\);/g, '?: ((number|Long)[]|null);');
 writeFileSync(dtsOut, dts);
 console.log(`wrote ${path.relative(root, jsOut)} and ${path.relative(root, dtsOut)}`);

@@ -195,6 +195,18 @@ export class GraphScope {
     if (name) this.addUse(name, { node, index });
   }
 
+  /**
+   * Gives output `index` of `node` a new name. Consumers keep reading the old name, which the
+   * caller must define again (the AMP pass feeds it from a Cast of the new one).
+   */
+  renameNodeOutput(node: onnx.INodeProto, index: number, newName: string): void {
+    const outputs = node.output ?? (node.output = []);
+    const old = outputs[index];
+    if (old && this.producers.get(old)?.node === node) this.producers.delete(old);
+    outputs[index] = newName;
+    this.producers.set(newName, { node, index });
+  }
+
   /** Renames a graph output (the value it reads). */
   renameOutput(oldName: string, newName: string): void {
     const info = this.outputs.get(oldName);

@@ -6,6 +6,7 @@ import { decodeModel, encodeModel, onnx } from '../../src/onnx/codec.js';
 import { AmpError } from '../../src/onnx/errors.js';
 import { loadModel, saveModel } from '../../src/onnx/model-io.js';
 import { floatTensor, model, node, valueInfo } from '../support/models.js';
+import { mainGraph } from '../support/models.js';
 
 function errorOf(run: () => unknown): AmpError {
   try {
@@ -83,7 +84,7 @@ describe('bad input gives a typed one-line error', () => {
   describe('external data', () => {
     const external = (location: string, offset: number, length: number): onnx.ModelProto => {
       const m = onnx.ModelProto.decode(encodeModel(reluModel));
-      const w = m.graph!.initializer[0]!;
+      const w = mainGraph(m).initializer[0]!;
       delete (w as Partial<onnx.TensorProto>).raw_data;
       w.data_location = onnx.TensorProto.DataLocation.EXTERNAL;
       w.external_data = [
@@ -123,7 +124,7 @@ describe('bad input gives a typed one-line error', () => {
     const outDir = path.join(dir, 'out');
     mkdirSync(outDir);
     const m = onnx.ModelProto.decode(encodeModel(reluModel));
-    const w = m.graph!.initializer[0]!;
+    const w = mainGraph(m).initializer[0]!;
     w.data_location = onnx.TensorProto.DataLocation.EXTERNAL; // external, but never resolved from a file
     w.external_data = [onnx.StringStringEntryProto.create({ key: 'location', value: 'w.bin' })];
     const e = errorOf(() => saveModel(m, path.join(outDir, 'model.onnx')));

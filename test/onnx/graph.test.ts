@@ -5,6 +5,7 @@ import { ModelGraph } from '../../src/onnx/graph.js';
 import { loadModel } from '../../src/onnx/model-io.js';
 import { corpusAvailable, corpusDir, corpusModels } from '../support/corpus.js';
 import { model, node, valueInfo } from '../support/models.js';
+import { mainGraph } from '../support/models.js';
 
 const load = (relative: string) => loadModel(path.join(corpusDir, relative), { externalData: 'ignore' });
 
@@ -55,13 +56,13 @@ describe('graph model over the corpus', () => {
 
   it.skipIf(!corpusAvailable)('topological order restores a shuffled real model (ResNet50)', () => {
     const m = load('light-models/light_resnet50.onnx');
-    const nodes = m.graph!.node;
+    const nodes = mainGraph(m).node;
     const reversed = [...nodes].reverse();
-    m.graph!.node = reversed;
+    mainGraph(m).node = reversed;
     const { order, blocked } = new ModelGraph(m).main.topologicalOrder();
     expect(blocked).toEqual([]);
-    const seen = new Set<string>([...m.graph!.input.map((i) => i.name), ...m.graph!.initializer.map((t) => t.name)]);
-    for (const n of order) {
+    const seen = new Set<string>([...mainGraph(m).input.map((i) => i.name ?? ""), ...mainGraph(m).initializer.map((t) => t.name ?? "")]);
+    for (const n of order as onnx.NodeProto[]) {
       for (const name of n.input) if (name) expect(seen.has(name), `${n.name} reads ${name} before it is made`).toBe(true);
       for (const name of n.output) seen.add(name);
     }
@@ -91,7 +92,7 @@ describe('graph edits', () => {
     expect(scope.consumersOf(castName).map((u) => u.node)).toEqual([relu]);
     expect(cast.name).toBe('h/to_fp32_1');
     graph.commit();
-    expect(graph.model.graph!.node.map((n) => n.op_type)).toEqual(['MatMul', 'Cast', 'Relu']);
+    expect(mainGraph(graph.model).node.map((n) => n.op_type)).toEqual(['MatMul', 'Cast', 'Relu']);
   });
 
   it('removes a node and its edges', () => {
@@ -101,7 +102,7 @@ describe('graph edits', () => {
     expect(graph.main.producerOf('y')).toBeUndefined();
     expect(graph.main.consumersOf('h')).toEqual([]);
     graph.commit();
-    expect(graph.model.graph!.node.map((n) => n.op_type)).toEqual(['MatMul']);
+    expect(mainGraph(graph.model).node.map((n) => n.op_type)).toEqual(['MatMul']);
   });
 
   it('unique names never collide with existing values or each other', () => {

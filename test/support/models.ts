@@ -37,3 +37,8 @@ export function model(graph: Partial<onnx.IGraphProto>, opset = 17): onnx.ModelP
     graph: onnx.GraphProto.create({ name: 'test', ...graph }),
   });
 }
+
+/** The main graph of a model, with its repeated fields typed as present (decoded models always have them). */
+export function mainGraph(m: onnx.IModelProto): onnx.GraphProto {
+  return m.graph as onnx.GraphProto;
+}

@@ -28,14 +28,14 @@ export namespace onnx {
         doc_string?: (string|null);
         type?: (onnx.AttributeProto.AttributeType|null);
         f?: (number|null);
-        i?: (Long|null);
+        i?: (number|Long|null);
         s?: (Uint8Array|null);
         t?: (onnx.ITensorProto|null);
         g?: (onnx.IGraphProto|null);
         sparse_tensor?: (onnx.ISparseTensorProto|null);
         tp?: (onnx.ITypeProto|null);
         floats?: (number[]|null);
-        ints?: (Long[]|null);
+        ints?: ((number|Long)[]|null);
         strings?: (Uint8Array[]|null);
         tensors?: (onnx.ITensorProto[]|null);
         graphs?: (onnx.IGraphProto[]|null);
@@ -144,8 +144,8 @@ export namespace onnx {
     interface IIntIntListEntryProto {
 
         $unknownFields?: Uint8Array[];
-        key?: (Long|null);
-        value?: (Long[]|null);
+        key?: (number|Long|null);
+        value?: ((number|Long)[]|null);
     }
 
     class IntIntListEntryProto implements IIntIntListEntryProto {
@@ -179,7 +179,7 @@ export namespace onnx {
 
         $unknownFields?: Uint8Array[];
         tensor_name?: (string|null);
-        device?: (Long[]|null);
+        device?: ((number|Long)[]|null);
         index_to_device_group_map?: (onnx.IIntIntListEntryProto[]|null);
         sharded_dim?: (onnx.IShardedDimProto[]|null);
     }
@@ -198,7 +198,7 @@ export namespace onnx {
     interface IShardedDimProto {
 
         $unknownFields?: Uint8Array[];
-        axis?: (Long|null);
+        axis?: (number|Long|null);
         simple_sharding?: (onnx.ISimpleShardedDimProto[]|null);
     }
 
@@ -214,14 +214,14 @@ export namespace onnx {
     interface ISimpleShardedDimProto {
 
         $unknownFields?: Uint8Array[];
-        dim_value?: (Long|null);
+        dim_value?: (number|Long|null);
         dim_param?: (string|null);
-        num_shards?: (Long|null);
+        num_shards?: (number|Long|null);
     }
 
     class SimpleShardedDimProto implements ISimpleShardedDimProto {
         constructor(properties?: onnx.ISimpleShardedDimProto);
-        public dim_value?: (Long|null);
+        public dim_value?: (number|Long|null);
         public dim_param?: (string|null);
         public num_shards: Long;
         public dim?: ("dim_value"|"dim_param");
@@ -253,12 +253,12 @@ export namespace onnx {
     interface IModelProto {
 
         $unknownFields?: Uint8Array[];
-        ir_version?: (Long|null);
+        ir_version?: (number|Long|null);
         opset_import?: (onnx.IOperatorSetIdProto[]|null);
         producer_name?: (string|null);
         producer_version?: (string|null);
         domain?: (string|null);
-        model_version?: (Long|null);
+        model_version?: (number|Long|null);
         doc_string?: (string|null);
         graph?: (onnx.IGraphProto|null);
         metadata_props?: (onnx.IStringStringEntryProto[]|null);
@@ -371,20 +371,20 @@ export namespace onnx {
     interface ITensorProto {
 
         $unknownFields?: Uint8Array[];
-        dims?: (Long[]|null);
+        dims?: ((number|Long)[]|null);
         data_type?: (number|null);
         segment?: (onnx.TensorProto.ISegment|null);
         float_data?: (number[]|null);
         int32_data?: (number[]|null);
         string_data?: (Uint8Array[]|null);
-        int64_data?: (Long[]|null);
+        int64_data?: ((number|Long)[]|null);
         name?: (string|null);
         doc_string?: (string|null);
         raw_data?: (Uint8Array|null);
         external_data?: (onnx.IStringStringEntryProto[]|null);
         data_location?: (onnx.TensorProto.DataLocation|null);
         double_data?: (number[]|null);
-        uint64_data?: (Long[]|null);
+        uint64_data?: ((number|Long)[]|null);
         metadata_props?: (onnx.IStringStringEntryProto[]|null);
     }
 
@@ -445,8 +445,8 @@ export namespace onnx {
         interface ISegment {
 
             $unknownFields?: Uint8Array[];
-            begin?: (Long|null);
-            end?: (Long|null);
+            begin?: (number|Long|null);
+            end?: (number|Long|null);
         }
 
         class Segment implements ISegment {
@@ -469,7 +469,7 @@ export namespace onnx {
         $unknownFields?: Uint8Array[];
         values?: (onnx.ITensorProto|null);
         indices?: (onnx.ITensorProto|null);
-        dims?: (Long[]|null);
+        dims?: ((number|Long)[]|null);
     }
 
     class SparseTensorProto implements ISparseTensorProto {
@@ -501,14 +501,14 @@ export namespace onnx {
         interface IDimension {
 
             $unknownFields?: Uint8Array[];
-            dim_value?: (Long|null);
+            dim_value?: (number|Long|null);
             dim_param?: (string|null);
             denotation?: (string|null);
         }
 
         class Dimension implements IDimension {
             constructor(properties?: onnx.TensorShapeProto.IDimension);
-            public dim_value?: (Long|null);
+            public dim_value?: (number|Long|null);
             public dim_param?: (string|null);
             public denotation: string;
             public value?: ("dim_value"|"dim_param");
@@ -644,7 +644,7 @@ export namespace onnx {
 
         $unknownFields?: Uint8Array[];
         domain?: (string|null);
-        version?: (Long|null);
+        version?: (number|Long|null);
     }
 
     class OperatorSetIdProto implements IOperatorSetIdProto {

@@ -1,0 +1,165 @@
+/**
+ * ONNX operator schemas: formal inputs and outputs, type constraints and attributes of every
+ * operator version, read from rules/schemas.json (built from ONNX's operator changelogs by
+ * scripts/gen-schemas.mjs). The table is read once, on first use.
+ */
+import { readFileSync } from 'node:fs';
+
+export type ParameterOption = 'single' | 'optional' | 'variadic';
+
+/** A formal input or output of an operator version. */
+export interface FormalParameter {
+  readonly name: string;
+  /** A type variable (a key of the schema's typeConstraints) or a concrete type such as `tensor(int64)`. */
+  readonly typeStr: string;
+  readonly option: ParameterOption;
+  /** Variadic only: each actual may have its own type (Loop's carried values); otherwise all share one. */
+  readonly heterogeneous?: boolean;
+  /** Present when the changelog states it. */
+  readonly differentiable?: boolean;
+}
+
+/** An attribute as the changelog writes it: `int`, `float`, `string`, `list of ints`, `graph`, `tensor`, ... */
+export interface AttributeSpec {
+  readonly name: string;
+  readonly type: string;
+  readonly required: boolean;
+  /** The default exactly as documented (`1`, `NOTSET`, `['Tanh', 'Tanh']`); absent when none is documented. */
+  readonly default?: string;
+}
+
+export interface OpSchema {
+  /** The normalized domain: '' for the default domain (ai.onnx), otherwise e.g. 'ai.onnx.ml'. */
+  readonly domain: string;
+  readonly opType: string;
+  /** The opset version this schema version first appears in. */
+  readonly since: number;
+  /** From `since` on the op is removed (until a later version brings it back). */
+  readonly deprecated?: boolean;
+  /** Documented as experimental, without versioning (Upsample-1, ai.onnx.preview ops). */
+  readonly experimental?: boolean;
+  readonly inputs: readonly FormalParameter[];
+  readonly outputs: readonly FormalParameter[];
+  readonly minInputs: number;
+  /** Infinity when the last input is variadic. */
+  readonly maxInputs: number;
+  readonly minOutputs: number;
+  /** Infinity when the last output is variadic. */
+  readonly maxOutputs: number;
+  /** Type variable → allowed type strings, in the changelog's order. */
+  readonly typeConstraints: Readonly<Record<string, readonly string[]>>;
+  readonly attributes: readonly AttributeSpec[];
+}
+
+interface StoredSchema extends Omit<OpSchema, 'domain' | 'opType' | 'maxInputs' | 'maxOutputs'> {
+  readonly maxInputs: number | null;
+  readonly maxOutputs: number | null;
+}
+
+interface StoredTable {
+  readonly generatedFrom: readonly string[];
+  readonly domains: Record<string, Record<string, StoredSchema[]>>;
+}
+
+/** domain ('' for ai.onnx) → op type → versions sorted by `since`. */
+type Table = Map<string, Map<string, readonly OpSchema[]>>;
+
+const TABLE_URL = new URL('../../rules/schemas.json', import.meta.url);
+const NO_VERSIONS: readonly OpSchema[] = Object.freeze([]);
+let table: Table | undefined;
+
+function normalize(domain: string): string {
+  return domain === 'ai.onnx' ? '' : domain;
+}
+
+function loadTable(): Table {
+  if (table) return table;
+  let stored: StoredTable;
+  try {
+    stored = JSON.parse(readFileSync(TABLE_URL, 'utf8')) as StoredTable;
+  } catch (error) {
+    throw new Error(`cannot read the operator schema table ${TABLE_URL.pathname} (run npm run gen:schemas): ${(error as Error).message}`);
+  }
+  if (!stored || typeof stored.domains !== 'object') throw new Error(`${TABLE_URL.pathname} has no 'domains' object`);
+  const built: Table = new Map();
+  for (const [domainName, ops] of Object.entries(stored.domains)) {
+    const domain = normalize(domainName);
+    const byOp = new Map<string, readonly OpSchema[]>();
+    for (const [opType, versions] of Object.entries(ops)) {
+      const schemas = versions.map((version) => freezeSchema(domain, opType, version)).sort((a, b) => a.since - b.since);
+      byOp.set(opType, Object.freeze(schemas));
+    }
+    built.set(domain, byOp);
+  }
+  table = built;
+  return built;
+}
+
+function freezeSchema(domain: string, opType: string, stored: StoredSchema): OpSchema {
+  // A null-prototype record, so `typeStr in typeConstraints` never finds Object.prototype's keys.
+  const typeConstraints: Record<string, readonly string[]> = Object.create(null) as Record<string, readonly string[]>;
+  for (const [variable, types] of Object.entries(stored.typeConstraints)) typeConstraints[variable] = Object.freeze([...types]);
+  const schema: OpSchema = {
+    ...stored,
+    domain,
+    opType,
+    inputs: Object.freeze(stored.inputs.map((formal) => Object.freeze({ ...formal }))),
+    outputs: Object.freeze(stored.outputs.map((formal) => Object.freeze({ ...formal }))),
+    maxInputs: stored.maxInputs ?? Infinity,
+    maxOutputs: stored.maxOutputs ?? Infinity,
+    typeConstraints: Object.freeze(typeConstraints),
+    attributes: Object.freeze(stored.attributes.map((attribute) => Object.freeze({ ...attribute }))),
+  };
+  return Object.freeze(schema);
+}
+
+/**
+ * The schema an `opsetVersion` import of `domain` gives `opType`: the version with the highest
+ * `since` not above the opset. Undefined when the op does not exist yet at that opset, or when
+ * that version marks it deprecated (removed).
+ */
+export function schemaFor(domain: string, opType: string, opsetVersion: number): OpSchema | undefined {
+  const versions = schemaVersions(domain, opType);
+  for (let i = versions.length - 1; i >= 0; i--) {
+    const schema = versions[i] as OpSchema;
+    if (schema.since <= opsetVersion) return schema.deprecated ? undefined : schema;
+  }
+  return undefined;
+}
+
+/** Every documented version of an op, oldest first (deprecation markers included). */
+export function schemaVersions(domain: string, opType: string): readonly OpSchema[] {
+  return loadTable().get(normalize(domain))?.get(opType) ?? NO_VERSIONS;
+}
+
+/** The op types documented for a domain, sorted. */
+export function knownOpTypes(domain: string): string[] {
+  return [...(loadTable().get(normalize(domain))?.keys() ?? [])].sort();
+}
+
+/** Whether the table documents `domain` ('' and 'ai.onnx' both name the default domain). */
+export function isKnownDomain(domain: string): boolean {
+  return loadTable().has(normalize(domain));
+}
+
+/** The type strings a formal parameter allows: its type variable's constraint list, or its concrete type. */
+export function typesOf(schema: OpSchema, param: FormalParameter): readonly string[] {
+  return Object.hasOwn(schema.typeConstraints, param.typeStr) ? (schema.typeConstraints[param.typeStr] as readonly string[]) : [param.typeStr];
+}
+
+/** The formal input that governs actual input `index`; a variadic last formal absorbs all remaining actuals. */
+export function typeVariableOfInput(schema: OpSchema, index: number): FormalParameter | undefined {
+  return formalAt(schema.inputs, index);
+}
+
+/** The formal output that governs actual output `index`; a variadic last formal absorbs all remaining actuals. */
+export function typeVariableOfOutput(schema: OpSchema, index: number): FormalParameter | undefined {
+  return formalAt(schema.outputs, index);
+}
+
+function formalAt(formals: readonly FormalParameter[], index: number): FormalParameter | undefined {
+  if (!Number.isInteger(index) || index < 0 || formals.length === 0) return undefined;
+  if (index < formals.length) return formals[index];
+  const last = formals[formals.length - 1] as FormalParameter;
+  return last.option === 'variadic' ? last : undefined;
+}

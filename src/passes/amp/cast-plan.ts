@@ -1,0 +1,233 @@
+/**
+ * From colors to a typed graph. Casts sit on tensor edges: at most one per (value, type) in each
+ * scope, right after the value's producer, shared by every consumer that needs it. Graph
+ * inputs and outputs keep their types; weights keep fp32 masters (one shared Cast each) or,
+ * with --weights fp16, get a reduced-precision copy when every consumer wants one.
+ */
+import { findAttribute } from '../../onnx/attributes.js';
+import { DataType, dataTypeName } from '../../onnx/data-types.js';
+import { onnx } from '../../onnx/generated/onnx.js';
+import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
+import { typeVariableOfInput, typeVariableOfOutput } from '../../onnx/schema.js';
+import { lowPrecisionCopy } from '../../onnx/tensor-data.js';
+import { attributeTypedOps, type ElemTypes } from '../../onnx/type-inference.js';
+import { describeNode, type NodeDecision } from './decisions.js';
+import type { ScopePaint } from './paint.js';
+
+export interface CastOptions {
+  target: number;
+  weights: 'fp32' | 'fp16';
+}
+
+export interface CastStats {
+  /** Casts to the target type of values that are not weights. */
+  castsToTarget: number;
+  /** Casts of weights (initializers, Constant outputs) to the target type. */
+  weightCasts: number;
+  /** Casts back to float32, graph outputs included. */
+  castsToFloat32: number;
+  /** Initializers and Constants stored in the target type (--weights fp16). */
+  weightsConverted: string[];
+  /** Weights kept fp32 with --weights fp16, and why. */
+  weightsKept: Array<{ name: string; reason: string }>;
+  /** Existing Casts to float32 now casting to the target type. */
+  castsRetargeted: number;
+  /** Names of every Cast node the pass added. */
+  castNodes: string[];
+}
+
+const suffixOf = (type: number): string => (type === DataType.FLOAT ? 'fp32' : type === DataType.FLOAT16 ? 'fp16' : dataTypeName(type));
+
+export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>, types: ElemTypes, options: CastOptions): CastStats {
+  const stats: CastStats = {
+    castsToTarget: 0, weightCasts: 0, castsToFloat32: 0, weightsConverted: [], weightsKept: [], castsRetargeted: 0, castNodes: [],
+  };
+  const lowered = new Map<GraphScope, Set<string>>();
+  const loweredIn = (scope: GraphScope): Set<string> => lowered.get(scope) ?? lowered.set(scope, new Set()).get(scope)!;
+  const isLowered = (scope: GraphScope, name: string): boolean => {
+    const owner = scope.resolve(name)?.scope ?? scope;
+    return loweredIn(owner).has(name);
+  };
+  const target = options.target;
+
+  for (const scope of graph.scopes) {
+    const paint = paints.get(scope);
+    if (!paint) continue;
+    const { decisions, facts } = paint;
+    const nodes = scope.currentNodes();
+    const low = loweredIn(scope);
+
+    const wants = (node: onnx.INodeProto, index: number): number => {
+      const decision = decisions.get(node);
+      const nodeFacts = facts.get(node);
+      if (decision?.color !== 'ALLOW' || !nodeFacts?.schema) return DataType.FLOAT;
+      return typeVariableOfInput(nodeFacts.schema, index)?.typeStr === nodeFacts.mainVar ? target : DataType.FLOAT;
+    };
+    /** Whether every reader of `name` in this scope wants the target type (none reads it from a subgraph). */
+    const allReadersWantTarget = (name: string): boolean => {
+      const uses = scope.consumersOf(name);
+      return uses.length > 0 && !scope.isGraphOutput(name) && uses.every((use) => use.index >= 0 && wants(use.node, use.index) === target);
+    };
+
+    // Outputs of ALLOW nodes that are bound to the converted type variable change type.
+    for (const node of nodes) {
+      const decision = decisions.get(node);
+      const nodeFacts = facts.get(node);
+      if (decision?.color !== 'ALLOW' || !nodeFacts?.schema) continue;
+      (node.output ?? []).forEach((name, index) => {
+        if (name && typeVariableOfOutput(nodeFacts.schema!, index)?.typeStr === nodeFacts.mainVar && types.get(scope, name) === DataType.FLOAT) {
+          low.add(name);
+        }
+      });
+      retypeDtypeAttribute(node, target);
+    }
+
+    // Step 7, existing Casts: a Cast to float32 that feeds only ALLOW nodes casts straight to the
+    // target type, instead of gaining a second Cast after it. A Cast from fp16/bf16 stays.
+    for (const node of nodes) {
+      const decision = decisions.get(node);
+      if (!decision || node.op_type !== 'Cast' || node.domain || decision.color === 'ALLOW') continue;
+      const to = findAttribute(node, 'to');
+      const input = node.input?.[0];
+      const output = node.output?.[0];
+      if (!to || !input || !output || Number(to.i) !== DataType.FLOAT) continue;
+      const from = types.get(scope, input);
+      if (from === DataType.FLOAT16 || from === DataType.BFLOAT16 || !allReadersWantTarget(output)) continue;
+      to.i = target as unknown as typeof to.i;
+      low.add(output);
+      decision.color = 'ALLOW';
+      decision.rule = 'cast-retarget';
+      decision.reason = `casts to ${dataTypeName(target)} directly: every reader computes in it`;
+      stats.castsRetargeted++;
+    }
+
+    // --weights fp16: store a reduced-precision copy of a weight that only target-type readers use.
+    if (options.weights === 'fp16') {
+      const initializers = scope.graph.initializer ?? [];
+      initializers.forEach((tensor, position) => {
+        const name = tensor.name ?? '';
+        if (tensor.data_type !== DataType.FLOAT || scope.inputs.has(name) || !allReadersWantTarget(name)) return;
+        const copy = lowPrecisionCopy(tensor, target);
+        if (!copy.ok) {
+          stats.weightsKept.push({ name, reason: copy.reason });
+          return;
+        }
+        initializers[position] = copy.tensor;
+        scope.initializers.set(name, copy.tensor);
+        low.add(name);
+        stats.weightsConverted.push(name);
+      });
+      for (const node of nodes) {
+        const output = node.output?.[0];
+        const value = node.op_type === 'Constant' && !node.domain ? findAttribute(node, 'value') : undefined;
+        if (!output || !value?.t || value.t.data_type !== DataType.FLOAT || !allReadersWantTarget(output)) continue;
+        const copy = lowPrecisionCopy(value.t, target);
+        if (!copy.ok) {
+          stats.weightsKept.push({ name: output, reason: copy.reason });
+          continue;
+        }
+        value.t = copy.tensor;
+        low.add(output);
+        stats.weightsConverted.push(output);
+      }
+    }
+
+    // Graph outputs keep their types: the producer writes a renamed low-precision value and a
+    // Cast to float32 feeds the output's own name.
+    const lowAlias = new Map<string, string>();
+    for (const name of [...scope.outputs.keys()]) {
+      if (!low.has(name)) continue;
+      const producer = scope.producerOf(name);
+      if (!producer) continue;
+      const renamed = graph.uniqueName(`${name}/${suffixOf(target)}`);
+      scope.renameNodeOutput(producer.node, producer.index, renamed);
+      const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(`${name}/to_fp32`));
+      scope.insertNodeAfter(producer.node, cast);
+      stats.castsToFloat32++;
+      stats.castNodes.push(cast.name);
+      low.delete(name);
+      low.add(renamed);
+      lowAlias.set(name, renamed);
+      setValueInfoType(scope, renamed, name, target);
+    }
+
+    const castsMade = new Map<string, string>();
+    const castTo = (name: string, type: number): string => {
+      const key = `${type}:${name}`;
+      const existing = castsMade.get(key);
+      if (existing) return existing;
+      const output = graph.uniqueName(`${name}/to_${suffixOf(type)}`);
+      const cast = castNode(name, output, type, output);
+      const definition = scope.resolve(name);
+      const anchor = definition?.kind === 'node' && definition.scope === scope ? definition.producer.node : null;
+      scope.insertNodeAfter(anchor, cast);
+      const isWeight = definition?.kind === 'initializer' || (definition?.kind === 'node' && definition.producer.node.op_type === 'Constant');
+      if (type !== DataType.FLOAT) {
+        if (isWeight) stats.weightCasts++;
+        else stats.castsToTarget++;
+      } else stats.castsToFloat32++;
+      stats.castNodes.push(cast.name);
+      castsMade.set(key, output);
+      return output;
+    };
+
+    for (const node of nodes) {
+      const decision = decisions.get(node) as NodeDecision | undefined;
+      (node.input ?? []).forEach((name, index) => {
+        if (!name) return;
+        const alias = lowAlias.get(name);
+        const original = types.get(scope, name);
+        if (original !== DataType.FLOAT && !alias) return;
+        const want = wants(node, index);
+        if (want === target && alias) {
+          scope.setInput(node, index, alias);
+          return;
+        }
+        const have = isLowered(scope, name) ? target : DataType.FLOAT;
+        if (have === want) return;
+        const cast = castTo(name, want);
+        scope.setInput(node, index, cast);
+        decision?.castsAdded.push(cast);
+      });
+    }
+
+    for (const name of low) setValueInfoType(scope, name, name, target);
+  }
+  return stats;
+}
+
+function castNode(input: string, output: string, to: number, name: string): onnx.NodeProto {
+  return onnx.NodeProto.create({
+    input: [input],
+    output: [output],
+    name,
+    op_type: 'Cast',
+    attribute: [onnx.AttributeProto.create({ name: 'to', i: to as unknown as onnx.AttributeProto['i'], type: onnx.AttributeProto.AttributeType.INT })],
+  });
+}
+
+/** Keeps value_info true: a value that changed type must not still be declared float32. */
+function setValueInfoType(scope: GraphScope, name: string, declaredAs: string, type: number): void {
+  const info = scope.valueInfo.get(declaredAs);
+  const tensorType = info?.type?.tensor_type;
+  if (!info || !tensorType) return;
+  if (name === declaredAs) {
+    tensorType.elem_type = type;
+    return;
+  }
+  const copy = onnx.ValueInfoProto.create({ name, type: onnx.TypeProto.create({ tensor_type: onnx.TypeProto.Tensor.create({ elem_type: type }) }) });
+  if (tensorType.shape) copy.type!.tensor_type!.shape = tensorType.shape;
+  scope.graph.value_info = [...(scope.graph.value_info ?? []), copy];
+  scope.valueInfo.set(name, copy);
+}
+
+/** An ALLOW node that creates floats from a dtype attribute (rules/dtype-attributes.json) now creates the target type. */
+function retypeDtypeAttribute(node: onnx.INodeProto, target: number): void {
+  if (node.domain) return;
+  const rule = attributeTypedOps().get(node.op_type ?? '');
+  if (!rule?.attribute) return;
+  const attribute = findAttribute(node, rule.attribute);
+  if (attribute && Number(attribute.i) === DataType.FLOAT) attribute.i = target as unknown as typeof attribute.i;
+}
+
+export { describeNode };

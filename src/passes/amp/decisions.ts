@@ -1,0 +1,43 @@
+/** What the AMP pass decided for each node, and why: the audit trail every report renders from. */
+import type { onnx } from '../../onnx/generated/onnx.js';
+import type { GraphScope } from '../../onnx/graph.js';
+import type { ListName } from './op-lists.js';
+
+export type Color = 'ALLOW' | 'DENY' | 'NONE';
+
+/** Stable codes for why a node got its color; tests assert these, not prose. */
+export type RuleCode =
+  | 'allow-list'
+  | 'force-fp16'
+  | 'deny-list'
+  | 'deny-upstream'
+  | 'between-allow'
+  | 'infer-after-allow'
+  | 'clear-flood'
+  | 'cast-retarget'
+  | 'force-fp32'
+  | 'schema-forbids'
+  | 'not-between-allow'
+  | 'unlisted'
+  | 'no-float-compute'
+  | 'unknown-type'
+  | 'no-schema'
+  | 'no-allow-ops';
+
+export interface NodeDecision {
+  node: onnx.INodeProto;
+  scope: GraphScope;
+  /** The list the op is on, if any. */
+  list: ListName | undefined;
+  color: Color;
+  rule: RuleCode;
+  reason: string;
+  /** Whether the node takes part in painting (float32 compute, types and schema known, not pinned). */
+  processable: boolean;
+  /** Names of the Cast nodes added on this node's input edges. */
+  castsAdded: string[];
+}
+
+export function describeNode(node: onnx.INodeProto): string {
+  return `${node.op_type} '${node.name || (node.output ?? [])[0] || '?'}'`;
+}

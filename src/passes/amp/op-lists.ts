@@ -1,0 +1,162 @@
+/**
+ * The four paint lists (rules/allow|deny|infer|clear.json) and the user's changes to them:
+ * a --rules file, AMP_REWRITE_<LIST>_ADD/REMOVE environment variables (mirroring TensorFlow's
+ * TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_<LIST>_<ADD|REMOVE>), then command-line flags.
+ * An op that ends up on two lists is an error naming both: Grappler silently gives up there.
+ */
+import { readFileSync } from 'node:fs';
+import { AmpError } from '../../onnx/errors.js';
+import { normalizeDomain } from '../../onnx/opsets.js';
+
+export const LIST_NAMES = ['allow', 'deny', 'infer', 'clear'] as const;
+export type ListName = (typeof LIST_NAMES)[number];
+
+export interface OpListEntry {
+  op: string;
+  /** '' for the default ONNX domain. */
+  domain: string;
+  reason: string;
+  list: ListName;
+  /** Where the entry came from: 'default', a rules file path, 'env AMP_REWRITE_...', or 'flag --allow-add'. */
+  origin: string;
+}
+
+/** Changes to the lists; an op is `Name` or `domain:Name` (e.g. `com.microsoft:FusedMatMul`). */
+export type ListChanges = Partial<Record<ListName, { add?: string[]; remove?: string[] }>>;
+
+export interface ListChangeLayer {
+  origin: string;
+  changes: ListChanges;
+}
+
+interface ListFile {
+  list: ListName;
+  meaning: string;
+  ops: Array<{ op: string; domain?: string; reason: string; since?: number }>;
+}
+
+export function readDefaultList(name: ListName): ListFile {
+  return JSON.parse(readFileSync(new URL(`../../../rules/${name}.json`, import.meta.url), 'utf8')) as ListFile;
+}
+
+const key = (domain: string, op: string): string => `${normalizeDomain(domain)}:${op}`;
+
+export function parseOpSpec(spec: string): { domain: string; op: string } {
+  const at = spec.lastIndexOf(':');
+  const op = at < 0 ? spec : spec.slice(at + 1);
+  const domain = at < 0 ? '' : normalizeDomain(spec.slice(0, at));
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(op)) throw new AmpError('BAD_OPTION', `'${spec}' is not an op type (use Name or domain:Name)`);
+  return { domain, op };
+}
+
+export class OpLists {
+  private readonly byKey = new Map<string, OpListEntry>();
+  readonly meanings: Record<ListName, string>;
+
+  constructor(entries: Iterable<OpListEntry>, meanings: Record<ListName, string>) {
+    this.meanings = meanings;
+    for (const entry of entries) this.byKey.set(key(entry.domain, entry.op), entry);
+  }
+
+  lookup(domain: string | null | undefined, op: string | null | undefined): OpListEntry | undefined {
+    return this.byKey.get(key(domain ?? '', op ?? ''));
+  }
+
+  /** Entries of one list, sorted by domain and op: the "paintbuckets" dump. */
+  entries(list: ListName): OpListEntry[] {
+    return [...this.byKey.values()]
+      .filter((entry) => entry.list === list)
+      .sort((a, b) => a.domain.localeCompare(b.domain) || a.op.toLowerCase().localeCompare(b.op.toLowerCase()) || a.op.localeCompare(b.op));
+  }
+}
+
+/** Reads AMP_REWRITE_ALLOWLIST_ADD and friends (comma-separated op types). */
+export function changesFromEnvironment(env: NodeJS.ProcessEnv): ListChangeLayer[] {
+  const layers: ListChangeLayer[] = [];
+  for (const list of LIST_NAMES) {
+    for (const action of ['remove', 'add'] as const) {
+      const variable = `AMP_REWRITE_${list.toUpperCase()}LIST_${action.toUpperCase()}`;
+      const value = env[variable];
+      if (value?.trim()) layers.push({ origin: `env ${variable}`, changes: { [list]: { [action]: splitOps(value) } } });
+    }
+  }
+  return layers;
+}
+
+export function splitOps(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+/** Reads a --rules file: `{ "allow": { "add": [...], "remove": [...] }, "deny": ... }`. */
+export function readRulesFile(file: string): ListChangeLayer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new AmpError('BAD_OPTION', `--rules ${file}: ${(error as Error).message}`, { subject: file });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new AmpError('BAD_OPTION', `--rules ${file}: expected an object with keys among ${LIST_NAMES.join(', ')}`, { subject: file });
+  }
+  const changes: ListChanges = {};
+  for (const [name, value] of Object.entries(parsed)) {
+    if (name === '$schema') continue;
+    if (!(LIST_NAMES as readonly string[]).includes(name)) {
+      throw new AmpError('BAD_OPTION', `--rules ${file}: unknown list '${name}' (expected ${LIST_NAMES.join(', ')})`, { subject: file });
+    }
+    const entry = value as { add?: unknown; remove?: unknown };
+    for (const action of ['add', 'remove'] as const) {
+      const ops = entry?.[action];
+      if (ops !== undefined && !(Array.isArray(ops) && ops.every((op) => typeof op === 'string'))) {
+        throw new AmpError('BAD_OPTION', `--rules ${file}: ${name}.${action} must be an array of op types`, { subject: file });
+      }
+    }
+    changes[name as ListName] = entry as { add?: string[]; remove?: string[] };
+  }
+  return { origin: file, changes };
+}
+
+/** The default lists with every layer of changes applied in order. */
+export function buildOpLists(layers: readonly ListChangeLayer[] = []): OpLists {
+  const placed = new Map<string, OpListEntry[]>();
+  const meanings = {} as Record<ListName, string>;
+  const add = (entry: OpListEntry): void => {
+    const k = key(entry.domain, entry.op);
+    const current = placed.get(k) ?? [];
+    if (!current.some((e) => e.list === entry.list)) placed.set(k, [...current, entry]);
+  };
+  for (const list of LIST_NAMES) {
+    const file = readDefaultList(list);
+    meanings[list] = file.meaning;
+    for (const op of file.ops) add({ op: op.op, domain: normalizeDomain(op.domain), reason: op.reason, list, origin: 'default' });
+  }
+  for (const layer of layers) {
+    for (const list of LIST_NAMES) {
+      for (const spec of layer.changes[list]?.remove ?? []) {
+        const { domain, op } = parseOpSpec(spec);
+        const k = key(domain, op);
+        placed.set(k, (placed.get(k) ?? []).filter((e) => e.list !== list));
+      }
+    }
+    for (const list of LIST_NAMES) {
+      for (const spec of layer.changes[list]?.add ?? []) {
+        const { domain, op } = parseOpSpec(spec);
+        add({ op, domain, list, reason: `added to the ${list} list by ${layer.origin}`, origin: layer.origin });
+      }
+    }
+  }
+  const entries: OpListEntry[] = [];
+  for (const list of placed.values()) {
+    if (list.length > 1) {
+      const [first, second] = list as [OpListEntry, OpListEntry];
+      const name = first.domain ? `${first.domain}:${first.op}` : first.op;
+      throw new AmpError(
+        'BAD_OPTION',
+        `op ${name} is on two lists: ${first.list} (${first.origin}) and ${second.list} (${second.origin}); remove it from one`,
+        { subject: name },
+      );
+    }
+    if (list[0]) entries.push(list[0]);
+  }
+  return new OpLists(entries, meanings);
+}

@@ -1,0 +1,244 @@
+/**
+ * Painting: Grappler's automatic-mixed-precision coloring adapted to ONNX nodes. Every node of a
+ * scope becomes ALLOW (computes in the target type), DENY (kept fp32 because something fragile
+ * feeds it) or NONE (kept fp32), with the rule and reason that decided it. Edges are the float32
+ * tensors between nodes of one scope: those are the only values the pass can change.
+ */
+import { DataType, tensorTypeString } from '../../onnx/data-types.js';
+import type { onnx } from '../../onnx/generated/onnx.js';
+import type { GraphScope } from '../../onnx/graph.js';
+import { normalizeDomain, type OpsetMap } from '../../onnx/opsets.js';
+import { typeVariableOfInput, typeVariableOfOutput, typesOf, type OpSchema } from '../../onnx/schema.js';
+import { schemaOf, type ElemTypes } from '../../onnx/type-inference.js';
+import { AmpError } from '../../onnx/errors.js';
+import { describeNode, type NodeDecision, type RuleCode } from './decisions.js';
+import type { OpLists } from './op-lists.js';
+
+export interface PaintOptions {
+  target: number;
+  mode: 'fp16' | 'bf16';
+  forceFp32: NodeMatcher;
+  forceFp16: NodeMatcher;
+}
+
+export type NodeMatcher = (node: onnx.INodeProto) => boolean;
+
+/** Per node facts the painting and the cast planning both need. */
+export interface NodeFacts {
+  schema: OpSchema | undefined;
+  /** The type variable that carries the node's float32 data; the only one converted. */
+  mainVar: string | undefined;
+  acceptsTarget: boolean;
+}
+
+export interface ScopePaint {
+  decisions: Map<onnx.INodeProto, NodeDecision>;
+  facts: Map<onnx.INodeProto, NodeFacts>;
+}
+
+const STANDARD_DOMAINS = new Set(['', 'ai.onnx.ml']);
+
+export function analyzeNode(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes, opsets: OpsetMap, target: number): NodeFacts {
+  const schema = schemaOf(node, opsets);
+  if (!schema) return { schema, mainVar: undefined, acceptsTarget: false };
+  let mainVar: string | undefined;
+  const consider = (formal: ReturnType<typeof typeVariableOfInput>, name: string | undefined): void => {
+    if (mainVar || !formal || formal.heterogeneous || !name) return;
+    if (!(formal.typeStr in schema.typeConstraints)) return;
+    if (types.get(scope, name) === DataType.FLOAT) mainVar = formal.typeStr;
+  };
+  (node.input ?? []).forEach((name, i) => consider(typeVariableOfInput(schema, i), name));
+  (node.output ?? []).forEach((name, i) => consider(typeVariableOfOutput(schema, i), name));
+  const acceptsTarget = mainVar !== undefined && (schema.typeConstraints[mainVar] ?? []).includes(tensorTypeString(target));
+  return { schema, mainVar, acceptsTarget };
+}
+
+/** A float input whose element type nobody could tell makes the node unprocessable. */
+function unknownFloatInput(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes, schema: OpSchema): string | undefined {
+  return (node.input ?? []).find((name, i) => {
+    if (!name || types.get(scope, name) !== undefined) return false;
+    const formal = typeVariableOfInput(schema, i);
+    return formal !== undefined && typesOf(schema, formal).some((t) => t.startsWith('tensor(float') || t === 'tensor(bfloat16)');
+  });
+}
+
+export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, lists: OpLists, options: PaintOptions): ScopePaint {
+  const nodes = scope.topologicalOrder().order;
+  const decisions = new Map<onnx.INodeProto, NodeDecision>();
+  const facts = new Map<onnx.INodeProto, NodeFacts>();
+  const decide = (node: onnx.INodeProto, color: NodeDecision['color'], rule: RuleCode, reason: string): void => {
+    const decision = decisions.get(node) as NodeDecision;
+    decision.color = color;
+    decision.rule = rule;
+    decision.reason = reason;
+  };
+
+  // Classification: list membership and whether the node takes part at all.
+  for (const node of nodes) {
+    const nodeFacts = analyzeNode(node, scope, types, opsets, options.target);
+    facts.set(node, nodeFacts);
+    const entry = lists.lookup(node.domain, node.op_type);
+    const decision: NodeDecision = {
+      node, scope, list: entry?.list, color: 'NONE', rule: 'unlisted', reason: '', processable: false, castsAdded: [],
+    };
+    decisions.set(node, decision);
+    const domain = normalizeDomain(node.domain);
+    if (!nodeFacts.schema) {
+      if (STANDARD_DOMAINS.has(domain) && !scope.subgraphsOf(node).length && opsets.has(domain)) {
+        throw new AmpError(
+          'UNKNOWN_OP',
+          `node ${describeNode(node)}: op ${node.op_type} is not defined in ${domain || 'ai.onnx'} at opset ${opsets.get(domain)}`,
+          { subject: node.name ?? '' },
+        );
+      }
+      decision.rule = 'no-schema';
+      decision.reason = `no schema known for ${domain ? `${domain}:` : ''}${node.op_type}; left as it is`;
+      continue;
+    }
+    if (options.forceFp32(node)) {
+      decision.rule = 'force-fp32';
+      decision.reason = 'pinned to fp32 by --force-fp32';
+      continue;
+    }
+    const unknown = unknownFloatInput(node, scope, types, nodeFacts.schema);
+    if (unknown !== undefined) {
+      decision.rule = 'unknown-type';
+      decision.reason = `element type of input '${unknown}' is unknown`;
+      continue;
+    }
+    if (!nodeFacts.mainVar) {
+      decision.rule = 'no-float-compute';
+      decision.reason = 'no float32 data flows through it';
+      continue;
+    }
+    decision.processable = true;
+    decision.rule = entry ? 'not-between-allow' : 'unlisted';
+    decision.reason = entry ? `${entry.list}-list op not between allow ops` : `${node.op_type} is on no list`;
+  }
+
+  const isProcessable = (node: onnx.INodeProto): boolean => decisions.get(node)?.processable === true;
+  const listOf = (node: onnx.INodeProto) => decisions.get(node)?.list;
+  const colorOf = (node: onnx.INodeProto) => decisions.get(node)?.color;
+  const accepts = (node: onnx.INodeProto): boolean => facts.get(node)?.acceptsTarget === true;
+
+  // float32 edges between processable nodes of this scope.
+  const fanout = new Map<onnx.INodeProto, onnx.INodeProto[]>();
+  const fanin = new Map<onnx.INodeProto, onnx.INodeProto[]>();
+  for (const node of nodes) {
+    if (!isProcessable(node)) continue;
+    for (const name of node.input ?? []) {
+      if (!name || types.get(scope, name) !== DataType.FLOAT) continue;
+      const producer = scope.producerOf(name)?.node;
+      if (!producer || !isProcessable(producer)) continue;
+      (fanout.get(producer) ?? fanout.set(producer, []).get(producer)!).push(node);
+      (fanin.get(node) ?? fanin.set(node, []).get(node)!).push(producer);
+    }
+  }
+  const outs = (node: onnx.INodeProto) => fanout.get(node) ?? [];
+  const ins = (node: onnx.INodeProto) => fanin.get(node) ?? [];
+
+  // Step 1, allow: every processable allow-list op (or --force-fp16 node) becomes ALLOW.
+  // Step 6 is folded in here: an op whose schema cannot take the target type is never painted.
+  for (const node of nodes) {
+    if (!isProcessable(node)) continue;
+    const forced = options.forceFp16(node);
+    if (listOf(node) !== 'allow' && !forced) continue;
+    if (!accepts(node)) {
+      decide(node, 'NONE', 'schema-forbids', `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`);
+      continue;
+    }
+    decide(node, 'ALLOW', forced ? 'force-fp16' : 'allow-list', forced ? 'pinned to the target type by --force-fp16' : `${node.op_type} is on the allow list`);
+  }
+
+  // Step 2, deny forward through clear and infer. This is done so a fragile value is never
+  // squeezed into fp16 on its way to another numeric op. Example:
+  //   deny -> infer -> clear -> infer -> clear -> allow -> infer
+  // becomes
+  //   deny -> deny  -> deny  -> deny  -> clear -> allow -> infer
+  // The trailing clear stays unpainted: no deny or infer node is reachable from it through clear only.
+  const passable = new Set<onnx.INodeProto>();
+  const stack: onnx.INodeProto[] = [];
+  for (const node of nodes) {
+    if (isProcessable(node) && colorOf(node) !== 'ALLOW' && (listOf(node) === 'deny' || listOf(node) === 'infer')) {
+      passable.add(node);
+      stack.push(node);
+    }
+  }
+  while (stack.length) {
+    const node = stack.pop() as onnx.INodeProto;
+    for (const producer of ins(node)) {
+      if (listOf(producer) === 'clear' && colorOf(producer) !== 'ALLOW' && !passable.has(producer)) {
+        passable.add(producer);
+        stack.push(producer);
+      }
+    }
+  }
+  for (const node of nodes) {
+    if (!isProcessable(node) || listOf(node) !== 'deny') continue;
+    decide(node, 'DENY', 'deny-list', `${node.op_type} is on the deny list`);
+  }
+  for (const origin of nodes) {
+    if (!isProcessable(origin) || listOf(origin) !== 'deny') continue;
+    const walk: Array<[onnx.INodeProto, onnx.INodeProto]> = outs(origin).map((next) => [next, origin]);
+    while (walk.length) {
+      const [node, via] = walk.pop() as [onnx.INodeProto, onnx.INodeProto];
+      if (!passable.has(node) || colorOf(node) === 'DENY') continue;
+      const through = via === origin ? '' : ` through ${describeNode(via)}`;
+      decide(node, 'DENY', 'deny-upstream', `downstream of ${describeNode(origin)}${through}`);
+      for (const next of outs(node)) walk.push([next, node]);
+    }
+  }
+
+  // Step 3, clear and infer between allow. This is done so a chain allow -> infer -> allow runs
+  // entirely in the target type instead of casting down and up again around the middle node.
+  const isBridge = (node: onnx.INodeProto): boolean =>
+    isProcessable(node) && colorOf(node) === 'NONE' && accepts(node) && (listOf(node) === 'clear' || listOf(node) === 'infer');
+  const downstreamOfAllow = new Set<onnx.INodeProto>();
+  for (const node of nodes) {
+    if (colorOf(node) !== 'ALLOW') continue;
+    const forward = [...outs(node)];
+    while (forward.length) {
+      const next = forward.pop() as onnx.INodeProto;
+      if (downstreamOfAllow.has(next) || !isBridge(next)) continue;
+      downstreamOfAllow.add(next);
+      forward.push(...outs(next));
+    }
+  }
+  for (const allowNode of nodes) {
+    if (colorOf(allowNode) !== 'ALLOW' || !['allow-list', 'force-fp16'].includes(decisions.get(allowNode)?.rule ?? '')) continue;
+    const backward = [...ins(allowNode)];
+    while (backward.length) {
+      const previous = backward.pop() as onnx.INodeProto;
+      if (!downstreamOfAllow.has(previous) || colorOf(previous) !== 'NONE') continue;
+      decide(previous, 'ALLOW', 'between-allow', `between allow ops, feeding ${describeNode(allowNode)}`);
+      backward.push(...ins(previous));
+    }
+  }
+
+  // Step 4 (bf16 only), infer after allow: bfloat16 keeps fp32's range, so an infer op fed by an
+  // allow op and by nothing fragile can follow it.
+  if (options.mode === 'bf16') {
+    for (const node of nodes) {
+      if (!isProcessable(node) || colorOf(node) !== 'NONE' || listOf(node) !== 'infer' || !accepts(node)) continue;
+      const producers = ins(node);
+      const allowProducer = producers.find((p) => colorOf(p) === 'ALLOW');
+      if (allowProducer && !producers.some((p) => colorOf(p) === 'DENY')) {
+        decide(node, 'ALLOW', 'infer-after-allow', `fed by ${describeNode(allowProducer)} and nothing fragile (bf16 keeps fp32's range)`);
+      }
+    }
+  }
+
+  // Step 5, allow through clear: data-movement ops next to allow ops follow them, in both
+  // directions, so a Reshape or Transpose between two MatMuls costs no casts. Infer ops stop it.
+  const flood = nodes.filter((node) => colorOf(node) === 'ALLOW');
+  while (flood.length) {
+    const from = flood.pop() as onnx.INodeProto;
+    for (const next of [...outs(from), ...ins(from)]) {
+      if (!isProcessable(next) || colorOf(next) !== 'NONE' || listOf(next) !== 'clear' || !accepts(next)) continue;
+      decide(next, 'ALLOW', 'clear-flood', `next to ${describeNode(from)}`);
+      flood.push(next);
+    }
+  }
+
+  return { decisions, facts };
+}
