@@ -100,7 +100,7 @@ function parseAttribute(term, context) {
   const { name, rest } = splitName(term, context);
   const match = /^:\s*(.+)$/.exec(decodeEntities(rest).trim());
   if (!match) throw new Error(`${context}: cannot read attribute ${term}`);
-  let type = match[1].trim();
+  const type = match[1].trim();
   const attribute = { name, type, required: false };
   const required = /^(.*?)\s*\(required\)$/.exec(type);
   const withDefault = /^(.*?)\s*\(default is ?([\s\S]*)\)$/.exec(type);

@@ -1,6 +1,7 @@
 /** Reading node attributes by name. */
 import type { onnx } from './generated/onnx.js';
 import { longToNumber } from './external-data.js';
+import { DataType } from './data-types.js';
 
 export function findAttribute(node: onnx.INodeProto, name: string): onnx.IAttributeProto | undefined {
   return node.attribute?.find((attribute) => attribute.name === name);
@@ -9,4 +10,24 @@ export function findAttribute(node: onnx.INodeProto, name: string): onnx.IAttrib
 export function intAttribute(node: onnx.INodeProto, name: string): number | undefined {
   const attribute = findAttribute(node, name);
   return attribute && attribute.i != null ? longToNumber(attribute.i) : undefined;
+}
+
+/**
+ * A data-type attribute: an int (Cast-6 and later, dtype attributes) or, in Cast-1, a string
+ * such as "FLOAT16".
+ */
+export function dtypeAttribute(node: onnx.INodeProto, name: string): number | undefined {
+  const attribute = findAttribute(node, name);
+  if (!attribute) return undefined;
+  if (attribute.s && attribute.s.length) {
+    const code = (DataType as unknown as Record<string, number>)[Buffer.from(attribute.s).toString('utf8').toUpperCase()];
+    return typeof code === 'number' ? code : undefined;
+  }
+  return attribute.i != null ? longToNumber(attribute.i) : undefined;
+}
+
+/** Sets a data-type attribute in the form the attribute already uses (int, or Cast-1's string). */
+export function setDtypeAttribute(attribute: onnx.IAttributeProto, type: number): void {
+  if (attribute.s && attribute.s.length) attribute.s = Buffer.from(DataType[type] as unknown as string, 'utf8');
+  else attribute.i = type as unknown as typeof attribute.i;
 }

@@ -6,8 +6,7 @@
  * graph outputs) fill in what the rules cannot tell; each result records where it came from.
  */
 import { readFileSync } from 'node:fs';
-import { findAttribute } from './attributes.js';
-import { longToNumber } from './external-data.js';
+import { dtypeAttribute, findAttribute } from './attributes.js';
 import { DataType, dataTypeCode } from './data-types.js';
 import type { onnx } from './generated/onnx.js';
 import type { GraphScope, ModelGraph } from './graph.js';
@@ -22,6 +21,8 @@ export interface InferredType {
 }
 
 interface DtypeRule {
+  /** Outputs the rule types; output 0 when absent. */
+  outputs?: number[];
   attribute?: string;
   tensorAttribute?: string;
   otherwise?: { input: number } | { type: string };
@@ -109,10 +110,7 @@ function inferScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, bodyI
     const schema = schemaOf(node, opsets);
     (node.output ?? []).forEach((name, index) => {
       if (!name) return;
-      const found =
-        typeFromAttributes(node, index, inputTypes) ??
-        typeFromSchema(schema, index, inputTypes) ??
-        typeFromSubgraphs(node, index, subgraphs, types);
+      const found = inferOutputType(node, index, inputTypes, schema) ?? typeFromSubgraphs(node, index, subgraphs, types);
       if (found) types.set(scope, name, found);
       else {
         const declared = scope.declaredElemType(name);
@@ -120,6 +118,20 @@ function inferScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, bodyI
       }
     });
   }
+}
+
+/**
+ * The element type of output `index` of a node whose inputs have `inputTypes`, from its
+ * attributes or its schema. The AMP pass asks this with the types a conversion would give the
+ * inputs, so it predicts exactly what validation will later infer.
+ */
+export function inferOutputType(
+  node: onnx.INodeProto,
+  index: number,
+  inputTypes: Array<number | undefined>,
+  schema: OpSchema | undefined,
+): InferredType | undefined {
+  return typeFromAttributes(node, index, inputTypes) ?? typeFromSchema(schema, index, inputTypes);
 }
 
 /** Types of a body's inputs as the owning node feeds them (Loop: trip count, condition, carried values). */
@@ -131,13 +143,13 @@ function bodyInputs(node: onnx.INodeProto, child: GraphScope, inputTypes: Array<
 }
 
 function typeFromAttributes(node: onnx.INodeProto, outputIndex: number, inputTypes: Array<number | undefined>): InferredType | undefined {
-  if (outputIndex !== 0 || normalizeDomain(node.domain) !== '') return undefined;
-  if (node.op_type === 'Constant') return constantType(node);
+  if (normalizeDomain(node.domain) !== '') return undefined;
+  if (node.op_type === 'Constant') return outputIndex === 0 ? constantType(node) : undefined;
   const rule = attributeTypedOps().get(node.op_type ?? '');
-  if (!rule) return undefined;
+  if (!rule || !(rule.outputs ?? [0]).includes(outputIndex)) return undefined;
   if (rule.attribute) {
-    const attribute = findAttribute(node, rule.attribute);
-    if (attribute?.i != null) return { elemType: longToNumber(attribute.i), source: 'attribute' };
+    const elemType = dtypeAttribute(node, rule.attribute);
+    if (elemType !== undefined) return { elemType, source: 'attribute' };
   }
   if (rule.tensorAttribute) {
     const tensor = findAttribute(node, rule.tensorAttribute)?.t;

@@ -4,13 +4,13 @@
  * inputs and outputs keep their types; weights keep fp32 masters (one shared Cast each) or,
  * with --weights fp16, get a reduced-precision copy when every consumer wants one.
  */
-import { findAttribute } from '../../onnx/attributes.js';
+import { dtypeAttribute, findAttribute, setDtypeAttribute } from '../../onnx/attributes.js';
 import { DataType, dataTypeName } from '../../onnx/data-types.js';
 import { onnx } from '../../onnx/generated/onnx.js';
 import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
-import { typeVariableOfInput, typeVariableOfOutput } from '../../onnx/schema.js';
+import { typeVariableOfInput } from '../../onnx/schema.js';
 import { lowPrecisionCopy } from '../../onnx/tensor-data.js';
-import { attributeTypedOps, type ElemTypes } from '../../onnx/type-inference.js';
+import { attributeTypedOps, inferOutputType, type ElemTypes } from '../../onnx/type-inference.js';
 import { describeNode, type NodeDecision } from './decisions.js';
 import type { ScopePaint } from './paint.js';
 
@@ -39,6 +39,7 @@ export interface CastStats {
 const suffixOf = (type: number): string => (type === DataType.FLOAT ? 'fp32' : type === DataType.FLOAT16 ? 'fp16' : dataTypeName(type));
 
 export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>, types: ElemTypes, options: CastOptions): CastStats {
+  const castNode = castMaker();
   const stats: CastStats = {
     castsToTarget: 0, weightCasts: 0, castsToFloat32: 0, weightsConverted: [], weightsKept: [], castsRetargeted: 0, castNodes: [],
   };
@@ -69,17 +70,30 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       return uses.length > 0 && !scope.isGraphOutput(name) && uses.every((use) => use.index >= 0 && wants(use.node, use.index) === target);
     };
 
-    // Outputs of ALLOW nodes that are bound to the converted type variable change type.
+    // Outputs of ALLOW nodes change type as the schema or the op's dtype rule says they follow
+    // the converted inputs (the same inference validation runs afterwards).
     for (const node of nodes) {
       const decision = decisions.get(node);
       const nodeFacts = facts.get(node);
       if (decision?.color !== 'ALLOW' || !nodeFacts?.schema) continue;
-      (node.output ?? []).forEach((name, index) => {
-        if (name && typeVariableOfOutput(nodeFacts.schema!, index)?.typeStr === nodeFacts.mainVar && types.get(scope, name) === DataType.FLOAT) {
-          low.add(name);
-        }
+      const converted = (node.input ?? []).map((name, index) => {
+        if (!name) return undefined;
+        const original = types.get(scope, name);
+        return original === DataType.FLOAT ? wants(node, index) : original;
       });
-      retypeDtypeAttribute(node, target);
+      const generator = !converted.some((type) => type === target);
+      if (generator) {
+        // An op that makes floats from attributes alone (on a list by the user's choice): its
+        // dtype attribute or value tensor is retyped, and its float output follows.
+        retypeDtypeAttribute(node, target);
+        const output = node.output?.[0];
+        if (output && types.get(scope, output) === DataType.FLOAT) low.add(output);
+        continue;
+      }
+      (node.output ?? []).forEach((name, index) => {
+        if (!name || types.get(scope, name) !== DataType.FLOAT) return;
+        if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.add(name);
+      });
     }
 
     // Step 7, existing Casts: a Cast to float32 that feeds only ALLOW nodes casts straight to the
@@ -90,10 +104,10 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const to = findAttribute(node, 'to');
       const input = node.input?.[0];
       const output = node.output?.[0];
-      if (!to || !input || !output || Number(to.i) !== DataType.FLOAT) continue;
+      if (!to || !input || !output || dtypeAttribute(node, 'to') !== DataType.FLOAT) continue;
       const from = types.get(scope, input);
       if (from === DataType.FLOAT16 || from === DataType.BFLOAT16 || !allReadersWantTarget(output)) continue;
-      to.i = target as unknown as typeof to.i;
+      setDtypeAttribute(to, target);
       low.add(output);
       decision.color = 'ALLOW';
       decision.rule = 'cast-retarget';
@@ -119,7 +133,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       });
       for (const node of nodes) {
         const output = node.output?.[0];
-        const value = node.op_type === 'Constant' && !node.domain ? findAttribute(node, 'value') : undefined;
+        // Constant and ConstantOfShape hold their float data in a 'value' tensor attribute.
+        const value = decisions.get(node)?.rule === 'constant-source' ? findAttribute(node, 'value') : undefined;
         if (!output || !value?.t || value.t.data_type !== DataType.FLOAT || !allReadersWantTarget(output)) continue;
         const copy = lowPrecisionCopy(value.t, target);
         if (!copy.ok) {
@@ -151,6 +166,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       setValueInfoType(scope, renamed, name, target);
     }
 
+    const decisionOf = (owner: GraphScope, node: onnx.INodeProto) => paints.get(owner)?.decisions.get(node);
     const castsMade = new Map<string, string>();
     const castTo = (name: string, type: number): string => {
       const key = `${type}:${name}`;
@@ -161,7 +177,9 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const definition = scope.resolve(name);
       const anchor = definition?.kind === 'node' && definition.scope === scope ? definition.producer.node : null;
       scope.insertNodeAfter(anchor, cast);
-      const isWeight = definition?.kind === 'initializer' || (definition?.kind === 'node' && definition.producer.node.op_type === 'Constant');
+      const isWeight =
+        definition?.kind === 'initializer' ||
+        (definition?.kind === 'node' && decisionOf(definition.scope, definition.producer.node)?.rule === 'constant-source');
       if (type !== DataType.FLOAT) {
         if (isWeight) stats.weightCasts++;
         else stats.castsToTarget++;
@@ -196,14 +214,15 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   return stats;
 }
 
-function castNode(input: string, output: string, to: number, name: string): onnx.NodeProto {
-  return onnx.NodeProto.create({
-    input: [input],
-    output: [output],
-    name,
-    op_type: 'Cast',
-    attribute: [onnx.AttributeProto.create({ name: 'to', i: to as unknown as onnx.AttributeProto['i'], type: onnx.AttributeProto.AttributeType.INT })],
-  });
+function castMaker(): (input: string, output: string, to: number, name: string) => onnx.NodeProto {
+  return (input, output, to, name) =>
+    onnx.NodeProto.create({
+      input: [input],
+      output: [output],
+      name,
+      op_type: 'Cast',
+      attribute: [onnx.AttributeProto.create({ name: 'to', i: to, type: onnx.AttributeProto.AttributeType.INT })],
+    });
 }
 
 /** Keeps value_info true: a value that changed type must not still be declared float32. */
@@ -221,13 +240,32 @@ function setValueInfoType(scope: GraphScope, name: string, declaredAs: string, t
   scope.valueInfo.set(name, copy);
 }
 
-/** An ALLOW node that creates floats from a dtype attribute (rules/dtype-attributes.json) now creates the target type. */
+/**
+ * An ALLOW node that creates floats from attributes alone (rules/dtype-attributes.json, only
+ * painted when a user puts it on a list) now creates the target type: its dtype attribute is
+ * set, or its value tensor converted.
+ */
 function retypeDtypeAttribute(node: onnx.INodeProto, target: number): void {
   if (node.domain) return;
   const rule = attributeTypedOps().get(node.op_type ?? '');
-  if (!rule?.attribute) return;
-  const attribute = findAttribute(node, rule.attribute);
-  if (attribute && Number(attribute.i) === DataType.FLOAT) attribute.i = target as unknown as typeof attribute.i;
+  if (!rule || (rule.outputs && !rule.outputs.includes(0))) return;
+  if (rule.attribute) {
+    const attribute = findAttribute(node, rule.attribute);
+    if (attribute && dtypeAttribute(node, rule.attribute) === DataType.FLOAT) setDtypeAttribute(attribute, target);
+    else if (!attribute && rule.otherwise && 'type' in rule.otherwise && rule.otherwise.type === 'float') {
+      node.attribute = [...(node.attribute ?? []), onnx.AttributeProto.create({ name: rule.attribute, type: onnx.AttributeProto.AttributeType.INT, i: target })];
+    }
+  }
+  if (rule.tensorAttribute) {
+    const attribute = findAttribute(node, rule.tensorAttribute);
+    if (attribute?.t?.data_type === DataType.FLOAT) {
+      const copy = lowPrecisionCopy(attribute.t, target);
+      if (copy.ok) attribute.t = copy.tensor;
+    } else if (!attribute) {
+      const zero = onnx.TensorProto.create({ dims: [1], data_type: target, raw_data: new Uint8Array(2) });
+      node.attribute = [...(node.attribute ?? []), onnx.AttributeProto.create({ name: rule.tensorAttribute, type: onnx.AttributeProto.AttributeType.TENSOR, t: zero })];
+    }
+  }
 }
 
 export { describeNode };

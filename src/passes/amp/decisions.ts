@@ -20,7 +20,9 @@ export type RuleCode =
   | 'not-between-allow'
   | 'unlisted'
   | 'no-float-compute'
+  | 'constant-source'
   | 'unknown-type'
+  | 'non-tensor-types'
   | 'no-schema'
   | 'no-allow-ops';
 

@@ -11,8 +11,16 @@ import { normalizeDomain } from '../../onnx/opsets.js';
 export const LIST_NAMES = ['allow', 'deny', 'infer', 'clear'] as const;
 export type ListName = (typeof LIST_NAMES)[number];
 
+/** An entry that applies only to nodes with certain attribute values (ScatterND with reduction 'none'). */
+export interface AttributeCondition {
+  attribute: string;
+  in: Array<string | number>;
+  default?: string | number;
+}
+
 export interface OpListEntry {
   op: string;
+  onlyWhen?: AttributeCondition;
   /** '' for the default ONNX domain. */
   domain: string;
   reason: string;
@@ -32,7 +40,7 @@ export interface ListChangeLayer {
 interface ListFile {
   list: ListName;
   meaning: string;
-  ops: Array<{ op: string; domain?: string; reason: string; since?: number }>;
+  ops: Array<{ op: string; domain?: string; reason: string; since?: number; onlyWhen?: AttributeCondition }>;
 }
 
 export function readDefaultList(name: ListName): ListFile {
@@ -128,7 +136,9 @@ export function buildOpLists(layers: readonly ListChangeLayer[] = []): OpLists {
   for (const list of LIST_NAMES) {
     const file = readDefaultList(list);
     meanings[list] = file.meaning;
-    for (const op of file.ops) add({ op: op.op, domain: normalizeDomain(op.domain), reason: op.reason, list, origin: 'default' });
+    for (const op of file.ops) {
+      add({ op: op.op, domain: normalizeDomain(op.domain), reason: op.reason, list, origin: 'default', ...(op.onlyWhen ? { onlyWhen: op.onlyWhen } : {}) });
+    }
   }
   for (const layer of layers) {
     for (const list of LIST_NAMES) {

@@ -12,7 +12,9 @@ import { typeVariableOfInput, typeVariableOfOutput, typesOf, type OpSchema } fro
 import { schemaOf, type ElemTypes } from '../../onnx/type-inference.js';
 import { AmpError } from '../../onnx/errors.js';
 import { describeNode, type NodeDecision, type RuleCode } from './decisions.js';
-import type { OpLists } from './op-lists.js';
+import type { AttributeCondition, OpLists } from './op-lists.js';
+import { findAttribute } from '../../onnx/attributes.js';
+import { longToNumber } from '../../onnx/external-data.js';
 
 export interface PaintOptions {
   target: number;
@@ -53,13 +55,40 @@ export function analyzeNode(node: onnx.INodeProto, scope: GraphScope, types: Ele
   return { schema, mainVar, acceptsTarget };
 }
 
-/** A float input whose element type nobody could tell makes the node unprocessable. */
-function unknownFloatInput(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes, schema: OpSchema): string | undefined {
-  return (node.input ?? []).find((name, i) => {
-    if (!name || types.get(scope, name) !== undefined) return false;
-    const formal = typeVariableOfInput(schema, i);
-    return formal !== undefined && typesOf(schema, formal).some((t) => t.startsWith('tensor(float') || t === 'tensor(bfloat16)');
-  });
+/**
+ * A float-capable input or output whose element type nobody could tell makes the node
+ * unprocessable: a sequence or optional of tensors (its element type is not tracked), or a
+ * tensor with no type information.
+ */
+function untypedFloatValue(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes, schema: OpSchema): { name: string; rule: RuleCode } | undefined {
+  const check = (name: string | null | undefined, formal: ReturnType<typeof typeVariableOfInput>) => {
+    if (!name || !formal || types.get(scope, name) !== undefined) return undefined;
+    const allowed = typesOf(schema, formal).filter((t) => /float/.test(t));
+    if (!allowed.length) return undefined;
+    return { name, rule: allowed.every((t) => t.startsWith('tensor(')) ? ('unknown-type' as const) : ('non-tensor-types' as const) };
+  };
+  const inputs = node.input ?? [];
+  for (let i = 0; i < inputs.length; i++) {
+    const found = check(inputs[i], typeVariableOfInput(schema, i));
+    if (found) return found;
+  }
+  const outputs = node.output ?? [];
+  for (let i = 0; i < outputs.length; i++) {
+    const found = check(outputs[i], typeVariableOfOutput(schema, i));
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function conditionHolds(node: onnx.INodeProto, condition: AttributeCondition | undefined): boolean {
+  if (!condition) return true;
+  const attribute = findAttribute(node, condition.attribute);
+  const value = attribute ? (attribute.s?.length ? Buffer.from(attribute.s).toString('utf8') : longToNumber(attribute.i ?? 0)) : condition.default;
+  return value !== undefined && condition.in.includes(value);
+}
+
+export function hasFloatInput(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes): boolean {
+  return (node.input ?? []).some((name) => name && types.get(scope, name) === DataType.FLOAT);
 }
 
 export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, lists: OpLists, options: PaintOptions): ScopePaint {
@@ -77,7 +106,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   for (const node of nodes) {
     const nodeFacts = analyzeNode(node, scope, types, opsets, options.target);
     facts.set(node, nodeFacts);
-    const entry = lists.lookup(node.domain, node.op_type);
+    const listed = lists.lookup(node.domain, node.op_type);
+    const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
     const decision: NodeDecision = {
       node, scope, list: entry?.list, color: 'NONE', rule: 'unlisted', reason: '', processable: false, castsAdded: [],
     };
@@ -100,10 +130,13 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       decision.reason = 'pinned to fp32 by --force-fp32';
       continue;
     }
-    const unknown = unknownFloatInput(node, scope, types, nodeFacts.schema);
-    if (unknown !== undefined) {
-      decision.rule = 'unknown-type';
-      decision.reason = `element type of input '${unknown}' is unknown`;
+    const untyped = untypedFloatValue(node, scope, types, nodeFacts.schema);
+    if (untyped) {
+      decision.rule = untyped.rule;
+      decision.reason =
+        untyped.rule === 'unknown-type'
+          ? `element type of '${untyped.name}' is unknown`
+          : `'${untyped.name}' is a sequence or optional whose element type the pass does not track`;
       continue;
     }
     if (!nodeFacts.mainVar) {
@@ -111,9 +144,20 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       decision.reason = 'no float32 data flows through it';
       continue;
     }
+    if (!entry && !hasFloatInput(node, scope, types)) {
+      // Like Grappler's Const nodes: a node that makes floats from attributes or shapes alone
+      // (Constant, ConstantOfShape, RandomNormal) is a weight source; its readers decide.
+      decision.rule = 'constant-source';
+      decision.reason = 'creates float values from attributes or shapes; its readers decide their precision';
+      continue;
+    }
     decision.processable = true;
     decision.rule = entry ? 'not-between-allow' : 'unlisted';
-    decision.reason = entry ? `${entry.list}-list op not between allow ops` : `${node.op_type} is on no list`;
+    decision.reason = entry
+      ? `${entry.list}-list op not between allow ops`
+      : listed
+        ? `${node.op_type} is on the ${listed.list} list only with ${listed.onlyWhen?.attribute} in [${listed.onlyWhen?.in.join(', ')}]`
+        : `${node.op_type} is on no list`;
   }
 
   const isProcessable = (node: onnx.INodeProto): boolean => decisions.get(node)?.processable === true;

@@ -1,0 +1,48 @@
+/** `amp-rewrite inspect <model.onnx>`: what a model holds and what the AMP pass would decide for it. */
+import { statSync } from 'node:fs';
+import { dataTypeName, DataType } from '../onnx/data-types.js';
+import { longToNumber } from '../onnx/external-data.js';
+import { loadModel } from '../onnx/model-io.js';
+import { forEachGraph, forEachTensor } from '../onnx/walk.js';
+import { ampRewrite } from '../passes/amp.js';
+import { renderSummary } from '../report/summary.js';
+import { ampOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
+
+export function runInspect(args: RewriteArgs, print: (text: string) => void): number {
+  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
+  const lines: string[] = [];
+  lines.push(`model: ${args.model} (${statSync(args.model).size} bytes)`);
+  lines.push(`ir_version ${longToNumber(model.ir_version)}, producer ${model.producer_name || '?'} ${model.producer_version || ''}`.trimEnd());
+  lines.push(`opsets: ${(model.opset_import ?? []).map((o) => `${o.domain || 'ai.onnx'} ${longToNumber(o.version)}`).join(', ')}`);
+  let graphs = 0;
+  forEachGraph(model, () => void graphs++);
+  const tensors = new Map<string, { count: number; elements: number }>();
+  forEachTensor(model, (tensor) => {
+    const type = dataTypeName(tensor.data_type ?? DataType.UNDEFINED);
+    const entry = tensors.get(type) ?? { count: 0, elements: 0 };
+    entry.count++;
+    entry.elements += (tensor.dims ?? []).reduce<number>((a, d) => a * longToNumber(d), 1);
+    tensors.set(type, entry);
+  });
+  lines.push(`graphs: ${graphs} (main graph and subgraphs)`);
+  lines.push(`stored tensors: ${[...tensors].map(([type, t]) => `${t.count} ${type} (${t.elements} values)`).join(', ') || 'none'}`);
+
+  const { report } = ampRewrite(model, { ...ampOptionsFromArgs(args), validate: false });
+  const byOp = new Map<string, { count: number; list: string; colors: Map<string, number> }>();
+  for (const node of report.nodes) {
+    const op = node.domain ? `${node.domain}:${node.op}` : node.op;
+    const entry = byOp.get(op) ?? { count: 0, list: node.list ?? '-', colors: new Map<string, number>() };
+    entry.count++;
+    const outcome = node.color === 'NONE' ? `fp32 (${node.rule})` : node.color === 'ALLOW' ? 'low precision' : `fp32 (${node.rule})`;
+    entry.colors.set(outcome, (entry.colors.get(outcome) ?? 0) + 1);
+    byOp.set(op, entry);
+  }
+  lines.push('', 'ops (count, list, what the pass would do):');
+  const width = Math.max(4, ...[...byOp.keys()].map((op) => op.length));
+  for (const [op, entry] of [...byOp].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]))) {
+    const outcomes = [...entry.colors].map(([what, n]) => `${n} ${what}`).join(', ');
+    lines.push(`  ${op.padEnd(width)} ${String(entry.count).padStart(5)}  ${entry.list.padEnd(5)}  ${outcomes}`);
+  }
+  print(`${lines.join('\n')}\n\n${renderSummary(report.summary)}`);
+  return 0;
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+/**
+ * The amp-rewrite command line: a thin shell over the library. It parses arguments, calls the
+ * API, renders, and maps errors to the documented exit codes (README, "Exit codes").
+ */
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { AmpError, EXIT_CODES } from '../onnx/errors.js';
+import { runInspect } from './inspect-command.js';
+import { rewriteOptions, runRewrite, type RewriteArgs } from './rewrite-command.js';
+
+const INTERNAL_ERROR = 3;
+
+function print(text: string): void {
+  process.stdout.write(text);
+}
+
+function fail(error: unknown): never {
+  if (error instanceof AmpError) {
+    process.stderr.write(`amp-rewrite: error [${error.code}]: ${error.message}\n`);
+    process.exit(error.exitCode);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`amp-rewrite: internal error: ${message.split('\n')[0]} (set AMP_REWRITE_DEBUG=1 for details; please report it)\n`);
+  if (process.env.AMP_REWRITE_DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
+  process.exit(INTERNAL_ERROR);
+}
+
+function run(action: (args: RewriteArgs, print: (text: string) => void) => number) {
+  return (args: unknown): void => {
+    try {
+      process.exitCode = action(args as RewriteArgs, print);
+    } catch (error) {
+      fail(error);
+    }
+  };
+}
+
+const epilogue = `Exit codes: 0 success (including "nothing to convert"), 1 the rewritten model failed validation
+(nothing written), 2 bad input or options, 3 internal error.
+Environment: AMP_REWRITE_ALLOWLIST_ADD / _REMOVE (and DENYLIST, INFERLIST, CLEARLIST) change the lists
+like TensorFlow's TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_* variables.`;
+
+await yargs(hideBin(process.argv))
+  .scriptName('amp-rewrite')
+  .usage('$0 <model.onnx> -o <out.onnx> [options]\n\nAutomatic mixed precision for ONNX models: runs MatMul/Conv/Gemm and their neighbours in float16 or bfloat16, keeps softmax, normalisation, reductions and losses in float32, and inserts Casts only where precision changes.')
+  .command('$0 <model>', 'rewrite a model to mixed precision and print the summary', rewriteOptions, run(runRewrite))
+  .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', rewriteOptions, run(runInspect))
+  .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')
+  .example('$0 model.onnx -o model.amp.onnx --mode bf16 --report audit.md', 'mixed bfloat16 with a readable audit')
+  .example('$0 model.onnx --dry-run --verbose', 'the summary and the effective lists, nothing written')
+  .epilogue(epilogue)
+  .strict()
+  .help()
+  .alias('h', 'help')
+  .version()
+  .wrap(Math.min(110, process.stdout.columns || 110))
+  .fail((message, error) => {
+    if (error) fail(error);
+    process.stderr.write(`amp-rewrite: error [BAD_OPTION]: ${message} (see amp-rewrite --help)\n`);
+    process.exit(EXIT_CODES.badInput);
+  })
+  .parseAsync();

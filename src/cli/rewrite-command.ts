@@ -1,0 +1,112 @@
+/** `amp-rewrite <model.onnx> -o <out.onnx>`: the AMP pass from the command line. */
+import path from 'node:path';
+import type { Argv } from 'yargs';
+import { AmpError } from '../onnx/errors.js';
+import { writeTextAtomically } from '../onnx/io-text.js';
+import { loadModel, saveModel, type SaveOptions } from '../onnx/model-io.js';
+import { ampPassInfo, ampRewrite, type AmpOptions } from '../passes/amp.js';
+import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
+import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
+import { renderSummary } from '../report/summary.js';
+import { renderLists } from './render-lists.js';
+
+export interface RewriteArgs {
+  model: string;
+  output?: string;
+  mode: 'fp16' | 'bf16';
+  weights: 'fp32' | 'fp16';
+  report: string[];
+  quiet: boolean;
+  json: boolean;
+  verbose: boolean;
+  dryRun: boolean;
+  rules?: string;
+  forceFp32: string[];
+  forceFp16: string[];
+  allowNewerIr: boolean;
+  externalData: string;
+  [flag: string]: unknown;
+}
+
+export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
+  let y = yargs
+    .positional('model', { type: 'string', describe: 'ONNX model to rewrite', demandOption: true })
+    .option('output', { alias: 'o', type: 'string', describe: 'where to write the rewritten model (required unless --dry-run)' })
+    .option('mode', { ...ampPassInfo.options.mode, describe: ampPassInfo.options.mode.help, choices: [...ampPassInfo.options.mode.choices] })
+    .option('weights', {
+      ...ampPassInfo.options.weights,
+      describe: ampPassInfo.options.weights.help,
+      choices: [...ampPassInfo.options.weights.choices],
+    })
+    .option('report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json or audit.md (repeatable)' })
+    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' })
+    .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON instead of text' })
+    .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'also print the effective op lists' })
+    .option('dry-run', { type: 'boolean', default: false, describe: 'print the summary, write no model' })
+    .option('rules', { type: 'string', describe: 'JSON file of list changes: {"allow": {"add": [...], "remove": [...]}, "deny": ...}' })
+    .option('force-fp32', { type: 'string', array: true, default: [], describe: 'keep these nodes fp32: node names or /regex/ (repeatable)' })
+    .option('force-fp16', { type: 'string', array: true, default: [], describe: 'convert these nodes: node names or /regex/ (repeatable)' })
+    .option('allow-newer-ir', { type: 'boolean', default: false, describe: 'accept models with an IR version newer than 14' })
+    .option('external-data', {
+      type: 'string',
+      default: 'keep',
+      describe: "weights stored outside the model: 'keep' their layout, 'embed' them, or a file name to gather them in",
+    });
+  for (const list of LIST_NAMES) {
+    y = y
+      .option(`${list}-add`, { type: 'string', describe: `add op types to the ${list} list (comma-separated; domain:Op for custom domains)`, group: 'Lists:' })
+      .option(`${list}-remove`, { type: 'string', describe: `remove op types from the ${list} list`, group: 'Lists:' });
+  }
+  return y as unknown as Argv<RewriteArgs>;
+}
+
+export function listChangesFromFlags(args: Record<string, unknown>): ListChanges {
+  const changes: ListChanges = {};
+  for (const list of LIST_NAMES) {
+    const add = args[`${list}Add`];
+    const remove = args[`${list}Remove`];
+    if (typeof add === 'string' || typeof remove === 'string') {
+      changes[list] = {
+        ...(typeof add === 'string' ? { add: splitOps(add) } : {}),
+        ...(typeof remove === 'string' ? { remove: splitOps(remove) } : {}),
+      };
+    }
+  }
+  return changes;
+}
+
+export function ampOptionsFromArgs(args: RewriteArgs): AmpOptions {
+  return {
+    mode: args.mode,
+    weights: args.weights,
+    env: process.env,
+    listChanges: [...(args.rules ? [readRulesFile(args.rules)] : []), { origin: 'command-line flags', changes: listChangesFromFlags(args) }],
+    forceFp32: args.forceFp32,
+    forceFp16: args.forceFp16,
+  };
+}
+
+function saveOptions(externalData: string): SaveOptions {
+  if (externalData === 'keep' || externalData === 'embed') return { externalData };
+  return { externalData: { location: externalData } };
+}
+
+export function runRewrite(args: RewriteArgs, print: (text: string) => void): number {
+  if (!args.output && !args.dryRun) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx> (or --dry-run)');
+  for (const report of args.report) {
+    if (!/\.(json|md)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json or .md`);
+  }
+  if (args.output && path.resolve(args.output) === path.resolve(args.model)) {
+    throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
+  }
+  const options = ampOptionsFromArgs(args);
+  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  const { model: rewritten, report } = ampRewrite(model, options);
+  if (args.output && !args.dryRun) saveModel(rewritten, args.output, saveOptions(args.externalData));
+  for (const file of args.report) writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report) : renderAuditJson(report));
+  if (!args.quiet) {
+    print(args.json ? `${JSON.stringify(report.summary, null, 2)}\n` : renderSummary(report.summary));
+    if (args.verbose) print(renderLists(report.lists));
+  }
+  return 0;
+}

@@ -1,0 +1,85 @@
+/**
+ * Structural and type checks run after a rewrite: one producer per value, every value defined
+ * before it is read, every node's inputs within its schema's type constraints and consistent
+ * across each type variable, and value_info agreeing with the inferred types.
+ */
+import { tensorTypeString } from '../onnx/data-types.js';
+import type { onnx } from '../onnx/generated/onnx.js';
+import { ModelGraph, type GraphScope } from '../onnx/graph.js';
+import { opsetsOf } from '../onnx/opsets.js';
+import { typeVariableOfInput, typeVariableOfOutput, typesOf } from '../onnx/schema.js';
+import { inferElemTypes, schemaOf, type ElemTypes } from '../onnx/type-inference.js';
+import { describeNode } from './amp/decisions.js';
+
+export interface ValidationProblem {
+  node: string;
+  message: string;
+}
+
+export function validateModel(model: onnx.IModelProto): ValidationProblem[] {
+  const graph = new ModelGraph(model);
+  const opsets = opsetsOf(model);
+  const types = inferElemTypes(graph, opsets);
+  const problems: ValidationProblem[] = [];
+  for (const scope of graph.scopes) {
+    checkProducersAndOrder(scope, problems);
+    checkTypes(scope, types, opsets, problems);
+  }
+  return problems;
+}
+
+function checkProducersAndOrder(scope: GraphScope, problems: ValidationProblem[]): void {
+  const defined = new Set<string>([...scope.inputs.keys(), ...scope.initializers.keys()]);
+  const visibleOutside = (name: string): boolean => scope.parent?.resolve(name) !== undefined;
+  for (const node of scope.graph.node ?? []) {
+    for (const name of node.input ?? []) {
+      if (name && !defined.has(name) && !visibleOutside(name)) {
+        problems.push({ node: node.name ?? '', message: `${describeNode(node)} reads '${name}' before anything in ${scope.path} defines it` });
+      }
+    }
+    for (const name of node.output ?? []) {
+      if (!name) continue;
+      if (defined.has(name)) problems.push({ node: node.name ?? '', message: `${describeNode(node)} writes '${name}', which already has a producer in ${scope.path}` });
+      defined.add(name);
+    }
+  }
+}
+
+function checkTypes(scope: GraphScope, types: ElemTypes, opsets: ReturnType<typeof opsetsOf>, problems: ValidationProblem[]): void {
+  for (const node of scope.graph.node ?? []) {
+    const schema = schemaOf(node, opsets);
+    if (!schema) continue;
+    const bound = new Map<string, { type: number; value: string }>();
+    const check = (formal: ReturnType<typeof typeVariableOfInput>, name: string | null | undefined, role: string): void => {
+      if (!formal || !name || formal.heterogeneous) return;
+      const type = types.get(scope, name);
+      if (type === undefined) return;
+      const allowed = typesOf(schema, formal);
+      const typeString = tensorTypeString(type);
+      if (allowed.some((t) => t.startsWith('tensor(')) && !allowed.includes(typeString)) {
+        problems.push({ node: node.name ?? '', message: `${describeNode(node)}: ${role} '${name}' is ${typeString}, not one of ${allowed.join(', ')}` });
+        return;
+      }
+      if (!(formal.typeStr in schema.typeConstraints)) return;
+      const previous = bound.get(formal.typeStr);
+      if (previous && previous.type !== type) {
+        problems.push({
+          node: node.name ?? '',
+          message: `${describeNode(node)}: '${previous.value}' is ${tensorTypeString(previous.type)} but '${name}' is ${typeString}, both bound to ${formal.typeStr}`,
+        });
+      } else if (!previous) bound.set(formal.typeStr, { type, value: name });
+    };
+    (node.input ?? []).forEach((name, i) => check(typeVariableOfInput(schema, i), name, 'input'));
+    (node.output ?? []).forEach((name, i) => check(typeVariableOfOutput(schema, i), name, 'output'));
+  }
+  for (const info of [...(scope.graph.value_info ?? []), ...(scope.graph.output ?? [])]) {
+    const declared = info.type?.tensor_type?.elem_type;
+    const inferred = types.info(scope, info.name ?? '');
+    if (declared && inferred && inferred.source !== 'declared' && inferred.elemType !== declared) {
+      problems.push({
+        node: scope.producerOf(info.name ?? '')?.node.name ?? '',
+        message: `'${info.name}' is declared ${tensorTypeString(declared)} but computed as ${tensorTypeString(inferred.elemType)} in ${scope.path}`,
+      });
+    }
+  }
+}

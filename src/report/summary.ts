@@ -1,0 +1,47 @@
+/**
+ * The conversion summary. Its first seven lines follow the summary NVIDIA's TensorFlow builds
+ * print for Grappler's auto-mixed-precision pass; the lines after them are ours.
+ */
+import type { AmpSummary } from '../passes/amp.js';
+
+const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(1)}%`;
+
+export function renderSummary(summary: AmpSummary): string {
+  const low = summary.mode === 'mixed_bfloat16' ? 'BF16' : 'FP16';
+  const lines = [
+    `Automatic Mixed Precision pass summary (${summary.mode}):`,
+    `Total processable nodes: ${summary.processable}`,
+    `Recognized nodes available for conversion: ${summary.recognized}`,
+    `Total nodes converted: ${summary.converted}`,
+    `Total ${low} Cast ops used (excluding Const and Variable casts): ${summary.targetCasts}`,
+    `Allowlisted nodes converted: ${summary.allowConverted}`,
+    `Denylisted nodes blocking conversion: ${summary.denyBlocking}`,
+    `Nodes blocked from conversion by denylisted nodes: ${summary.blockedByDeny}`,
+  ];
+  if (summary.nothingToConvert) {
+    lines.push('No allow-list ops found: nothing to convert, the model is written unchanged.');
+    return `${lines.join('\n')}\n`;
+  }
+  lines.push(`Weight casts to ${low} (Const and Variable casts): ${summary.weightCasts}`);
+  lines.push(`Casts back to FP32 (graph outputs included): ${summary.fp32Casts}`);
+  if (summary.castsRetargeted) lines.push(`Existing Casts now casting to ${low}: ${summary.castsRetargeted}`);
+  if (summary.weightsConverted.length || summary.weightsKeptFp32.length) {
+    lines.push(`Weights stored in ${low}: ${summary.weightsConverted.length}`);
+    for (const kept of summary.weightsKeptFp32) lines.push(`  kept FP32: '${kept.name}' ${kept.reason}`);
+  }
+  const { lowPrecision, total, unknownNodes, nodes } = summary.matrixFlops;
+  const share = total > 0 ? `${percent(lowPrecision, total)} of ${formatFlops(total)}` : 'n/a';
+  const unknown = unknownNodes ? `, shapes not declared for ${unknownNodes} of ${nodes} nodes` : '';
+  lines.push(`Matrix FLOPs in ${low} (MatMul, Gemm, Conv): ${share}${unknown}`);
+  if (summary.fp32Reasons.length) {
+    lines.push('Top reasons nodes stayed FP32:');
+    for (const reason of summary.fp32Reasons.slice(0, 5)) lines.push(`  ${reason.count} ${reason.rule} (e.g. ${reason.example})`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function formatFlops(flops: number): string {
+  const units: Array<[number, string]> = [[1e12, 'TFLOP'], [1e9, 'GFLOP'], [1e6, 'MFLOP'], [1e3, 'kFLOP']];
+  for (const [scale, unit] of units) if (flops >= scale) return `${(flops / scale).toFixed(2)} ${unit}`;
+  return `${flops} FLOP`;
+}

@@ -1,0 +1,82 @@
+/**
+ * Comparing outputs of two runs (fp32 original vs mixed precision): per output the largest
+ * absolute and relative error, cosine similarity, NaN/inf counts, and pass/fail against
+ * |a - b| <= atol + rtol * |a| elementwise.
+ */
+import { float16BitsToFloat32 } from '../onnx/float16.js';
+
+export interface Tolerance {
+  atol: number;
+  rtol: number;
+}
+
+export interface OutputComparison {
+  name: string;
+  elements: number;
+  maxAbsError: number;
+  maxRelError: number;
+  cosine: number;
+  referenceNonFinite: number;
+  candidateNonFinite: number;
+  /** Elements outside atol + rtol * |reference|. */
+  mismatched: number;
+  pass: boolean;
+  note?: string;
+}
+
+export interface ComparableTensor {
+  type: string;
+  dims: readonly number[];
+  data: unknown;
+}
+
+/** Float values of a tensor as float64, whatever its type; undefined for non-numeric data. */
+export function numericValues(tensor: ComparableTensor): Float64Array | undefined {
+  const data = tensor.data;
+  if (tensor.type === 'float16' && data instanceof Uint16Array) return Float64Array.from(data, float16BitsToFloat32);
+  if (data instanceof BigInt64Array || data instanceof BigUint64Array) return Float64Array.from(data, (v) => Number(v));
+  if (ArrayBuffer.isView(data) && !(data instanceof DataView)) return Float64Array.from(data as unknown as ArrayLike<number>);
+  return undefined;
+}
+
+export function compareOutput(name: string, reference: ComparableTensor, candidate: ComparableTensor, tolerance: Tolerance): OutputComparison {
+  const base: OutputComparison = {
+    name, elements: 0, maxAbsError: 0, maxRelError: 0, cosine: 1, referenceNonFinite: 0, candidateNonFinite: 0, mismatched: 0, pass: true,
+  };
+  if (reference.dims.join('x') !== candidate.dims.join('x')) {
+    return { ...base, pass: false, note: `shape ${candidate.dims.join('x')} differs from ${reference.dims.join('x')}` };
+  }
+  const a = numericValues(reference);
+  const b = numericValues(candidate);
+  if (!a || !b) {
+    const same = JSON.stringify(reference.data) === JSON.stringify(candidate.data);
+    return { ...base, pass: same, note: same ? 'non-numeric, identical' : 'non-numeric values differ' };
+  }
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  const result = { ...base, elements: a.length };
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    const finiteX = Number.isFinite(x);
+    const finiteY = Number.isFinite(y);
+    if (!finiteX) result.referenceNonFinite++;
+    if (!finiteY) result.candidateNonFinite++;
+    if (!finiteX || !finiteY) {
+      // Both the same inf, or both NaN, agree; anything else is a mismatch.
+      if (!(Object.is(x, y) || (Number.isNaN(x) && Number.isNaN(y)))) result.mismatched++;
+      continue;
+    }
+    const error = Math.abs(x - y);
+    result.maxAbsError = Math.max(result.maxAbsError, error);
+    if (x !== 0) result.maxRelError = Math.max(result.maxRelError, error / Math.abs(x));
+    if (error > tolerance.atol + tolerance.rtol * Math.abs(x)) result.mismatched++;
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  result.cosine = normA === 0 && normB === 0 ? 1 : dot / Math.sqrt(normA * normB || 1);
+  result.pass = result.mismatched === 0;
+  return result;
+}

@@ -1,0 +1,67 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DataType } from '../../src/onnx/data-types.js';
+import { ModelGraph } from '../../src/onnx/graph.js';
+import { loadModel } from '../../src/onnx/model-io.js';
+import { opsetsOf } from '../../src/onnx/opsets.js';
+import { inferElemTypes } from '../../src/onnx/type-inference.js';
+import { corpusAvailable, corpusDir, corpusModels } from '../support/corpus.js';
+import { model, node, valueInfo } from '../support/models.js';
+import { onnx } from '../../src/onnx/codec.js';
+
+describe('element-type inference', () => {
+  it.skipIf(!corpusAvailable)('agrees with every element type recorded in the node tests (graph outputs and value_info)', () => {
+    let compared = 0;
+    let declaredOnly = 0;
+    const disagreements: string[] = [];
+    for (const relative of corpusModels('onnx-node-tests')) {
+      const m = loadModel(path.join(corpusDir, relative), { externalData: 'ignore' });
+      const graph = new ModelGraph(m);
+      const types = inferElemTypes(graph, opsetsOf(m));
+      for (const scope of graph.scopes) {
+        for (const info of [...(scope.graph.output ?? []), ...(scope.graph.value_info ?? [])]) {
+          const declared = info.type?.tensor_type?.elem_type;
+          const name = info.name ?? '';
+          if (!declared || !scope.producerOf(name)) continue;
+          const inferred = types.info(scope, name);
+          if (!inferred || inferred.source === 'declared') {
+            declaredOnly++;
+            if (process.env.AMP_DEBUG_TYPES) console.log(`declared only: ${relative} ${scope.producerOf(name)?.node.op_type} ${name}`);
+            continue;
+          }
+          compared++;
+          if (inferred.elemType !== declared) {
+            disagreements.push(`${relative} ${scope.path} '${name}': inferred ${inferred.elemType} (${inferred.source}), declared ${declared}`);
+          }
+        }
+      }
+    }
+    console.log(`[types] ${compared} declared types checked against inference, ${declaredOnly} known only from their declaration`);
+    expect(disagreements).toEqual([]);
+    // Inference, not the declarations, must type nearly everything.
+    expect(compared).toBeGreaterThan(1000);
+    expect(declaredOnly / (compared + declaredOnly)).toBeLessThan(0.03);
+  });
+
+  it('types outputs from attributes, schema bindings and concrete schema types without value_info', () => {
+    const m = model({
+      node: [
+        node('Shape', ['x'], ['shape']),
+        node('ConstantOfShape', ['shape'], ['zeros']),
+        node('Cast', ['zeros'], ['half'], 'cast', {
+          attribute: [onnx.AttributeProto.create({ name: 'to', type: 2, i: DataType.FLOAT16 })],
+        }),
+        node('Add', ['x', 'x'], ['sum']),
+        node('Resize', ['x', '', 'scales'], ['big']),
+      ],
+      input: [valueInfo('x', DataType.DOUBLE), valueInfo('scales', DataType.FLOAT)],
+    });
+    const graph = new ModelGraph(m);
+    const types = inferElemTypes(graph, opsetsOf(m));
+    expect(types.get(graph.main, 'shape')).toBe(DataType.INT64);
+    expect(types.get(graph.main, 'zeros')).toBe(DataType.FLOAT);
+    expect(types.get(graph.main, 'half')).toBe(DataType.FLOAT16);
+    expect(types.get(graph.main, 'sum')).toBe(DataType.DOUBLE);
+    expect(types.get(graph.main, 'big')).toBe(DataType.DOUBLE);
+  });
+});
