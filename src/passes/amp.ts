@@ -13,10 +13,11 @@ import { ModelGraph, type GraphScope } from '../onnx/graph.js';
 import { opsetsOf } from '../onnx/opsets.js';
 import { inferElemTypes } from '../onnx/type-inference.js';
 import { planCasts, type CastStats } from './amp/cast-plan.js';
-import type { NodeDecision, RuleCode } from './amp/decisions.js';
+import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decisions.js';
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
+import { nodesReadingOutOfRangeWeights } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
 
 export interface AmpOptions {
@@ -144,6 +145,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     target,
     mode,
     forceFp32: nodeMatcher(options.forceFp32 ?? []),
+    pinned: target === DataType.FLOAT16 ? nodesReadingOutOfRangeWeights(graph) : new Map(),
     forceFp16: nodeMatcher(options.forceFp16 ?? []),
   };
 
@@ -221,8 +223,8 @@ function summarize(
 ): AmpSummary {
   const processable = decisions.filter((d) => d.processable);
   const reasons = new Map<RuleCode, { count: number; example: string }>();
-  for (const d of processable) {
-    if (d.color === 'ALLOW') continue;
+  for (const d of decisions) {
+    if (d.color === 'ALLOW' || !computesOnFloat32(d)) continue;
     const entry = reasons.get(d.rule) ?? { count: 0, example: `${d.node.op_type} '${d.node.name ?? ''}': ${d.reason}` };
     entry.count++;
     reasons.set(d.rule, entry);

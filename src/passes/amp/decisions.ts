@@ -16,8 +16,10 @@ export type RuleCode =
   | 'clear-flood'
   | 'cast-retarget'
   | 'force-fp32'
+  | 'weight-out-of-range'
   | 'schema-forbids'
   | 'not-between-allow'
+  | 'fp32-stream'
   | 'unlisted'
   | 'no-float-compute'
   | 'constant-source'
@@ -42,4 +44,9 @@ export interface NodeDecision {
 
 export function describeNode(node: onnx.INodeProto): string {
   return `${node.op_type} '${node.name || (node.output ?? [])[0] || '?'}'`;
+}
+
+/** Whether a node computes on float32 data at all (as opposed to moving ints or making constants). */
+export function computesOnFloat32(decision: NodeDecision): boolean {
+  return decision.processable || ['force-fp32', 'weight-out-of-range', 'unknown-type', 'non-tensor-types'].includes(decision.rule);
 }

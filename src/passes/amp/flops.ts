@@ -6,7 +6,7 @@
 import { intAttribute } from '../../onnx/attributes.js';
 import { longToNumber } from '../../onnx/external-data.js';
 import type { GraphScope } from '../../onnx/graph.js';
-import type { NodeDecision } from './decisions.js';
+import { computesOnFloat32, type NodeDecision } from './decisions.js';
 
 type Shape = number[];
 
@@ -73,7 +73,7 @@ export function matrixFlops(decisions: readonly NodeDecision[]): { lowPrecision:
   let unknownNodes = 0;
   let nodes = 0;
   for (const decision of decisions) {
-    if (decision.list !== 'allow' || !decision.processable) continue;
+    if (decision.list !== 'allow' || !computesOnFloat32(decision)) continue;
     nodes++;
     const flops = nodeFlops(decision);
     if (flops === undefined) {

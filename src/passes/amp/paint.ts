@@ -20,6 +20,8 @@ export interface PaintOptions {
   target: number;
   mode: 'fp16' | 'bf16';
   forceFp32: NodeMatcher;
+  /** Nodes kept fp32 for a reason found before painting (a weight outside the target's range). */
+  pinned: ReadonlyMap<onnx.INodeProto, { reason: string; inputIndex: number }>;
   forceFp16: NodeMatcher;
 }
 
@@ -123,6 +125,13 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       }
       decision.rule = 'no-schema';
       decision.reason = `no schema known for ${domain ? `${domain}:` : ''}${node.op_type}; left as it is`;
+      continue;
+    }
+    const pin = options.pinned.get(node);
+    // Only when the weight would be converted: BatchNormalization-15 reads its variance through its own type variable.
+    if (pin && typeVariableOfInput(nodeFacts.schema, pin.inputIndex)?.typeStr === nodeFacts.mainVar) {
+      decision.rule = 'weight-out-of-range';
+      decision.reason = pin.reason;
       continue;
     }
     if (options.forceFp32(node)) {
@@ -235,6 +244,11 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
 
   // Step 3, clear and infer between allow. This is done so a chain allow -> infer -> allow runs
   // entirely in the target type instead of casting down and up again around the middle node.
+  // Amended from Grappler: a node joins only if every float32 input comes from the low-precision
+  // region or from a weight. This is done so an fp32 stream that merely passes allow ops, such as
+  // a transformer's residual stream fed by fp32 embeddings, stays fp32 (PyTorch's autocast keeps
+  // it fp32 by type promotion). Example, x a graph input:
+  //   Add(x, MatMul) -> MatMul   stays   fp32 Add, with one Cast on the MatMul's output
   const isBridge = (node: onnx.INodeProto): boolean =>
     isProcessable(node) && colorOf(node) === 'NONE' && accepts(node) && (listOf(node) === 'clear' || listOf(node) === 'infer');
   const downstreamOfAllow = new Set<onnx.INodeProto>();
@@ -248,6 +262,28 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       forward.push(...outs(next));
     }
   }
+  const fp32Source = (node: onnx.INodeProto): string | undefined =>
+    (node.input ?? []).find((name) => {
+      if (!name || types.get(scope, name) !== DataType.FLOAT) return false;
+      const definition = scope.resolve(name);
+      if (definition?.kind === 'initializer') return false;
+      if (definition?.kind === 'input' || definition?.scope !== scope) return true;
+      const producer = definition.producer.node;
+      const decision = decisions.get(producer);
+      if (decision?.rule === 'constant-source') return false;
+      return !(colorOf(producer) === 'ALLOW' || downstreamOfAllow.has(producer));
+    });
+  const excluded = new Map<onnx.INodeProto, string>();
+  const recheck = [...downstreamOfAllow];
+  while (recheck.length) {
+    const node = recheck.pop() as onnx.INodeProto;
+    if (!downstreamOfAllow.has(node)) continue;
+    const source = fp32Source(node);
+    if (source === undefined) continue;
+    downstreamOfAllow.delete(node);
+    excluded.set(node, source);
+    recheck.push(...outs(node));
+  }
   for (const allowNode of nodes) {
     if (colorOf(allowNode) !== 'ALLOW' || !['allow-list', 'force-fp16'].includes(decisions.get(allowNode)?.rule ?? '')) continue;
     const backward = [...ins(allowNode)];
@@ -257,6 +293,9 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       decide(previous, 'ALLOW', 'between-allow', `between allow ops, feeding ${describeNode(allowNode)}`);
       backward.push(...ins(previous));
     }
+  }
+  for (const [node, source] of excluded) {
+    if (colorOf(node) === 'NONE') decide(node, 'NONE', 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
   }
 
   // Step 4 (bf16 only), infer after allow: bfloat16 keeps fp32's range, so an infer op fed by an

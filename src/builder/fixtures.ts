@@ -1,0 +1,57 @@
+/**
+ * The golden-test fixtures: each case is a model built in code, the pass options to run on it,
+ * and one sentence saying what it checks. scripts/update-fixtures.mjs writes fixtures/<case>/
+ * from this list (model.onnx, case.json, expected.summary.txt, expected.graph.txt).
+ */
+import type { onnx } from '../onnx/generated/onnx.js';
+import type { AmpOptions } from '../passes/amp.js';
+import { buildControlFlow, buildConvBlock, buildOutOfRangeWeight } from './recipes/small-models.js';
+import { buildTransformer } from './recipes/transformer.js';
+
+export interface FixtureCase {
+  name: string;
+  checks: string;
+  build: () => onnx.ModelProto;
+  options: Pick<AmpOptions, 'mode' | 'weights' | 'forceFp32' | 'forceFp16'>;
+}
+
+const smallTransformer = () => buildTransformer({ batch: 2, sequence: 8, model: 32, heads: 4, ffn: 64, layers: 1, vocab: 16, seed: 3 });
+
+export const FIXTURE_CASES: FixtureCase[] = [
+  {
+    name: 'transformer-block',
+    checks: 'MatMuls and the MLP in fp16; Softmax, LayerNormalization, the residual stream and the loss in fp32; one Cast per edge that changes precision.',
+    build: smallTransformer,
+    options: {},
+  },
+  {
+    name: 'transformer-block-bf16',
+    checks: 'mixed_bfloat16 on the same block: infer ops fed by allow ops follow them (step 4), everything else as in fp16.',
+    build: smallTransformer,
+    options: { mode: 'bf16' },
+  },
+  {
+    name: 'transformer-block-weights-fp16',
+    checks: '--weights fp16 stores fp16 copies of the weights only allow ops read, and no weight Casts remain for them.',
+    build: smallTransformer,
+    options: { weights: 'fp16' },
+  },
+  {
+    name: 'conv-block',
+    checks: 'Conv, BatchNormalization (statistics stay fp32 through their own type variables), Relu and the residual Add in fp16; pooling and Softmax in fp32.',
+    build: buildConvBlock,
+    options: {},
+  },
+  {
+    name: 'control-flow',
+    checks: 'MatMuls inside If branches and a Loop body are converted, with Casts of outer values inside the scope that reads them; branch and body outputs keep their types.',
+    build: buildControlFlow,
+    options: {},
+  },
+  {
+    name: 'out-of-range-weight',
+    checks: 'a weight holding 1e5 (beyond float16) keeps the MatMul that reads it in fp32, with the reason; with --weights fp16 the in-range weight is stored in fp16.',
+    build: buildOutOfRangeWeight,
+    options: { weights: 'fp16' },
+  },
+];

@@ -1,0 +1,50 @@
+/**
+ * Weights float16 cannot hold. A Cast of a weight holding 1e5 to float16 gives inf at run time
+ * whether the cast is stored (--weights fp16) or executed (--weights fp32), so every node that
+ * reads such a weight stays fp32. bfloat16 has float32's range and needs no check.
+ */
+import { findAttribute } from '../../onnx/attributes.js';
+import { DataType } from '../../onnx/data-types.js';
+import { FLOAT16_MAX } from '../../onnx/float16.js';
+import type { onnx } from '../../onnx/generated/onnx.js';
+import type { ModelGraph } from '../../onnx/graph.js';
+import { readFloat32 } from '../../onnx/tensor-data.js';
+
+export interface PinnedNode {
+  reason: string;
+  /** The input slot that reads the weight. */
+  inputIndex: number;
+}
+
+function largestFinite(tensor: onnx.ITensorProto): number {
+  let largest = 0;
+  for (const value of readFloat32(tensor)) if (Number.isFinite(value) && Math.abs(value) > largest) largest = Math.abs(value);
+  return largest;
+}
+
+/** Nodes that read a float32 weight (initializer, Constant or ConstantOfShape value) outside float16's range. */
+export function nodesReadingOutOfRangeWeights(graph: ModelGraph): Map<onnx.INodeProto, PinnedNode> {
+  const pinned = new Map<onnx.INodeProto, PinnedNode>();
+  const limit = FLOAT16_MAX + 16; // 65520 and above round to inf
+  for (const scope of graph.scopes) {
+    const weights: Array<[string, onnx.ITensorProto]> = [...scope.initializers].filter(([, t]) => t.data_type === DataType.FLOAT);
+    for (const node of scope.currentNodes()) {
+      if (node.domain || (node.op_type !== 'Constant' && node.op_type !== 'ConstantOfShape')) continue;
+      const value = findAttribute(node, 'value')?.t;
+      const output = node.output?.[0];
+      if (value?.data_type === DataType.FLOAT && output) weights.push([output, value]);
+    }
+    for (const [name, tensor] of weights) {
+      const largest = largestFinite(tensor);
+      if (largest < limit) continue;
+      const readers = [scope, ...graph.scopes.filter((s) => s !== scope && s.resolve(name)?.scope === scope)];
+      for (const reader of readers) {
+        for (const use of reader.consumersOf(name)) {
+          if (use.index < 0) continue;
+          pinned.set(use.node, { reason: `reads weight '${name}' holding ${largest}, outside float16's range (65504)`, inputIndex: use.index });
+        }
+      }
+    }
+  }
+  return pinned;
+}
