@@ -186,7 +186,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     // Nothing to convert is a result, not an error: the model is returned as it came.
     result = input as onnx.ModelProto;
     for (const decision of decisions) {
-      if (decision.processable && decision.rule !== 'deny-list') {
+      if (decision.processable && (decision.rule === 'not-between-allow' || decision.rule === 'unlisted')) {
         decision.rule = 'no-allow-ops';
         decision.reason = 'no allow-list op in the model: nothing to convert';
       }
