@@ -26,10 +26,10 @@ function fail(error: unknown): never {
   process.exit(INTERNAL_ERROR);
 }
 
-function run(action: (args: RewriteArgs, print: (text: string) => void) => number) {
-  return (args: unknown): void => {
+function run<A>(action: (args: A, print: (text: string) => void) => number | Promise<number>) {
+  return async (args: unknown): Promise<void> => {
     try {
-      process.exitCode = action(args as RewriteArgs, print);
+      process.exitCode = await action(args as A, print);
     } catch (error) {
       fail(error);
     }
@@ -44,8 +44,8 @@ like TensorFlow's TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_* variables.`;
 await yargs(hideBin(process.argv))
   .scriptName('amp-rewrite')
   .usage('$0 <model.onnx> -o <out.onnx> [options]\n\nAutomatic mixed precision for ONNX models: runs MatMul/Conv/Gemm and their neighbours in float16 or bfloat16, keeps softmax, normalisation, reductions and losses in float32, and inserts Casts only where precision changes.')
-  .command('$0 <model>', 'rewrite a model to mixed precision and print the summary', rewriteOptions, run(runRewrite))
-  .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', rewriteOptions, run(runInspect))
+  .command('$0 <model>', 'rewrite a model to mixed precision and print the summary', rewriteOptions, run<RewriteArgs>(runRewrite))
+  .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', rewriteOptions, run<RewriteArgs>(runInspect))
   .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')
   .example('$0 model.onnx -o model.amp.onnx --mode bf16 --report audit.md', 'mixed bfloat16 with a readable audit')
   .example('$0 model.onnx --dry-run --verbose', 'the summary and the effective lists, nothing written')

@@ -9,6 +9,10 @@ import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
+import type { onnx } from '../onnx/generated/onnx.js';
+import { activationRanges } from '../runtime/activation-range.js';
+import { inputsFromFiles, randomInputs } from '../runtime/inputs.js';
+import { loadOrt } from '../runtime/ort.js';
 
 export interface RewriteArgs {
   model: string;
@@ -25,6 +29,9 @@ export interface RewriteArgs {
   forceFp16: string[];
   allowNewerIr: boolean;
   externalData: string;
+  calibrate: boolean;
+  inputs: string[];
+  dim: string[];
   [flag: string]: unknown;
 }
 
@@ -47,6 +54,13 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
     .option('force-fp32', { type: 'string', array: true, default: [], describe: 'keep these nodes fp32: node names or /regex/ (repeatable)' })
     .option('force-fp16', { type: 'string', array: true, default: [], describe: 'convert these nodes: node names or /regex/ (repeatable)' })
     .option('allow-newer-ir', { type: 'boolean', default: false, describe: 'accept models with an IR version newer than 14' })
+    .option('calibrate', {
+      type: 'boolean',
+      default: false,
+      describe: 'run the fp32 model once (random inputs, or --inputs) and keep nodes that see values beyond float16 range in fp32',
+    })
+    .option('inputs', { type: 'string', array: true, default: [], describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json)' })
+    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension for random inputs: name=value (repeatable)' })
     .option('external-data', {
       type: 'string',
       default: 'keep',
@@ -91,7 +105,24 @@ function saveOptions(externalData: string): SaveOptions {
   return { externalData: { location: externalData } };
 }
 
-export function runRewrite(args: RewriteArgs, print: (text: string) => void): number {
+export function parseDims(specs: readonly string[]): Map<string, number> {
+  const dims = new Map<string, number>();
+  for (const spec of specs) {
+    const match = /^([^=]+)=(\d+)$/.exec(spec);
+    if (!match) throw new AmpError('BAD_OPTION', `--dim ${spec}: expected name=size, e.g. --dim batch=8`);
+    dims.set(match[1] as string, Number(match[2]));
+  }
+  return dims;
+}
+
+/** The fp32 calibration run, on ONNX Runtime (loaded only here). */
+async function calibrate(model: onnx.ModelProto, args: RewriteArgs): Promise<Map<string, number>> {
+  const ort = await loadOrt();
+  const feeds = args.inputs.length ? inputsFromFiles(ort, model, args.inputs) : randomInputs(ort, model, { dims: parseDims(args.dim), seed: 0 });
+  return activationRanges(ort, model, feeds);
+}
+
+export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   if (!args.output && !args.dryRun) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx> (or --dry-run)');
   for (const report of args.report) {
     if (!/\.(json|md)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json or .md`);
@@ -101,6 +132,7 @@ export function runRewrite(args: RewriteArgs, print: (text: string) => void): nu
   }
   const options = ampOptionsFromArgs(args);
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  if (args.calibrate) options.activationRanges = await calibrate(model, args);
   const { model: rewritten, report } = ampRewrite(model, options);
   if (args.output && !args.dryRun) saveModel(rewritten, args.output, saveOptions(args.externalData));
   for (const file of args.report) writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report) : renderAuditJson(report));

@@ -17,7 +17,7 @@ import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decis
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
-import { nodesReadingOutOfRangeWeights } from './amp/weight-range.js';
+import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
 
 export interface AmpOptions {
@@ -33,6 +33,11 @@ export interface AmpOptions {
   forceFp32?: string[];
   /** Node names or /regex/ patterns converted whatever their list (when their schema allows). */
   forceFp16?: string[];
+  /**
+   * Largest magnitude each main-graph value reached in an fp32 run (runtime/activation-range.ts).
+   * Nodes that would see a value beyond float16's range stay fp32. Only used for fp16.
+   */
+  activationRanges?: ReadonlyMap<string, number>;
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
 }
@@ -145,7 +150,10 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     target,
     mode,
     forceFp32: nodeMatcher(options.forceFp32 ?? []),
-    pinned: target === DataType.FLOAT16 ? nodesReadingOutOfRangeWeights(graph) : new Map(),
+    pinned:
+      target === DataType.FLOAT16
+        ? new Map([...nodesSeeingOutOfRangeActivations(graph, options.activationRanges ?? new Map()), ...nodesReadingOutOfRangeWeights(graph)])
+        : new Map(),
     forceFp16: nodeMatcher(options.forceFp16 ?? []),
   };
 

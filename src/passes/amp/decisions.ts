@@ -17,6 +17,7 @@ export type RuleCode =
   | 'cast-retarget'
   | 'force-fp32'
   | 'weight-out-of-range'
+  | 'activation-out-of-range'
   | 'schema-forbids'
   | 'not-between-allow'
   | 'fp32-stream'
@@ -48,5 +49,5 @@ export function describeNode(node: onnx.INodeProto): string {
 
 /** Whether a node computes on float32 data at all (as opposed to moving ints or making constants). */
 export function computesOnFloat32(decision: NodeDecision): boolean {
-  return decision.processable || ['force-fp32', 'weight-out-of-range', 'unknown-type', 'non-tensor-types'].includes(decision.rule);
+  return decision.processable || ['force-fp32', 'weight-out-of-range', 'activation-out-of-range', 'unknown-type', 'non-tensor-types'].includes(decision.rule);
 }

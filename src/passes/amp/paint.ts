@@ -13,6 +13,7 @@ import { schemaOf, type ElemTypes } from '../../onnx/type-inference.js';
 import { AmpError } from '../../onnx/errors.js';
 import { describeNode, type NodeDecision, type RuleCode } from './decisions.js';
 import type { AttributeCondition, OpLists } from './op-lists.js';
+import type { PinnedNode } from './weight-range.js';
 import { findAttribute } from '../../onnx/attributes.js';
 import { longToNumber } from '../../onnx/external-data.js';
 
@@ -21,7 +22,7 @@ export interface PaintOptions {
   mode: 'fp16' | 'bf16';
   forceFp32: NodeMatcher;
   /** Nodes kept fp32 for a reason found before painting (a weight outside the target's range). */
-  pinned: ReadonlyMap<onnx.INodeProto, { reason: string; inputIndex: number }>;
+  pinned: ReadonlyMap<onnx.INodeProto, PinnedNode>;
   forceFp16: NodeMatcher;
 }
 
@@ -129,8 +130,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     }
     const pin = options.pinned.get(node);
     // Only when the weight would be converted: BatchNormalization-15 reads its variance through its own type variable.
-    if (pin && typeVariableOfInput(nodeFacts.schema, pin.inputIndex)?.typeStr === nodeFacts.mainVar) {
-      decision.rule = 'weight-out-of-range';
+    if (pin && (pin.inputIndex < 0 || typeVariableOfInput(nodeFacts.schema, pin.inputIndex)?.typeStr === nodeFacts.mainVar)) {
+      decision.rule = pin.rule;
       decision.reason = pin.reason;
       continue;
     }

@@ -11,8 +11,9 @@ import type { ModelGraph } from '../../onnx/graph.js';
 import { readFloat32 } from '../../onnx/tensor-data.js';
 
 export interface PinnedNode {
+  rule: 'weight-out-of-range' | 'activation-out-of-range';
   reason: string;
-  /** The input slot that reads the weight. */
+  /** The input slot that reads the weight; -1 when the node is pinned whatever it converts. */
   inputIndex: number;
 }
 
@@ -41,10 +42,29 @@ export function nodesReadingOutOfRangeWeights(graph: ModelGraph): Map<onnx.INode
       for (const reader of readers) {
         for (const use of reader.consumersOf(name)) {
           if (use.index < 0) continue;
-          pinned.set(use.node, { reason: `reads weight '${name}' holding ${largest}, outside float16's range (65504)`, inputIndex: use.index });
+          pinned.set(use.node, { rule: 'weight-out-of-range', reason: `reads weight '${name}' holding ${largest}, outside float16's range (65504)`, inputIndex: use.index });
         }
       }
     }
+  }
+  return pinned;
+}
+
+/**
+ * Nodes of the main graph that read or write a value whose fp32 run (calibration) reached float16's
+ * range: converting them would turn that value into inf.
+ */
+export function nodesSeeingOutOfRangeActivations(graph: ModelGraph, ranges: ReadonlyMap<string, number>): Map<onnx.INodeProto, PinnedNode> {
+  const pinned = new Map<onnx.INodeProto, PinnedNode>();
+  const limit = FLOAT16_MAX + 16;
+  for (const node of graph.main.currentNodes()) {
+    const name = [...(node.input ?? []), ...(node.output ?? [])].find((value) => (ranges.get(value) ?? 0) >= limit);
+    if (name === undefined) continue;
+    pinned.set(node, {
+      rule: 'activation-out-of-range',
+      reason: `'${name}' reached ${ranges.get(name)?.toExponential(3)} in the fp32 calibration run, beyond float16's range (65504)`,
+      inputIndex: -1,
+    });
   }
   return pinned;
 }
