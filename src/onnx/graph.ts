@@ -43,6 +43,8 @@ export class GraphScope {
   /** New nodes to place right after an anchor node (or first, under the key null). */
   private readonly insertedAfter = new Map<onnx.INodeProto | null, onnx.INodeProto[]>();
   private readonly childrenByNode = new Map<onnx.INodeProto, GraphScope[]>();
+  /** topologicalOrder() result until the next edit. */
+  private orderCache: { order: onnx.INodeProto[]; blocked: onnx.INodeProto[] } | undefined;
 
   constructor(
     readonly graph: onnx.IGraphProto,
@@ -169,6 +171,7 @@ export class GraphScope {
    * producer keeps the file order readable and diffs small.
    */
   insertNodeAfter(anchor: onnx.INodeProto | null, node: onnx.INodeProto): void {
+    this.orderCache = undefined;
     let list = this.insertedAfter.get(anchor);
     if (!list) this.insertedAfter.set(anchor, (list = []));
     list.push(node);
@@ -177,6 +180,7 @@ export class GraphScope {
   }
 
   removeNode(node: onnx.INodeProto): void {
+    this.orderCache = undefined;
     this.removed.add(node);
     (node.output ?? []).forEach((name) => {
       if (this.producers.get(name)?.node === node) this.producers.delete(name);
@@ -188,6 +192,7 @@ export class GraphScope {
 
   /** Points input `index` of `node` at another value. */
   setInput(node: onnx.INodeProto, index: number, name: string): void {
+    this.orderCache = undefined;
     const inputs = node.input ?? (node.input = []);
     const old = inputs[index];
     if (old) this.dropUse(old, node, index);
@@ -200,6 +205,7 @@ export class GraphScope {
    * caller must define again (the AMP pass feeds it from a Cast of the new one).
    */
   renameNodeOutput(node: onnx.INodeProto, index: number, newName: string): void {
+    this.orderCache = undefined;
     const outputs = node.output ?? (node.output = []);
     const old = outputs[index];
     if (old && this.producers.get(old)?.node === node) this.producers.delete(old);
@@ -231,40 +237,41 @@ export class GraphScope {
    * the nodes that could not be placed (a cycle or a missing producer) in `blocked`.
    */
   topologicalOrder(): { order: onnx.INodeProto[]; blocked: onnx.INodeProto[] } {
+    if (this.orderCache) return this.orderCache;
     const nodes = this.currentNodes();
-    const position = new Map(nodes.map((node, i) => [node, i]));
-    const waiting = new Map<onnx.INodeProto, number>();
-    const dependents = new Map<onnx.INodeProto, onnx.INodeProto[]>();
-    for (const node of nodes) {
-      const needs = new Set<onnx.INodeProto>();
+    const position = new Map<onnx.INodeProto, number>();
+    nodes.forEach((node, i) => position.set(node, i));
+    const waiting = new Int32Array(nodes.length);
+    const dependents: number[][] = nodes.map(() => []);
+    nodes.forEach((node, i) => {
+      const needs = new Set<number>();
       const reads = [...(node.input ?? [])];
       for (const child of this.childrenByNode.get(node) ?? []) reads.push(...child.outerReferences);
       for (const name of reads) {
         const producer = name ? this.producers.get(name)?.node : undefined;
-        if (producer && producer !== node && position.has(producer)) needs.add(producer);
+        const at = producer === undefined ? undefined : position.get(producer);
+        if (at !== undefined && at !== i) needs.add(at);
       }
-      waiting.set(node, needs.size);
-      for (const producer of needs) {
-        let list = dependents.get(producer);
-        if (!list) dependents.set(producer, (list = []));
-        list.push(node);
-      }
-    }
-    // A binary heap on file position keeps the result stable and the whole sort O(n log n).
-    const ready = new MinHeap<onnx.INodeProto>((a, b) => (position.get(a) ?? 0) - (position.get(b) ?? 0));
-    for (const node of nodes) if (waiting.get(node) === 0) ready.push(node);
+      waiting[i] = needs.size;
+      for (const at of needs) (dependents[at] as number[]).push(i);
+    });
+    // A min-heap of file positions keeps the result stable (file order wherever it is already
+    // topological) and the whole sort O(n log n).
+    const ready = new IndexHeap(nodes.length);
+    for (let i = 0; i < nodes.length; i++) if (waiting[i] === 0) ready.push(i);
     const order: onnx.INodeProto[] = [];
+    const placed = new Uint8Array(nodes.length);
     while (ready.size) {
-      const node = ready.pop() as onnx.INodeProto;
-      order.push(node);
-      for (const next of dependents.get(node) ?? []) {
-        const left = (waiting.get(next) ?? 0) - 1;
-        waiting.set(next, left);
-        if (left === 0) ready.push(next);
+      const i = ready.pop();
+      order.push(nodes[i] as onnx.INodeProto);
+      placed[i] = 1;
+      for (const next of dependents[i] as number[]) {
+        waiting[next] = (waiting[next] as number) - 1;
+        if (waiting[next] === 0) ready.push(next);
       }
     }
-    const placed = new Set(order);
-    return { order, blocked: nodes.filter((node) => !placed.has(node)) };
+    this.orderCache = { order, blocked: nodes.filter((_, i) => !placed[i]) };
+    return this.orderCache;
   }
 
   /** Element type declared for a value: graph input/output, value_info, initializer or Constant. */
@@ -348,39 +355,40 @@ export class ModelGraph {
   }
 }
 
-class MinHeap<T> {
-  private readonly items: T[] = [];
-  constructor(private readonly less: (a: T, b: T) => number) {}
-  get size(): number {
-    return this.items.length;
+/** A binary min-heap of small non-negative integers. */
+class IndexHeap {
+  private readonly items: Int32Array;
+  size = 0;
+  constructor(capacity: number) {
+    this.items = new Int32Array(Math.max(1, capacity));
   }
-  push(item: T): void {
+  push(value: number): void {
     const items = this.items;
-    items.push(item);
-    for (let i = items.length - 1; i > 0; ) {
+    let i = this.size++;
+    items[i] = value;
+    while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (this.less(items[i] as T, items[parent] as T) >= 0) break;
-      [items[i], items[parent]] = [items[parent] as T, items[i] as T];
+      if ((items[parent] as number) <= value) break;
+      items[i] = items[parent] as number;
       i = parent;
     }
+    items[i] = value;
   }
-  pop(): T | undefined {
+  pop(): number {
     const items = this.items;
-    const top = items[0];
-    const last = items.pop();
-    if (items.length && last !== undefined) {
-      items[0] = last;
-      for (let i = 0; ; ) {
-        const left = 2 * i + 1;
-        const right = left + 1;
-        let smallest = i;
-        if (left < items.length && this.less(items[left] as T, items[smallest] as T) < 0) smallest = left;
-        if (right < items.length && this.less(items[right] as T, items[smallest] as T) < 0) smallest = right;
-        if (smallest === i) break;
-        [items[i], items[smallest]] = [items[smallest] as T, items[i] as T];
-        i = smallest;
-      }
+    const top = items[0] as number;
+    const last = items[--this.size] as number;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= this.size) break;
+      const right = left + 1;
+      const child = right < this.size && (items[right] as number) < (items[left] as number) ? right : left;
+      if ((items[child] as number) >= last) break;
+      items[i] = items[child] as number;
+      i = child;
     }
+    items[i] = last;
     return top;
   }
 }

@@ -55,8 +55,13 @@ export class ElemTypes {
 
   /** The type of a value as seen from `scope` (resolved to the scope that defines it). */
   info(scope: GraphScope, name: string): InferredType | undefined {
-    const owner = scope.resolve(name)?.scope ?? scope;
-    return this.byScope.get(owner)?.get(name) ?? this.byScope.get(scope)?.get(name);
+    // The scope that defines a name owns its type; most reads are local, so look there first.
+    for (let s: GraphScope | undefined = scope; s; s = s.parent) {
+      const found = this.byScope.get(s)?.get(name);
+      if (found) return found;
+      if (s.definesLocally(name)) return undefined;
+    }
+    return undefined;
   }
 
   get(scope: GraphScope, name: string): number | undefined {
