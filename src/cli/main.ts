@@ -7,6 +7,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { AmpError, EXIT_CODES } from '../onnx/errors.js';
 import { runInspect } from './inspect-command.js';
+import { benchOptions, compareOptions, runBench, runCompare, runOptions, runRun, type BenchArgs, type CompareArgs, type RunArgs } from './execute-commands.js';
 import { rewriteOptions, runRewrite, type RewriteArgs } from './rewrite-command.js';
 
 const INTERNAL_ERROR = 3;
@@ -37,7 +38,8 @@ function run<A>(action: (args: A, print: (text: string) => void) => number | Pro
 }
 
 const epilogue = `Exit codes: 0 success (including "nothing to convert"), 1 the rewritten model failed validation
-(nothing written), 2 bad input or options, 3 internal error.
+(nothing written) or compare found outputs outside tolerance, 2 bad input or options (an execution provider
+that cannot start included), 3 internal error.
 Environment: AMP_REWRITE_ALLOWLIST_ADD / _REMOVE (and DENYLIST, INFERLIST, CLEARLIST) change the lists
 like TensorFlow's TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_* variables.`;
 
@@ -46,6 +48,9 @@ await yargs(hideBin(process.argv))
   .usage('$0 <model.onnx> -o <out.onnx> [options]\n\nAutomatic mixed precision for ONNX models: runs MatMul/Conv/Gemm and their neighbours in float16 or bfloat16, keeps softmax, normalisation, reductions and losses in float32, and inserts Casts only where precision changes.')
   .command('$0 <model>', 'rewrite a model to mixed precision and print the summary', rewriteOptions, run<RewriteArgs>(runRewrite))
   .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', rewriteOptions, run<RewriteArgs>(runInspect))
+  .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', runOptions, run<RunArgs>(runRun))
+  .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', compareOptions, run<CompareArgs>(runCompare))
+  .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', benchOptions, run<BenchArgs>(runBench))
   .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')
   .example('$0 model.onnx -o model.amp.onnx --mode bf16 --report audit.md', 'mixed bfloat16 with a readable audit')
   .example('$0 model.onnx --dry-run --verbose', 'the summary and the effective lists, nothing written')

@@ -1,0 +1,34 @@
+/** Options shared by the commands that execute models: provider, inputs, symbolic dimensions. */
+import type { Argv } from 'yargs';
+import type { onnx } from '../onnx/generated/onnx.js';
+import { inputsFromFiles, randomInputs, type Feeds } from '../runtime/inputs.js';
+import type { Ort } from '../runtime/ort.js';
+import { parseProviders, type Provider } from '../runtime/session.js';
+import { parseDims } from './rewrite-command.js';
+
+export interface RuntimeArgs {
+  ep: string;
+  inputs: string[];
+  dim: string[];
+  seed: number;
+}
+
+export function runtimeOptions<T>(yargs: Argv<T>): Argv<T & RuntimeArgs> {
+  return yargs
+    .option('ep', {
+      type: 'string',
+      default: 'cpu',
+      describe: 'execution provider: cuda, webgpu or cpu; a comma list is a preference order; auto = cuda,webgpu,cpu',
+    })
+    .option('inputs', { type: 'string', array: true, default: [], describe: 'input tensors: name=file or files in input order (.pb TensorProto, .npy, .json); random when absent' })
+    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension for random inputs: name=value (repeatable)' })
+    .option('seed', { type: 'number', default: 0, describe: 'seed for random inputs' }) as unknown as Argv<T & RuntimeArgs>;
+}
+
+export function providersOf(args: RuntimeArgs): Provider[] {
+  return parseProviders(args.ep);
+}
+
+export function feedsOf(ort: Ort, model: onnx.IModelProto, args: RuntimeArgs): Feeds {
+  return args.inputs.length ? inputsFromFiles(ort, model, args.inputs) : randomInputs(ort, model, { dims: parseDims(args.dim), seed: args.seed });
+}
