@@ -5,16 +5,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { buildTransformer } = await import(path.join(root, 'dist/builder/recipes/transformer.js'));
 const api = await import(path.join(root, 'dist/index.js'));
 
-const { values } = parseArgs({ options: { 'max-nodes': { type: 'string', default: '1000000' }, out: { type: 'string' } } });
-const maxNodes = Number(values['max-nodes']);
 const NODES_PER_LAYER = 31;
+
+export async function rewriteScale({ maxNodes = 1_000_000 } = {}) {
 const sizes = [1_000, 10_000, 100_000, 1_000_000].filter((n) => n <= maxNodes);
 const time = (fn) => {
   const start = process.hrtime.bigint();
@@ -61,6 +61,11 @@ for (const target of sizes) {
   rmSync(`${file}.amp.onnx`, { force: true });
 }
 rmSync(dir, { recursive: true, force: true });
-const result = { benchmark: 'rewrite-scale', rows };
-if (values.out) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
-export default result;
+return { benchmark: 'rewrite-scale', rows };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values } = parseArgs({ options: { 'max-nodes': { type: 'string', default: '1000000' }, out: { type: 'string' } } });
+  const result = await rewriteScale({ maxNodes: Number(values['max-nodes']) });
+  if (values.out) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
+}
