@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { FIXTURE_CASES } = await import(path.join(root, 'dist/builder/fixtures.js'));
-const { ampRewrite, encodeModel, renderSummary } = await import(path.join(root, 'dist/index.js'));
+const { encodeModel, renderSummary } = await import(path.join(root, 'dist/index.js'));
+const { rewriteModel, renderTrainingSummary } = await import(path.join(root, 'dist/passes/pipeline.js'));
 const { renderGraphText } = await import(path.join(root, 'dist/report/graph-text.js'));
 
 const fixturesDir = path.join(root, 'fixtures');
@@ -20,8 +21,8 @@ for (const fixture of FIXTURE_CASES) {
   const model = fixture.build();
   writeFileSync(path.join(dir, 'model.onnx'), encodeModel(model));
   writeFileSync(path.join(dir, 'case.json'), `${JSON.stringify({ checks: fixture.checks, options: fixture.options }, null, 2)}\n`);
-  const { model: rewritten, report } = ampRewrite(model, fixture.options);
-  writeFileSync(path.join(dir, 'expected.summary.txt'), renderSummary(report.summary));
+  const { model: rewritten, report } = rewriteModel(model, fixture.options);
+  writeFileSync(path.join(dir, 'expected.summary.txt'), renderSummary(report.amp.summary) + (report.training ? renderTrainingSummary(report.training) : ''));
   writeFileSync(path.join(dir, 'expected.graph.txt'), renderGraphText(rewritten));
-  console.log(`fixtures/${fixture.name}: ${report.summary.converted} nodes converted`);
+  console.log(`fixtures/${fixture.name}: ${report.amp.summary.converted} nodes converted`);
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURE_CASES } from '../src/builder/fixtures.js';
 import { encodeModel } from '../src/onnx/codec.js';
 import { loadModel } from '../src/onnx/model-io.js';
-import { ampRewrite } from '../src/passes/amp.js';
+import { renderTrainingSummary, rewriteModel } from '../src/passes/pipeline.js';
 import { renderGraphText } from '../src/report/graph-text.js';
 import { renderSummary } from '../src/report/summary.js';
 import { fixturesDir } from './support/corpus.js';
@@ -30,8 +30,9 @@ describe('golden fixtures', () => {
         expect(Buffer.from(encodeModel(fixture.build())).equals(readFileSync(path.join(dir, 'model.onnx'))), regenerate).toBe(true);
       });
       it(`matches its goldens: ${fixture.checks}`, () => {
-        const { model, report } = ampRewrite(loadModel(path.join(dir, 'model.onnx')), fixture.options);
-        expect(renderSummary(report.summary), regenerate).toBe(readFileSync(path.join(dir, 'expected.summary.txt'), 'utf8'));
+        const { model, report } = rewriteModel(loadModel(path.join(dir, 'model.onnx')), fixture.options);
+        const summary = renderSummary(report.amp.summary) + (report.training ? renderTrainingSummary(report.training) : '');
+        expect(summary, regenerate).toBe(readFileSync(path.join(dir, 'expected.summary.txt'), 'utf8'));
         expect(renderGraphText(model), regenerate).toBe(readFileSync(path.join(dir, 'expected.graph.txt'), 'utf8'));
       });
     });

@@ -4,15 +4,16 @@
  * from this list (model.onnx, case.json, expected.summary.txt, expected.graph.txt).
  */
 import type { onnx } from '../onnx/generated/onnx.js';
-import type { AmpOptions } from '../passes/amp.js';
+import type { RewriteOptions } from '../passes/pipeline.js';
 import { buildControlFlow, buildConvBlock, buildOutOfRangeWeight } from './recipes/small-models.js';
 import { buildTransformer } from './recipes/transformer.js';
+import { buildAttentionTrainingStep, buildMlpTrainingStep, withInitialState } from './recipes/training.js';
 
 export interface FixtureCase {
   name: string;
   checks: string;
   build: () => onnx.ModelProto;
-  options: Pick<AmpOptions, 'mode' | 'weights' | 'forceFp32' | 'forceFp16'>;
+  options: Pick<RewriteOptions, 'mode' | 'weights' | 'forceFp32' | 'forceFp16' | 'lossScale'>;
 }
 
 const smallTransformer = () => buildTransformer({ batch: 2, sequence: 8, model: 32, heads: 4, ffn: 64, layers: 1, vocab: 16, seed: 3 });
@@ -53,5 +54,17 @@ export const FIXTURE_CASES: FixtureCase[] = [
     checks: 'a weight holding 1e5 (beyond float16) keeps the MatMul that reads it in fp32, with the reason; with --weights fp16 the in-range weight is stored in fp16.',
     build: buildOutOfRangeWeight,
     options: { weights: 'fp16' },
+  },
+  {
+    name: 'mlp-training-adam',
+    checks: 'a training step (MLP, Adam): forward and backward MatMuls in fp16, loss and its gradient region fp32, scaled seed, fp32 unscaled gradients, all-finite check, every state output guarded, dynamic scale update.',
+    build: () => withInitialState(buildMlpTrainingStep({ inputSize: 12, hidden: 8, hiddenLayers: 2, classes: 3, batch: 'batch', optimizer: 'adam', seed: 1 })),
+    options: {},
+  },
+  {
+    name: 'attention-training-sgd',
+    checks: 'a training step with attention (MatMul, Softmax, LayerNormalization) and SGD with momentum: Softmax and LayerNormalization with their backward stay fp32.',
+    build: () => withInitialState(buildAttentionTrainingStep({ sequence: 4, width: 8, classes: 3, batch: 'batch', optimizer: 'sgd-momentum', seed: 1 })),
+    options: {},
   },
 ];

@@ -8,14 +8,14 @@ import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModel } from '../onnx/model-io.js';
 import { onnx } from '../onnx/generated/onnx.js';
-import { ampRewrite } from '../passes/amp.js';
 import { benchmarkPair, type BenchResult } from '../runtime/bench.js';
 import { compareOutput, numericValues, type OutputComparison } from '../runtime/compare.js';
 import { loadOrt } from '../runtime/ort.js';
 import { describeProvider, openSession } from '../runtime/session.js';
 import { renderTensorSummary, summarizeTensor } from '../runtime/summarize.js';
 import { ortToTensorProto } from '../runtime/tensors.js';
-import { ampOptionsFromArgs, rewriteOptions, type RewriteArgs } from './rewrite-command.js';
+import { rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
+import { rewriteModel } from '../passes/pipeline.js';
 import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 
 type Print = (text: string) => void;
@@ -156,7 +156,7 @@ export function renderBench(result: BenchResult, model: string): string {
 export async function runBench(args: BenchArgs, print: Print): Promise<number> {
   if (args.runs < 1 || args.warmup < 0) throw new AmpError('BAD_OPTION', '--runs must be at least 1 and --warmup at least 0');
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
-  const { model: amp, report } = ampRewrite(model, ampOptionsFromArgs(args));
+  const { model: amp, report: { amp: report } } = rewriteModel(model, rewriteOptionsFromArgs(args));
   const ort = await loadOrt();
   const feeds = feedsOf(ort, model, args);
   const firstInput = Object.values(feeds)[0];

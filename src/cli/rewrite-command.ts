@@ -4,7 +4,9 @@ import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModel, saveModel, type SaveOptions } from '../onnx/model-io.js';
-import { ampPassInfo, ampRewrite, type AmpOptions } from '../passes/amp.js';
+import { ampPassInfo, type AmpOptions } from '../passes/amp.js';
+import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
+import { renderTrainingSummary, rewriteModel, type RewriteOptions } from '../passes/pipeline.js';
 import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderSummary } from '../report/summary.js';
@@ -30,6 +32,18 @@ export interface RewriteArgs {
   allowNewerIr: boolean;
   externalData: string;
   calibrate: boolean;
+  training: 'auto' | 'on' | 'off';
+  loss?: string;
+  lossGrad?: string;
+  gradSuffix?: string;
+  stateSuffix?: string;
+  lossScale: string;
+  lossScaleInitial?: number;
+  growthFactor?: number;
+  backoffFactor?: number;
+  growthInterval?: number;
+  minScale?: number;
+  maxScale?: number;
   inputs: string[];
   dim: string[];
   [flag: string]: unknown;
@@ -66,6 +80,20 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
       default: 'keep',
       describe: "weights stored outside the model: 'keep' their layout, 'embed' them, or a file name to gather them in",
     });
+  const training = 'Training graphs:';
+  y = y
+    .option('training', { choices: ['auto', 'on', 'off'], default: 'auto', group: training, describe: 'auto: a graph with an output X.next for an input X is a training graph' })
+    .option('loss', { type: 'string', group: training, describe: 'the loss output (default: the float output L that has a seed L_grad)' })
+    .option('loss-grad', { type: 'string', group: training, describe: 'the seed dLoss/dLoss (default <loss>_grad)' })
+    .option('grad-suffix', { type: 'string', group: training, describe: 'gradients are <param><suffix> (default _grad)' })
+    .option('state-suffix', { type: 'string', group: training, describe: 'updated state is <input><suffix> (default .next)' })
+    .option('loss-scale', { type: 'string', default: 'dynamic', group: training, describe: 'dynamic, static:<value> or none (bf16 needs none)' })
+    .option('loss-scale-initial', { type: 'number', group: training, describe: 'initial dynamic scale (default 65536)' })
+    .option('growth-factor', { type: 'number', group: training, describe: 'scale multiplier after growth-interval finite steps (default 2)' })
+    .option('backoff-factor', { type: 'number', group: training, describe: 'scale multiplier on overflow (default 0.5)' })
+    .option('growth-interval', { type: 'number', group: training, describe: 'finite steps before the scale grows (default 2000)' })
+    .option('min-scale', { type: 'number', group: training, describe: 'smallest scale (default 1)' })
+    .option('max-scale', { type: 'number', group: training, describe: 'largest scale (default 16777216)' });
   for (const list of LIST_NAMES) {
     y = y
       .option(`${list}-add`, { type: 'string', describe: `add op types to the ${list} list (comma-separated; domain:Op for custom domains)`, group: 'Lists:' })
@@ -87,6 +115,29 @@ export function listChangesFromFlags(args: Record<string, unknown>): ListChanges
     }
   }
   return changes;
+}
+
+export function rewriteOptionsFromArgs(args: RewriteArgs): RewriteOptions {
+  const dynamicGiven = [args.lossScaleInitial, args.growthFactor, args.backoffFactor, args.growthInterval, args.minScale, args.maxScale].some((v) => v !== undefined);
+  if (dynamicGiven && args.lossScale !== 'dynamic') throw new AmpError('BAD_OPTION', 'the growth/backoff/interval/min/max options apply to --loss-scale dynamic only');
+  const explicitScale = args.lossScale !== 'dynamic' || dynamicGiven;
+  return {
+    ...ampOptionsFromArgs(args),
+    training: args.training,
+    contract: { loss: args.loss, lossGrad: args.lossGrad, gradSuffix: args.gradSuffix, stateSuffix: args.stateSuffix },
+    ...(explicitScale || args.mode !== 'bf16'
+      ? {
+          lossScale: parseLossScale(args.lossScale, {
+            initial: args.lossScaleInitial,
+            growthFactor: args.growthFactor,
+            backoffFactor: args.backoffFactor,
+            growthInterval: args.growthInterval,
+            min: args.minScale,
+            max: args.maxScale,
+          }),
+        }
+      : {}),
+  };
 }
 
 export function ampOptionsFromArgs(args: RewriteArgs): AmpOptions {
@@ -130,15 +181,24 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   if (args.output && path.resolve(args.output) === path.resolve(args.model)) {
     throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
   }
-  const options = ampOptionsFromArgs(args);
+  const options = rewriteOptionsFromArgs(args);
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
   if (args.calibrate) options.activationRanges = await calibrate(model, args);
-  const { model: rewritten, report } = ampRewrite(model, options);
+  const { model: rewritten, report } = rewriteModel(model, options);
   if (args.output && !args.dryRun) saveModel(rewritten, args.output, saveOptions(args.externalData));
-  for (const file of args.report) writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report) : renderAuditJson(report));
+  for (const file of args.report) {
+    writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report.amp, report.training) : renderAuditJson(report.amp, report.training));
+  }
   if (!args.quiet) {
-    print(args.json ? `${JSON.stringify(report.summary, null, 2)}\n` : renderSummary(report.summary));
-    if (args.verbose) print(renderLists(report.lists));
+    const text = renderSummary(report.amp.summary) + (report.training ? renderTrainingSummary(report.training) : '');
+    print(args.json ? `${JSON.stringify({ ...report.amp.summary, ...(report.training ? { training: trainingJson(report.training) } : {}) }, null, 2)}\n` : text);
+    if (args.verbose) print(renderLists(report.amp.lists));
   }
   return 0;
+}
+
+/** The training part of the JSON summary: names, not node objects. */
+export function trainingJson(report: LossScalingReport) {
+  const { contract, ...rest } = report;
+  return { loss: contract.loss, lossGrad: contract.lossGrad, gradients: contract.params.map((p) => p.grad), state: contract.state.map((s) => s.input), ...rest };
 }

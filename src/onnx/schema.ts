@@ -1,7 +1,9 @@
 /**
  * ONNX operator schemas: formal inputs and outputs, type constraints and attributes of every
  * operator version, read from rules/schemas.json (built from ONNX's operator changelogs by
- * scripts/gen-schemas.mjs). The table is read once, on first use.
+ * scripts/gen-schemas.mjs) and rules/schemas-com.microsoft.json (ONNX Runtime's contrib operators,
+ * built from onnxruntime's docs/ContribOperators.md by scripts/gen-contrib-schemas.mjs). The tables
+ * are read once, on first use, and merged by domain.
  */
 import { readFileSync } from 'node:fs';
 
@@ -36,7 +38,7 @@ export interface OpSchema {
   readonly since: number;
   /** From `since` on the op is removed (until a later version brings it back). */
   readonly deprecated?: boolean;
-  /** Documented as experimental, without versioning (Upsample-1, ai.onnx.preview ops). */
+  /** Documented as experimental, without versioning (Upsample-1, ai.onnx.preview ops, com.microsoft IsAllFinite). */
   readonly experimental?: boolean;
   readonly inputs: readonly FormalParameter[];
   readonly outputs: readonly FormalParameter[];
@@ -65,6 +67,12 @@ interface StoredTable {
 type Table = Map<string, Map<string, readonly OpSchema[]>>;
 
 const TABLE_URL = new URL('../../rules/schemas.json', import.meta.url);
+const CONTRIB_TABLE_URL = new URL('../../rules/schemas-com.microsoft.json', import.meta.url);
+/** The tables merged into one, each with the command that regenerates it. */
+const TABLE_SOURCES: ReadonlyArray<{ readonly url: URL; readonly regenerate: string }> = [
+  { url: TABLE_URL, regenerate: 'npm run gen:schemas' },
+  { url: CONTRIB_TABLE_URL, regenerate: 'node scripts/gen-contrib-schemas.mjs <ContribOperators.md>' },
+];
 const NO_VERSIONS: readonly OpSchema[] = Object.freeze([]);
 let table: Table | undefined;
 
@@ -72,24 +80,32 @@ function normalize(domain: string): string {
   return domain === 'ai.onnx' ? '' : domain;
 }
 
-function loadTable(): Table {
-  if (table) return table;
+function readStoredTable(url: URL, regenerate: string): StoredTable {
   let stored: StoredTable;
   try {
-    stored = JSON.parse(readFileSync(TABLE_URL, 'utf8')) as StoredTable;
+    stored = JSON.parse(readFileSync(url, 'utf8')) as StoredTable;
   } catch (error) {
-    throw new Error(`cannot read the operator schema table ${TABLE_URL.pathname} (run npm run gen:schemas): ${(error as Error).message}`);
+    throw new Error(`cannot read the operator schema table ${url.pathname} (run ${regenerate}): ${(error as Error).message}`);
   }
-  if (!stored || typeof stored.domains !== 'object') throw new Error(`${TABLE_URL.pathname} has no 'domains' object`);
+  if (!stored || typeof stored.domains !== 'object' || stored.domains === null) throw new Error(`${url.pathname} has no 'domains' object`);
+  return stored;
+}
+
+function loadTable(): Table {
+  if (table) return table;
   const built: Table = new Map();
-  for (const [domainName, ops] of Object.entries(stored.domains)) {
-    const domain = normalize(domainName);
-    const byOp = new Map<string, readonly OpSchema[]>();
-    for (const [opType, versions] of Object.entries(ops)) {
-      const schemas = versions.map((version) => freezeSchema(domain, opType, version)).sort((a, b) => a.since - b.since);
-      byOp.set(opType, Object.freeze(schemas));
+  for (const { url, regenerate } of TABLE_SOURCES) {
+    const stored = readStoredTable(url, regenerate);
+    for (const [domainName, ops] of Object.entries(stored.domains)) {
+      const domain = normalize(domainName);
+      let byOp = built.get(domain);
+      if (!byOp) built.set(domain, (byOp = new Map<string, readonly OpSchema[]>()));
+      for (const [opType, versions] of Object.entries(ops)) {
+        if (byOp.has(opType)) throw new Error(`${url.pathname}: ${domainName || 'ai.onnx'} ${opType} is already in another schema table`);
+        const schemas = versions.map((version) => freezeSchema(domain, opType, version)).sort((a, b) => a.since - b.since);
+        byOp.set(opType, Object.freeze(schemas));
+      }
     }
-    built.set(domain, byOp);
   }
   table = built;
   return built;

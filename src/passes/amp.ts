@@ -38,6 +38,11 @@ export interface AmpOptions {
    * Nodes that would see a value beyond float16's range stay fp32. Only used for fp16.
    */
   activationRanges?: ReadonlyMap<string, number>;
+  /**
+   * Graph inputs that hold weights (a training graph's parameters and optimizer state): like
+   * initializers, they do not count as fp32 streams for the between-allow rule.
+   */
+  weightInputs?: readonly string[];
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
 }
@@ -155,6 +160,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
         ? new Map([...nodesSeeingOutOfRangeActivations(graph, options.activationRanges ?? new Map()), ...nodesReadingOutOfRangeWeights(graph)])
         : new Map(),
     forceFp16: nodeMatcher(options.forceFp16 ?? []),
+    weightInputs: new Set(options.weightInputs ?? []),
   };
 
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
@@ -177,7 +183,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
   if (anyAllow) {
-    stats = planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32' });
+    stats = planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs });
     graph.commit();
     if (options.validate ?? true) {
       const problems = validateModel(model);

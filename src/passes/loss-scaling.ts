@@ -75,6 +75,11 @@ export function addLossScaling(input: onnx.IModelProto, lossScale: LossScale, co
   const contract = detectContract(graph, types, contractOptions);
   const report: LossScalingReport = { contract, lossScale, gradientsUnscaled: 0, stateGuarded: 0, nodesAdded: 0, inputsAdded: [], outputsAdded: [] };
   if (lossScale.kind === 'none') return { model, report };
+  for (const param of contract.params) {
+    if (types.get(scope, param.grad) !== DataType.FLOAT) {
+      throw new AmpError('TRAINING_CONTRACT', `gradient '${param.grad}' is not float32: loss scaling runs on the fp32 training graph`);
+    }
+  }
 
   for (const name of Object.values(LOSS_SCALE_NAMES)) {
     if (graph.isNameUsed(name)) throw new AmpError('TRAINING_CONTRACT', `the graph already uses the name '${name}'; it looks scaled already`);
@@ -159,7 +164,11 @@ export function addLossScaling(input: onnx.IModelProto, lossScale: LossScale, co
     const producer = scope.producerOf(output);
     if (!producer) continue;
     const unguarded = graph.uniqueName(`${output}/unguarded`);
+    // Nodes of this step that read X.next (Adam's bias correction reads step.next) keep the
+    // value they computed with; only the graph output is guarded.
+    const readers = scope.consumersOf(output).filter((use) => use.index >= 0);
     scope.renameNodeOutput(producer.node, producer.index, unguarded);
+    for (const use of [...readers]) scope.setInput(use.node, use.index, unguarded);
     append('Where', [finite, unguarded, input], output);
     report.stateGuarded++;
   }

@@ -157,7 +157,7 @@ describe('operator schema table', () => {
   it('knows the default domain and its ops', () => {
     expect(isKnownDomain('')).toBe(true);
     expect(isKnownDomain('ai.onnx')).toBe(true);
-    expect(isKnownDomain('com.microsoft')).toBe(false);
+    expect(isKnownDomain('com.microsoft')).toBe(true);
     const ops = knownOpTypes('');
     expect(ops.length).toBeGreaterThan(180);
     expect(knownOpTypes('ai.onnx')).toEqual(ops);

@@ -11,7 +11,7 @@
  */
 import { DataType } from '../../onnx/data-types.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
-import { attr, GraphBuilder, randomNormal, seededRandom, type AttributeValue } from '../graph-builder.js';
+import { attr, GraphBuilder, randomNormal, seededRandom, tensor, type AttributeValue } from '../graph-builder.js';
 
 export type Optimizer = 'sgd-momentum' | 'adam' | 'rmsprop';
 export type LossOp = 'SoftmaxCrossEntropyLoss' | 'LogSoftmax+NLL';
@@ -348,4 +348,21 @@ export function buildAttentionTrainingStep(spec: AttentionTrainingSpec): Trainin
     s.op('Gemm', [featureRows, rows], `attn/${name}_proj_grad_w`, { transA: attr.int(1) }, `${w}_grad`);
   }
   return s.finish(lr, [features, labels]);
+}
+
+/**
+ * The step graph with each state input's initial value stored as an initializer of the same
+ * name: ONNX's way to give an input a default. The `train` runner starts from these values, so
+ * a training graph file carries its own initial state.
+ */
+export function withInitialState(step: TrainingStep): onnx.ModelProto {
+  const model = step.model;
+  const graph = model.graph as onnx.GraphProto;
+  for (const { input } of step.contract.state) {
+    const values = step.initialState.get(input);
+    if (!values) continue;
+    const dims = step.shapes.get(input) ?? [values.length];
+    graph.initializer.push(tensor(input, dims, values, values instanceof BigInt64Array ? DataType.INT64 : DataType.FLOAT));
+  }
+  return model;
 }

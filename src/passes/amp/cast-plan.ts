@@ -16,6 +16,8 @@ import type { ScopePaint } from './paint.js';
 
 export interface CastOptions {
   target: number;
+  /** Graph inputs that hold weights (training parameters): their Casts count as weight casts. */
+  weightInputs: ReadonlySet<string>;
   weights: 'fp32' | 'fp16';
 }
 
@@ -179,6 +181,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       scope.insertNodeAfter(anchor, cast);
       const isWeight =
         definition?.kind === 'initializer' ||
+        (definition?.kind === 'input' && (definition.scope.initializers.has(name) || options.weightInputs.has(name))) ||
         (definition?.kind === 'node' && decisionOf(definition.scope, definition.producer.node)?.rule === 'constant-source');
       if (type !== DataType.FLOAT) {
         if (isWeight) stats.weightCasts++;

@@ -24,6 +24,8 @@ export interface PaintOptions {
   /** Nodes kept fp32 for a reason found before painting (a weight outside the target's range). */
   pinned: ReadonlyMap<onnx.INodeProto, PinnedNode>;
   forceFp16: NodeMatcher;
+  /** Graph inputs that hold weights (training parameters and optimizer state). */
+  weightInputs: ReadonlySet<string>;
 }
 
 export type NodeMatcher = (node: onnx.INodeProto) => boolean;
@@ -268,6 +270,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       if (!name || types.get(scope, name) !== DataType.FLOAT) return false;
       const definition = scope.resolve(name);
       if (definition?.kind === 'initializer') return false;
+      // An input with a default (an initializer of the same name) or named a weight is a weight.
+      if (definition?.kind === 'input' && (definition.scope.initializers.has(name) || options.weightInputs.has(name))) return false;
       if (definition?.kind === 'input' || definition?.scope !== scope) return true;
       const producer = definition.producer.node;
       const decision = decisions.get(producer);

@@ -72,8 +72,5 @@ export function detectContract(graph: ModelGraph, types: ElemTypes, options: Con
     .map(({ input }) => ({ name: input, grad: `${input}${gradSuffix}` }))
     .filter((p) => scope.producerOf(p.grad) !== undefined);
   if (!params.length) refuse(`no gradients: looked for values X${gradSuffix} for the state inputs X (pass --grad-suffix)`);
-  for (const p of params) {
-    if (types.get(scope, p.grad) !== DataType.FLOAT) refuse(`gradient '${p.grad}' is not float32`);
-  }
   return { loss, lossGrad, params, state };
 }

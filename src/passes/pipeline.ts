@@ -1,0 +1,63 @@
+/**
+ * The rewrite as the CLI runs it: for a training graph, loss scaling on the fp32 graph first,
+ * then the AMP pass with the parameters and optimizer state treated as fp32 master weights; for
+ * an inference graph, the AMP pass alone.
+ */
+import { AmpError } from '../onnx/errors.js';
+import type { onnx } from '../onnx/generated/onnx.js';
+import { ampRewrite, type AmpOptions, type AmpReport } from './amp.js';
+import { addLossScaling, DEFAULT_DYNAMIC_SCALE, type LossScale, type LossScalingReport } from './loss-scaling.js';
+import { looksLikeTrainingGraph, type ContractOptions } from './training/contract.js';
+
+export interface RewriteOptions extends AmpOptions {
+  /** 'auto' (default): a graph with some output X.next for an input X is a training graph. */
+  training?: 'auto' | 'on' | 'off';
+  contract?: ContractOptions;
+  /** Default: dynamic for fp16, none for bf16 (whose range is fp32's). */
+  lossScale?: LossScale;
+}
+
+export interface RewriteReport {
+  amp: AmpReport;
+  training?: LossScalingReport;
+}
+
+export function rewriteModel(model: onnx.IModelProto, options: RewriteOptions = {}): { model: onnx.ModelProto; report: RewriteReport; modified: boolean } {
+  const training = options.training ?? 'auto';
+  const contractGiven = Object.values(options.contract ?? {}).some((v) => v !== undefined);
+  const isTraining = training === 'on' || (training === 'auto' && (contractGiven || looksLikeTrainingGraph(model, options.contract?.stateSuffix)));
+  if (!isTraining) {
+    if (training === 'off' || !contractGiven) {
+      const result = ampRewrite(model, options);
+      return { model: result.model, report: { amp: result.report }, modified: result.modified };
+    }
+    throw new AmpError('BAD_OPTION', '--loss/--loss-grad/--grad-suffix/--state-suffix describe a training graph; drop them or --training off');
+  }
+  const lossScale = options.lossScale ?? (options.mode === 'bf16' ? { kind: 'none' as const } : DEFAULT_DYNAMIC_SCALE);
+  const scaled = addLossScaling(model, lossScale, options.contract);
+  const weightInputs = [...(options.weightInputs ?? []), ...scaled.report.contract.state.map((s) => s.input)];
+  const result = ampRewrite(scaled.model, { ...options, weightInputs });
+  return { model: result.model, report: { amp: result.report, training: scaled.report }, modified: true };
+}
+
+export function renderTrainingSummary(report: LossScalingReport): string {
+  const { contract, lossScale } = report;
+  const lines = [
+    `Training graph: loss '${contract.loss}', seed '${contract.lossGrad}', ${contract.params.length} gradients, ${contract.state.length} state tensors`,
+  ];
+  if (lossScale.kind === 'none') {
+    lines.push('Loss scaling: none');
+  } else {
+    lines.push(
+      lossScale.kind === 'dynamic'
+        ? `Loss scaling: dynamic (initial ${lossScale.initial}, x${lossScale.growthFactor} after ${lossScale.growthInterval} finite steps, x${lossScale.backoffFactor} on overflow, clamped to [${lossScale.min}, ${lossScale.max}])`
+        : `Loss scaling: static ${lossScale.value}`,
+    );
+    lines.push(
+      `Added: scaled seed, ${report.gradientsUnscaled} fp32 gradient unscales, fp32 all-finite check, ${report.stateGuarded} state outputs guarded by Where (${report.nodesAdded} nodes)`,
+    );
+    if (report.inputsAdded.length) lines.push(`New inputs: ${report.inputsAdded.join(', ')} (feed ${lossScale.kind === 'dynamic' ? lossScale.initial : ''} and 0 at the first step, then the .next outputs)`);
+    lines.push(`New outputs: ${report.outputsAdded.join(', ')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
