@@ -5,7 +5,7 @@
  * (GradScaler semantics, clamped like ONNX Runtime's). Run on the fp32 graph before the AMP pass,
  * which then puts the Casts where precision changes. Pure: the input model is not changed.
  */
-import { attr, tensor } from '../builder/graph-builder.js';
+import { attr, tensor, valueInfo } from '../builder/graph-builder.js';
 import { cloneMessage } from '../onnx/clone.js';
 import { DataType } from '../onnx/data-types.js';
 import { AmpError } from '../onnx/errors.js';
@@ -115,19 +115,16 @@ export function addLossScaling(input: onnx.IModelProto, lossScale: LossScale, co
     report.nodesAdded++;
     return output;
   };
-  const addInput = (id: string, type: number): string => {
-    const info = onnx.ValueInfoProto.create({ name: id, type: { tensor_type: { elem_type: type, shape: { dim: [] } } } });
-    g.input = [...(g.input ?? []), info];
-    scope.inputs.set(id, info);
-    report.inputsAdded.push(id);
+  /** A scalar graph input or output: the loss-scale state the runner carries from step to step. */
+  const addScalar = (kind: 'input' | 'output', id: string, type: number): string => {
+    const info = valueInfo(id, type, []);
+    g[kind] = [...(g[kind] ?? []), info];
+    (kind === 'input' ? scope.inputs : scope.outputs).set(id, info);
+    (kind === 'input' ? report.inputsAdded : report.outputsAdded).push(id);
     return id;
   };
-  const addOutput = (id: string, type: number): void => {
-    const info = onnx.ValueInfoProto.create({ name: id, type: { tensor_type: { elem_type: type, shape: { dim: [] } } } });
-    g.output = [...(g.output ?? []), info];
-    scope.outputs.set(id, info);
-    report.outputsAdded.push(id);
-  };
+  const addInput = (id: string, type: number): string => addScalar('input', id, type);
+  const addOutput = (id: string, type: number): void => void addScalar('output', id, type);
 
   // The scale: a graph input (dynamic) or a constant (static).
   const scale = lossScale.kind === 'dynamic' ? addInput(LOSS_SCALE_NAMES.scale, DataType.FLOAT) : constant('loss_scale', lossScale.value);
