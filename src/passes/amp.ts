@@ -12,6 +12,7 @@ import type { onnx } from '../onnx/generated/onnx.js';
 import { ModelGraph, type GraphScope } from '../onnx/graph.js';
 import { opsetsOf } from '../onnx/opsets.js';
 import { inferElemTypes } from '../onnx/type-inference.js';
+import { inferShapes } from '../onnx/shape-inference.js';
 import { planCasts, type CastStats } from './amp/cast-plan.js';
 import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decisions.js';
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
@@ -178,7 +179,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const decisions = [...paints.values()].flatMap((paint) => [...paint.decisions.values()]);
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   // Before the casts rename edges: shapes are looked up by the model's own value names.
-  const flops = matrixFlops(decisions);
+  const flops = matrixFlops(decisions, inferShapes(graph));
 
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;

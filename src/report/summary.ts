@@ -31,8 +31,8 @@ export function renderSummary(summary: AmpSummary): string {
   }
   const { lowPrecision, total, unknownNodes, nodes } = summary.matrixFlops;
   const share = total > 0 ? `${percent(lowPrecision, total)} of ${formatFlops(total)}` : 'n/a';
-  const unknown = unknownNodes ? `, shapes not declared for ${unknownNodes} of ${nodes} nodes` : '';
-  lines.push(`Matrix FLOPs in ${low} (MatMul, Gemm, Conv): ${share}${unknown}`);
+  const unknown = unknownNodes ? `, shapes unknown for ${unknownNodes} of ${nodes} nodes` : '';
+  lines.push(`Matrix FLOPs in ${low} (MatMul, Gemm, Conv, Einsum): ${share}${unknown}`);
   if (summary.fp32Reasons.length) {
     lines.push('Top reasons nodes stayed FP32:');
     for (const reason of summary.fp32Reasons.slice(0, 5)) lines.push(`  ${reason.count} ${reason.rule} (e.g. ${reason.example})`);
