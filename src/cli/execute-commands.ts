@@ -9,7 +9,7 @@ import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModel } from '../onnx/model-io.js';
 import { onnx } from '../onnx/generated/onnx.js';
 import { benchmarkPair, type BenchResult } from '../runtime/bench.js';
-import { compareOutput, numericValues, type OutputComparison } from '../runtime/compare.js';
+import { compareOutput, scaledTolerance, type OutputComparison } from '../runtime/compare.js';
 import { loadOrt } from '../runtime/ort.js';
 import { describeProvider, openSession } from '../runtime/session.js';
 import { renderTensorSummary, summarizeTensor } from '../runtime/summarize.js';
@@ -108,8 +108,7 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
     const got = await b.session.run(feeds);
     const rows = a.session.outputNames.map((name) => {
       if (!got[name]) return { ...compareOutput(name, expected[name]!, expected[name]!, { atol: 0, rtol: 0 }), pass: false, note: 'missing in the candidate' };
-      const scale = (numericValues(expected[name]!) ?? new Float64Array()).reduce((m, v) => (Number.isFinite(v) ? Math.max(m, Math.abs(v)) : m), 0);
-      return compareOutput(name, expected[name]!, got[name]!, { atol: args.atol * Math.max(scale, 1e-30), rtol: args.rtol });
+      return compareOutput(name, expected[name]!, got[name]!, scaledTolerance(expected[name]!, args.atol, args.rtol));
     });
     const pass = rows.every((r) => r.pass);
     print(

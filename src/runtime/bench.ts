@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { InferenceSession } from 'onnxruntime-node';
-import { compareOutput, numericValues, type OutputComparison } from './compare.js';
+import { compareOutput, scaledTolerance, type OutputComparison } from './compare.js';
 import type { Feeds } from './inputs.js';
 import { openSession, type Provider } from './session.js';
 
@@ -75,8 +75,7 @@ export async function benchmarkPair(
     const candidate = await opened[opened.length - 1]!.session.run(feeds);
     const accuracy = opened[0]!.session.outputNames.map((name) => {
       const expected = reference[name]!;
-      const scale = (numericValues(expected) ?? new Float64Array()).reduce((m, v) => (Number.isFinite(v) ? Math.max(m, Math.abs(v)) : m), 0);
-      return compareOutput(name, expected, candidate[name]!, { atol: options.tolerance.atol * Math.max(1, scale), rtol: options.tolerance.rtol });
+      return compareOutput(name, expected, candidate[name]!, scaledTolerance(expected, options.tolerance.atol, options.tolerance.rtol));
     });
     const results = opened.map((o) => {
       const sorted = [...o.times].sort((a, b) => a - b);

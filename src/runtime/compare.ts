@@ -39,6 +39,18 @@ export function numericValues(tensor: ComparableTensor): Float64Array | undefine
   return undefined;
 }
 
+/** The largest finite magnitude in a tensor: the scale an absolute tolerance is relative to. */
+export function largestMagnitude(tensor: ComparableTensor): number {
+  let largest = 0;
+  for (const v of numericValues(tensor) ?? []) if (Number.isFinite(v) && Math.abs(v) > largest) largest = Math.abs(v);
+  return largest;
+}
+
+/** atol as a fraction of the reference's largest magnitude, rtol per element: compare's and bench's tolerance. */
+export function scaledTolerance(reference: ComparableTensor, atol: number, rtol: number): Tolerance {
+  return { atol: atol * largestMagnitude(reference), rtol };
+}
+
 export function compareOutput(name: string, reference: ComparableTensor, candidate: ComparableTensor, tolerance: Tolerance): OutputComparison {
   const base: OutputComparison = {
     name, elements: 0, maxAbsError: 0, maxRelError: 0, cosine: 1, referenceNonFinite: 0, candidateNonFinite: 0, mismatched: 0, pass: true,

@@ -1,19 +1,11 @@
 /** Small models built in code for unit tests. */
 import { onnx } from '../../src/onnx/codec.js';
 import { DataType } from '../../src/onnx/data-types.js';
+import { tensor, valueInfo as builderValueInfo } from '../../src/builder/graph-builder.js';
 
+/** A tensor value_info; dims default to a scalar. The builder's, with test-friendly defaults. */
 export function valueInfo(name: string, elemType: number = DataType.FLOAT, dims: Array<number | string> = []): onnx.ValueInfoProto {
-  return onnx.ValueInfoProto.create({
-    name,
-    type: onnx.TypeProto.create({
-      tensor_type: onnx.TypeProto.Tensor.create({
-        elem_type: elemType,
-        shape: onnx.TensorShapeProto.create({
-          dim: dims.map((d) => onnx.TensorShapeProto.Dimension.create(typeof d === 'number' ? { dim_value: d } : { dim_param: d })),
-        }),
-      }),
-    }),
-  });
+  return builderValueInfo(name, elemType, dims);
 }
 
 export function node(opType: string, inputs: string[], outputs: string[], name = outputs[0] ?? opType, extra: Partial<onnx.INodeProto> = {}): onnx.NodeProto {
@@ -21,12 +13,7 @@ export function node(opType: string, inputs: string[], outputs: string[], name =
 }
 
 export function floatTensor(name: string, dims: number[], values: number[]): onnx.TensorProto {
-  return onnx.TensorProto.create({
-    name,
-    dims,
-    data_type: DataType.FLOAT,
-    raw_data: new Uint8Array(new Float32Array(values).buffer),
-  });
+  return tensor(name, dims, Float32Array.from(values));
 }
 
 export function model(graph: Partial<onnx.IGraphProto>, opset = 17): onnx.ModelProto {

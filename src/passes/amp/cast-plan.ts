@@ -11,7 +11,7 @@ import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
 import { typeVariableOfInput } from '../../onnx/schema.js';
 import { lowPrecisionCopy } from '../../onnx/tensor-data.js';
 import { attributeTypedOps, inferOutputType, type ElemTypes } from '../../onnx/type-inference.js';
-import { describeNode, type NodeDecision } from './decisions.js';
+import type { NodeDecision } from './decisions.js';
 import type { ScopePaint } from './paint.js';
 
 export interface CastOptions {
@@ -271,4 +271,3 @@ function retypeDtypeAttribute(node: onnx.INodeProto, target: number): void {
   }
 }
 
-export { describeNode };

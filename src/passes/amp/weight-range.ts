@@ -9,6 +9,7 @@ import { FLOAT16_MAX } from '../../onnx/float16.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { ModelGraph } from '../../onnx/graph.js';
 import { readFloat32 } from '../../onnx/tensor-data.js';
+import { attributeTypedOps } from '../../onnx/type-inference.js';
 
 export interface PinnedNode {
   rule: 'weight-out-of-range' | 'activation-out-of-range';
@@ -30,8 +31,10 @@ export function nodesReadingOutOfRangeWeights(graph: ModelGraph): Map<onnx.INode
   for (const scope of graph.scopes) {
     const weights: Array<[string, onnx.ITensorProto]> = [...scope.initializers].filter(([, t]) => t.data_type === DataType.FLOAT);
     for (const node of scope.currentNodes()) {
-      if (node.domain || (node.op_type !== 'Constant' && node.op_type !== 'ConstantOfShape')) continue;
-      const value = findAttribute(node, 'value')?.t;
+      // Constant's 'value', and the value tensor of the ops rules/dtype-attributes.json types from one (ConstantOfShape).
+      const attribute = node.domain ? undefined : node.op_type === 'Constant' ? 'value' : attributeTypedOps().get(node.op_type ?? '')?.tensorAttribute;
+      if (!attribute) continue;
+      const value = findAttribute(node, attribute)?.t;
       const output = node.output?.[0];
       if (value?.data_type === DataType.FLOAT && output) weights.push([output, value]);
     }
