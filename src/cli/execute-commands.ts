@@ -183,9 +183,22 @@ export async function runBench(args: BenchArgs, print: Print): Promise<number> {
   if (args.out) writeTextAtomically(args.out, `${JSON.stringify(record, null, 2)}\n`);
   if (!args.quiet) {
     print(renderBench(result, args.model));
-    if (provider === 'cpu') print('note: ran on the CPU provider, which computes float16 by casting to float32: expect no speed-up here; GPUs are where AMP pays.\n');
+    if (provider === 'cpu') print(cpuProviderNote(report.summary));
   }
   return 0;
+}
+
+/**
+ * What a CPU figure means. ORT's CPU provider has float16 kernels for few ops (the rest run through
+ * Casts to float32) and its float16 Gemm, which MatMulAddFusion makes from every MatMul + bias Add,
+ * is a slow reference loop: the AMP model can be many times slower than fp32 there.
+ */
+export function cpuProviderNote(summary: { target: string; targetWarnings: readonly unknown[] }): string {
+  const found =
+    summary.target === 'cpu'
+      ? `; --target cpu found ${summary.targetWarnings.length} converted nodes without a fast kernel (see the summary)`
+      : '; rewrite with --target cpu to list the nodes affected';
+  return `note: ran on ONNX Runtime's CPU provider, which has float16 kernels for few ops (the others run through Casts to float32) and a slow reference float16 Gemm that its MatMulAddFusion makes from MatMul + Add${found}. CPU figures are not GPU evidence.\n`;
 }
 
 export function machineDescription(): string {
