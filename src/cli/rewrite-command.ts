@@ -76,7 +76,7 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
       describe: 'run the fp32 model once (random inputs, or --inputs) and keep nodes that see values beyond float16 range in fp32',
     })
     .option('inputs', { type: 'string', array: true, default: [], describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json)' })
-    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension for random inputs: name=value (repeatable)' })
+    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension, for random inputs and for the static shapes of the FLOPs share and Tensor Core lint: name=value (repeatable)' })
     .option('target', {
       choices: [...TARGETS],
       default: 'any',
@@ -156,6 +156,7 @@ export function ampOptionsFromArgs(args: RewriteArgs): AmpOptions {
     forceFp32: args.forceFp32,
     forceFp16: args.forceFp16,
     target: args.target,
+    dims: parseDims(args.dim),
   };
 }
 

@@ -20,6 +20,8 @@ import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
+import { tensorCoreLint, type TensorCoreLint } from './amp/tensor-core-lint.js';
+import { withStaticDims } from './amp/static-dims.js';
 import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
 
 export interface AmpOptions {
@@ -52,6 +54,8 @@ export interface AmpOptions {
    * 'any' (default) assumes nothing.
    */
   target?: Target;
+  /** Sizes of symbolic input dimensions, for the static shapes of the FLOPs share and the Tensor Core lint (--dim). */
+  dims?: ReadonlyMap<string, number>;
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
 }
@@ -106,6 +110,8 @@ export interface AmpSummary {
   targetConverted: number;
   /** Converted nodes the target's provider has no fast kernel for. */
   targetWarnings: TargetWarning[];
+  /** Converted matrix ops whose dimensions are not multiples of 8; null under --target cpu (no Tensor Cores). */
+  tensorCoreLint: TensorCoreLint | null;
 }
 
 export interface AmpReport {
@@ -194,7 +200,9 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const decisions = [...paints.values()].flatMap((paint) => [...paint.decisions.values()]);
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   // Before the casts rename edges: shapes are looked up by the model's own value names.
-  const flops = matrixFlops(decisions, inferShapes(graph));
+  const shapes = inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph);
+  const flops = matrixFlops(decisions, shapes);
+  const lint = options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes);
 
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
@@ -230,6 +238,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       target: options.target ?? 'any',
       targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
       targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
+      tensorCoreLint: lint,
     },
     nodes: decisions.map((d) => ({
       node: d.node.name ?? '',
@@ -255,7 +264,7 @@ function summarize(
   mode: 'fp16' | 'bf16',
   anyAllow: boolean,
   flops: AmpSummary['matrixFlops'],
-): Omit<AmpSummary, 'target' | 'targetConverted' | 'targetWarnings'> {
+): Omit<AmpSummary, 'target' | 'targetConverted' | 'targetWarnings' | 'tensorCoreLint'> {
   const processable = decisions.filter((d) => d.processable);
   const reasons = new Map<RuleCode, { count: number; example: string }>();
   for (const d of decisions) {
