@@ -16,6 +16,8 @@ import { renderTensorSummary, summarizeTensor } from '../runtime/summarize.js';
 import { ortToTensorProto } from '../runtime/tensors.js';
 import { rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
 import { rewriteModel } from '../passes/pipeline.js';
+import { checkCudaDevice, lowPrecisionTypesOf } from '../runtime/device-check.js';
+import type { DeviceDeps } from './train-command.js';
 import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 
 type Print = (text: string) => void;
@@ -36,8 +38,9 @@ export function runOptions(yargs: Argv): Argv<RunArgs> {
   ) as unknown as Argv<RunArgs>;
 }
 
-export async function runRun(args: RunArgs, print: Print): Promise<number> {
+export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {}): Promise<number> {
   const model = loadModel(args.model);
+  const check = checkCudaDevice(providersOf(args), lowPrecisionTypesOf(model), args.model, deps.queryDevice);
   const ort = await loadOrt();
   const feeds = feedsOf(ort, model, args);
   const opened = await openSession(args.model, providersOf(args));
@@ -51,7 +54,11 @@ export async function runRun(args: RunArgs, print: Print): Promise<number> {
         writeFileSync(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
       }
     }
-    print(args.json ? `${JSON.stringify({ provider: opened.provider, outputs: summaries }, null, 2)}\n` : `${describeProvider(opened)}\n${summaries.map(renderTensorSummary).join('\n')}\n`);
+    print(
+      args.json
+        ? `${JSON.stringify({ provider: opened.provider, ...(check ? { device: check.device, deviceNotes: check.notes } : {}), outputs: summaries }, null, 2)}\n`
+        : `${check ? `${check.notes.join('\n')}\n` : ''}${describeProvider(opened)}\n${summaries.map(renderTensorSummary).join('\n')}\n`,
+    );
     return 0;
   } finally {
     await opened.session.release();
@@ -152,10 +159,12 @@ export function renderBench(result: BenchResult, model: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function runBench(args: BenchArgs, print: Print): Promise<number> {
+export async function runBench(args: BenchArgs, print: Print, deps: DeviceDeps = {}): Promise<number> {
   if (args.runs < 1 || args.warmup < 0) throw new AmpError('BAD_OPTION', '--runs must be at least 1 and --warmup at least 0');
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
   const { model: amp, report: { amp: report } } = rewriteModel(model, rewriteOptionsFromArgs(args));
+  const check = checkCudaDevice(providersOf(args), lowPrecisionTypesOf(amp), args.model, deps.queryDevice);
+  if (check && !args.quiet) print(`${check.notes.join('\n')}\n`);
   const ort = await loadOrt();
   const feeds = feedsOf(ort, model, args);
   const firstInput = Object.values(feeds)[0];
@@ -176,6 +185,7 @@ export async function runBench(args: BenchArgs, print: Print): Promise<number> {
     date: new Date().toISOString(),
     machine: machineDescription(),
     provider,
+    device: check?.device ?? null,
     cpuOnly: provider === 'cpu',
     summary: report.summary,
     ...result,
