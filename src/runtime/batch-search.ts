@@ -28,10 +28,13 @@ export interface BatchSearchOptions {
   start: number;
   max: number;
   multiple?: number;
+  /** Stop after this many trials (a GPU machine's time is lent by the minute); the best fit so far stands. */
+  maxTrials?: number;
 }
 
 export async function largestBatch(attempt: (batch: number) => Promise<BatchAttempt>, options: BatchSearchOptions): Promise<BatchSearchResult> {
   const multiple = options.multiple ?? 8;
+  const maxTrials = options.maxTrials ?? Infinity;
   const trials: BatchTrial[] = [];
   const tryBatch = async (batch: number): Promise<boolean> => {
     const result = await attempt(batch);
@@ -43,7 +46,7 @@ export async function largestBatch(attempt: (batch: number) => Promise<BatchAtte
   for (let batch = Math.max(1, options.start); ; batch = Math.min(batch * 2, options.max)) {
     if (await tryBatch(batch)) {
       fit = batch;
-      if (batch >= options.max) break;
+      if (batch >= options.max || trials.length >= maxTrials) break;
     } else {
       fail = batch;
       break;
@@ -52,7 +55,7 @@ export async function largestBatch(attempt: (batch: number) => Promise<BatchAtte
   if (fit !== null && fail !== null) {
     let low = fit;
     let high = fail;
-    while (high - low > Math.max(multiple, low / 16)) {
+    while (high - low > Math.max(multiple, low / 16) && trials.length < maxTrials) {
       const middle = Math.max(low + multiple, Math.floor((low + high) / 2 / multiple) * multiple);
       if (middle >= high) break;
       if (await tryBatch(middle)) low = middle;
@@ -61,5 +64,5 @@ export async function largestBatch(attempt: (batch: number) => Promise<BatchAtte
     fit = low;
   }
   const best = trials.find((t) => t.batch === fit && t.fits);
-  return { largest: fit, itemsPerSecond: best?.itemsPerSecond ?? null, reachedLimit: fail === null && fit !== null, trials };
+  return { largest: fit, itemsPerSecond: best?.itemsPerSecond ?? null, reachedLimit: fail === null && fit !== null && fit >= options.max, trials };
 }

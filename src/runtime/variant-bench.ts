@@ -56,7 +56,8 @@ export interface VariantBenchResult {
   speedups: Record<string, number>;
 }
 
-function compareAll(ort: Ort, reference: Record<string, Uint8Array>, candidate: Record<string, Uint8Array>, tolerance: { atol: number; rtol: number }): OutputComparison[] {
+/** Every reference output against the candidate's (encoded TensorProtos), with bench's tolerance. */
+export function compareAll(ort: Ort, reference: Record<string, Uint8Array>, candidate: Record<string, Uint8Array>, tolerance: { atol: number; rtol: number }): OutputComparison[] {
   return Object.entries(reference).map(([name, bytes]) => {
     const expected = tensorProtoToOrt(ort, decodeTensorProto(bytes, name));
     const got = candidate[name];

@@ -86,6 +86,12 @@ describe('largestBatch', () => {
     expect(result.trials.every((t) => !t.fits || t.itemsPerSecond! > 0)).toBe(true);
   });
 
+  it('stops after maxTrials with the best fit so far', async () => {
+    const result = await largestBatch(fitsUpTo(1000), { start: 8, max: 1 << 20, maxTrials: 4 });
+    expect(result.trials.map((t) => t.batch)).toEqual([8, 16, 32, 64]);
+    expect(result).toMatchObject({ largest: 64, reachedLimit: false });
+  });
+
   it('reports null when the start does not fit, and the limit when nothing fails', async () => {
     expect(await largestBatch(fitsUpTo(4), { start: 8, max: 64 })).toMatchObject({ largest: null, itemsPerSecond: null });
     expect(await largestBatch(fitsUpTo(1e9), { start: 8, max: 100 })).toMatchObject({ largest: 100, reachedLimit: true });
