@@ -87,7 +87,8 @@ export function checkCudaDevice(providers: readonly Provider[], types: ReadonlyS
   if (providers[0] !== 'cuda') return undefined;
   const gpus = query();
   const device = gpus?.[0] ?? null;
-  if (!device) return { device, notes: ['device check: nvidia-smi gave no GPU; compute capability unknown, precision not checked'] };
+  // With fallbacks (--ep auto), a machine without nvidia-smi is most likely one without a GPU: say nothing.
+  if (!device) return providers.length > 1 ? undefined : { device, notes: ['device check: nvidia-smi gave no GPU; compute capability unknown, precision not checked'] };
   const notes = [`device: ${device.name}, compute capability ${device.computeCapability.toFixed(1)}`];
   const capability = device.computeCapability;
   if (types.has('bfloat16') && capability < BF16_MIN_CAPABILITY) {

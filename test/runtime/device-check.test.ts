@@ -52,6 +52,8 @@ describe('checkCudaDevice', () => {
 
   it('says so when the device cannot be queried', () => {
     expect(checkCudaDevice(['cuda'], bf16, 'm.onnx', () => null)).toEqual({ device: null, notes: [expect.stringContaining('compute capability unknown')] });
+    expect(checkCudaDevice(['cuda', 'webgpu', 'cpu'], bf16, 'm.onnx', () => null)).toBeUndefined();
+    expect(() => checkCudaDevice(['cuda', 'cpu'], bf16, 'm.onnx', T4)).toThrow(/Tesla T4/);
   });
 });
 
