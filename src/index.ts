@@ -15,3 +15,5 @@ export { buildOpLists, readRulesFile, type ListChanges, type ListChangeLayer, ty
 export { validateModel, type ValidationProblem } from './passes/validate.js';
 export { renderSummary } from './report/summary.js';
 export { renderAuditJson, renderAuditMarkdown } from './report/audit.js';
+export { TARGETS, type Target, type TargetWarning } from './passes/amp/target-policy.js';
+export { type TensorCoreLint, type LintFinding } from './passes/amp/tensor-core-lint.js';

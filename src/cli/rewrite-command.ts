@@ -11,6 +11,7 @@ import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
+import { TARGETS, type Target } from '../passes/amp/target-policy.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { activationRanges } from '../runtime/activation-range.js';
 import { inputsFromFiles, randomInputs } from '../runtime/inputs.js';
@@ -46,6 +47,7 @@ export interface RewriteArgs {
   maxScale?: number;
   inputs: string[];
   dim: string[];
+  target: Target;
   [flag: string]: unknown;
 }
 
@@ -74,7 +76,12 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
       describe: 'run the fp32 model once (random inputs, or --inputs) and keep nodes that see values beyond float16 range in fp32',
     })
     .option('inputs', { type: 'string', array: true, default: [], describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json)' })
-    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension for random inputs: name=value (repeatable)' })
+    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension, for random inputs and for the static shapes of the FLOPs share and Tensor Core lint: name=value (repeatable)' })
+    .option('target', {
+      choices: [...TARGETS],
+      default: 'any',
+      describe: "the provider that will run the model (rules/kernels.json): cuda runs LayerNorm/Softmax in the low type mid-model (their kernels accumulate in fp32); cpu warns where ORT's CPU provider has no fast fp16/bf16 kernel",
+    })
     .option('external-data', {
       type: 'string',
       default: 'keep',
@@ -148,6 +155,8 @@ export function ampOptionsFromArgs(args: RewriteArgs): AmpOptions {
     listChanges: [...(args.rules ? [readRulesFile(args.rules)] : []), { origin: 'command-line flags', changes: listChangesFromFlags(args) }],
     forceFp32: args.forceFp32,
     forceFp16: args.forceFp16,
+    target: args.target,
+    dims: parseDims(args.dim),
   };
 }
 

@@ -3,6 +3,12 @@ import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModel } from '../onnx/model-io.js';
+import { checkCudaDevice, lowPrecisionTypesOf, type DeviceQuery } from '../runtime/device-check.js';
+
+/** What the commands that run models take from the machine; tests pass a faked device query. */
+export interface DeviceDeps {
+  queryDevice?: DeviceQuery;
+}
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ampRewrite } from '../passes/amp.js';
 import { rewriteModel } from '../passes/pipeline.js';
@@ -78,12 +84,17 @@ export function renderComparisonTable(results: Array<{ variant: string; result: 
   return `${lines.join('\n')}\n`;
 }
 
-export async function runTrain(args: TrainArgs, print: (text: string) => void): Promise<number> {
+export async function runTrain(args: TrainArgs, print: (text: string) => void, deps: DeviceDeps = {}): Promise<number> {
   if (!(args.epochs >= 1 && args.batch >= 1 && args.lr > 0)) throw new AmpError('BAD_OPTION', '--epochs and --batch must be at least 1 and --lr positive');
   const variants = (args.compare ?? '').split(',').map((v) => v.trim()).filter(Boolean);
   for (const v of variants) if (!(VARIANTS as readonly string[]).includes(v)) throw new AmpError('BAD_OPTION', `--compare ${args.compare}: '${v}' is not one of ${VARIANTS.join(', ')}`);
   const providers = parseProviders(args.ep);
   const model = loadModel(args.graph);
+  // The device check covers every graph about to run: amp and fp16 variants compute in float16.
+  const types = lowPrecisionTypesOf(model);
+  if (variants.some((v) => v !== 'fp32')) types.add('float16');
+  const check = checkCudaDevice(providers, types, args.graph, deps.queryDevice);
+  if (check && !args.quiet) print(`${check.notes.join('\n')}\n`);
   const data = loadMnist({ seed: args.seed });
   const results: Array<{ variant: string; result: TrainResult }> = [];
   for (const variant of variants.length ? (variants as Variant[]) : ['as given']) {

@@ -20,6 +20,9 @@ import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
+import { tensorCoreLint, type TensorCoreLint } from './amp/tensor-core-lint.js';
+import { withStaticDims } from './amp/static-dims.js';
+import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -44,6 +47,15 @@ export interface AmpOptions {
    * initializers, they do not count as fp32 streams for the between-allow rule.
    */
   weightInputs?: readonly string[];
+  /**
+   * The execution provider the model will run on (rules/kernels.json): 'cuda' runs ops whose CUDA
+   * kernel accumulates in float32 (LayerNormalization, Softmax) in the low type in the middle of
+   * the model; 'cpu' warns where ONNX Runtime's CPU provider has no or a slow low-precision kernel.
+   * 'any' (default) assumes nothing.
+   */
+  target?: Target;
+  /** Sizes of symbolic input dimensions, for the static shapes of the FLOPs share and the Tensor Core lint (--dim). */
+  dims?: ReadonlyMap<string, number>;
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
 }
@@ -92,6 +104,14 @@ export interface AmpSummary {
   weightsKeptFp32: Array<{ name: string; reason: string }>;
   matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number };
   fp32Reasons: Array<{ rule: RuleCode; count: number; example: string }>;
+  /** The --target painted for ('any': no provider assumed). */
+  target: Target;
+  /** Nodes converted because the target's kernel accumulates in float32 (rule target-kernel). */
+  targetConverted: number;
+  /** Converted nodes the target's provider has no fast kernel for. */
+  targetWarnings: TargetWarning[];
+  /** Converted matrix ops whose dimensions are not multiples of 8; null under --target cpu (no Tensor Cores). */
+  tensorCoreLint: TensorCoreLint | null;
 }
 
 export interface AmpReport {
@@ -162,6 +182,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
         : new Map(),
     forceFp16: nodeMatcher(options.forceFp16 ?? []),
     weightInputs: new Set(options.weightInputs ?? []),
+    targetPolicy: targetPolicy(options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
   };
 
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
@@ -179,7 +200,9 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const decisions = [...paints.values()].flatMap((paint) => [...paint.decisions.values()]);
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   // Before the casts rename edges: shapes are looked up by the model's own value names.
-  const flops = matrixFlops(decisions, inferShapes(graph));
+  const shapes = inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph);
+  const flops = matrixFlops(decisions, shapes);
+  const lint = options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes);
 
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
@@ -210,7 +233,13 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
 
   const report: AmpReport = {
     pass: 'amp',
-    summary: summarize(decisions, stats, mode, anyAllow, flops),
+    summary: {
+      ...summarize(decisions, stats, mode, anyAllow, flops),
+      target: options.target ?? 'any',
+      targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
+      targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
+      tensorCoreLint: lint,
+    },
     nodes: decisions.map((d) => ({
       node: d.node.name ?? '',
       op: d.node.op_type ?? '',
@@ -235,7 +264,7 @@ function summarize(
   mode: 'fp16' | 'bf16',
   anyAllow: boolean,
   flops: AmpSummary['matrixFlops'],
-): AmpSummary {
+): Omit<AmpSummary, 'target' | 'targetConverted' | 'targetWarnings' | 'tensorCoreLint'> {
   const processable = decisions.filter((d) => d.processable);
   const reasons = new Map<RuleCode, { count: number; example: string }>();
   for (const d of decisions) {
@@ -253,7 +282,7 @@ function summarize(
     converted: decisions.filter((d) => d.color === 'ALLOW').length,
     targetCasts: stats?.castsToTarget ?? 0,
     allowConverted: decisions.filter((d) => d.color === 'ALLOW' && d.list === 'allow').length,
-    denyBlocking: processable.filter((d) => d.list === 'deny').length,
+    denyBlocking: processable.filter((d) => d.list === 'deny' && d.color !== 'ALLOW').length,
     blockedByDeny: decisions.filter((d) => d.rule === 'deny-upstream').length,
     weightCasts: stats?.weightCasts ?? 0,
     fp32Casts: stats?.castsToFloat32 ?? 0,

@@ -2,6 +2,7 @@
 import type { AmpReport } from '../passes/amp.js';
 import type { LossScalingReport } from '../passes/loss-scaling.js';
 import { renderSummary } from './summary.js';
+import { renderTensorCoreSection } from './target-summary.js';
 
 export function renderAuditJson(report: AmpReport, training?: LossScalingReport): string {
   return `${JSON.stringify(training ? { ...report, training } : report, null, 2)}\n`;
@@ -23,6 +24,7 @@ export function renderAuditMarkdown(report: AmpReport, training?: LossScalingRep
       `| ${cell(n.scope)} | ${cell(n.node)} | ${cell(n.domain ? `${n.domain}:${n.op}` : n.op)} | ${n.list ?? ''} | ${n.color} | ${n.rule} | ${cell(n.reason)} | ${cell(n.castsAdded.join(', '))} |`,
     );
   }
+  out.push(...renderTensorCoreSection(report));
   out.push('', '## Effective lists', '');
   for (const [list, entries] of Object.entries(report.lists)) {
     out.push(`### ${list}`, '');
