@@ -14,7 +14,9 @@ import { loadOrt } from '../runtime/ort.js';
 import { describeProvider, openSession } from '../runtime/session.js';
 import { renderTensorSummary, summarizeTensor } from '../runtime/summarize.js';
 import { ortToTensorProto } from '../runtime/tensors.js';
-import { rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
+import { listWarnings, patternWarnings, rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
+import { renderLists } from './render-lists.js';
+import { reportWarnings } from './warnings.js';
 import { rewriteModel } from '../passes/pipeline.js';
 import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 
@@ -154,8 +156,11 @@ export function renderBench(result: BenchResult, model: string): string {
 
 export async function runBench(args: BenchArgs, print: Print): Promise<number> {
   if (args.runs < 1 || args.warmup < 0) throw new AmpError('BAD_OPTION', '--runs must be at least 1 and --warmup at least 0');
+  const options = rewriteOptionsFromArgs(args);
+  reportWarnings(listWarnings(args), Boolean(args.strict));
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
-  const { model: amp, report: { amp: report } } = rewriteModel(model, rewriteOptionsFromArgs(args));
+  const { model: amp, report: { amp: report } } = rewriteModel(model, options);
+  reportWarnings(patternWarnings(args, report), Boolean(args.strict));
   const ort = await loadOrt();
   const feeds = feedsOf(ort, model, args);
   const firstInput = Object.values(feeds)[0];
@@ -181,11 +186,15 @@ export async function runBench(args: BenchArgs, print: Print): Promise<number> {
     ...result,
   };
   if (args.out) writeTextAtomically(args.out, `${JSON.stringify(record, null, 2)}\n`);
-  if (!args.quiet) {
+  if (args.json) {
+    print(`${JSON.stringify({ ...record, ...(args.verbose ? { lists: report.lists } : {}) }, null, 2)}\n`);
+  } else if (!args.quiet) {
     print(renderBench(result, args.model));
     if (provider === 'cpu') print('note: ran on the CPU provider, which computes float16 by casting to float32: expect no speed-up here; GPUs are where AMP pays.\n');
+    if (args.verbose) print(renderLists(report.lists));
   }
-  return 0;
+  // A FAIL row means the mixed-precision model's outputs left the tolerance: the same exit as compare's.
+  return result.accuracy.every((row) => row.pass) ? 0 : 1;
 }
 
 export function machineDescription(): string {
