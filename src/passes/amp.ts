@@ -20,6 +20,7 @@ import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
+import { checkAmpOptions } from '../api/check-options.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -29,7 +30,7 @@ export interface AmpOptions {
   /** Changes to the op lists, applied in order after the defaults (a --rules file, flags). */
   listChanges?: ListChangeLayer[];
   /** Environment to read AMP_REWRITE_<LIST>LIST_<ADD|REMOVE> from; none when absent (the API stays pure). */
-  env?: NodeJS.ProcessEnv;
+  env?: Readonly<Record<string, string | undefined>>;
   /** Node names or /regex/ patterns kept fp32 whatever their op. */
   forceFp32?: string[];
   /** Node names or /regex/ patterns converted whatever their list (when their schema allows). */
@@ -145,6 +146,7 @@ export function effectiveLists(options: AmpOptions): OpLists {
 }
 
 export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): AmpResult {
+  checkAmpOptions(options as Record<string, unknown>);
   const mode = options.mode ?? 'fp16';
   const target = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
   const lists = effectiveLists(options);
