@@ -16,6 +16,7 @@ import { benchOptions, compareOptions, runBench, runCompare, runOptions, runRun,
 import { rewriteOptions, runRewrite, type RewriteArgs } from './rewrite-command.js';
 import { checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand } from './option-scope.js';
 import { reportWarnings, unknownEnvironment } from './warnings.js';
+import { setRuntimeVerbose } from '../runtime/ort.js';
 
 const INTERNAL_ERROR = 3;
 
@@ -43,8 +44,16 @@ function rerunWithLargerHeapIfNeeded(): void {
 
 rerunWithLargerHeapIfNeeded();
 
+// A reader that goes away (`amp-rewrite bench ... | head -2`) ends the command normally.
+let stdoutClosed = false;
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  stdoutClosed = true;
+  process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+});
+
 function print(text: string): void {
-  process.stdout.write(text);
+  if (!stdoutClosed) process.stdout.write(text);
 }
 
 function fail(error: unknown): never {
@@ -85,13 +94,14 @@ function unknownOptionMessage(message: string): string {
 function run<A>(action: (args: A, print: (text: string) => void) => number | Promise<number>) {
   return async (args: unknown): Promise<void> => {
     try {
-      const parsed = args as { _: unknown[]; strict?: boolean; model?: unknown };
+      const parsed = args as { _: unknown[]; strict?: boolean; verbose?: unknown; model?: unknown };
       const command = String(parsed._[0] ?? 'rewrite');
       if (command === 'rewrite' && typeof parsed.model === 'string') {
         const mistyped = unknownCommand(parsed.model, commandNames(), isFile);
         if (mistyped) throw mistyped;
       }
       checkOptionsApply(command, givenOptions(hideBin(process.argv), SHORT_ALIASES));
+      setRuntimeVerbose(parsed.verbose === true);
       reportWarnings(unknownEnvironment(process.env), Boolean(parsed.strict));
       process.exitCode = await action(args as A, print);
     } catch (error) {

@@ -6,7 +6,8 @@
  */
 import type { InferenceSession } from 'onnxruntime-node';
 import { AmpError } from '../onnx/errors.js';
-import { loadOrt, type Ort } from './ort.js';
+import { loadOrt, runtimeLogLevel, runtimeLogSeverity, type Ort } from './ort.js';
+import { providerUnavailable } from './native-libraries.js';
 
 export const PROVIDERS = ['cuda', 'webgpu', 'cpu'] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -44,11 +45,16 @@ export interface OpenedSession {
 export async function openSession(model: Uint8Array | string, providers: readonly Provider[], options: InferenceSession.SessionOptions = {}): Promise<OpenedSession> {
   const ort = await loadOrt();
   // Native errors for a provider that cannot load are reported by us, once, in one line.
-  ort.env.logLevel = 'fatal';
+  ort.env.logLevel = runtimeLogLevel();
   const skipped: OpenedSession['skipped'] = [];
   for (const provider of providers) {
     try {
-      const sessionOptions = { logSeverityLevel: 3 as const, ...options, executionProviders: [provider] };
+      const unavailable = providerUnavailable(provider);
+      if (unavailable) {
+        skipped.push({ provider, reason: unavailable });
+        continue;
+      }
+      const sessionOptions = { logSeverityLevel: runtimeLogSeverity(), ...options, executionProviders: [provider] };
       const session =
         typeof model === 'string' ? await ort.InferenceSession.create(model, sessionOptions) : await ort.InferenceSession.create(model, sessionOptions);
       return { session, provider, skipped, ort };
