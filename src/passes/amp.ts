@@ -20,6 +20,7 @@ import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
+import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
 import { checkAmpOptions } from '../api/check-options.js';
 
 export interface AmpOptions {
@@ -65,6 +66,13 @@ export const ampPassInfo = {
 
 export interface NodeAudit {
   node: string;
+  /** The node's name, or `Op#index` (its position in its graph) for an unnamed node. */
+  id: string;
+  /** What the node computes in after the rewrite: fp16/bf16 converted, fp32 kept, '-' no float data. */
+  precision: Precision;
+  /** Element types of its inputs and outputs after the rewrite (f32, f16, bf16, i64...; '' an omitted input). */
+  inputTypes: string[];
+  outputTypes: string[];
   op: string;
   domain: string;
   scope: string;
@@ -183,6 +191,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   // Before the casts rename edges: shapes are looked up by the model's own value names.
   const flops = matrixFlops(decisions, inferShapes(graph));
 
+  const ids = nodeIds(graph);
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
   if (anyAllow) {
@@ -210,11 +219,15 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
 
+  // The types the nodes see after the Casts: inferred again on the rewritten graph.
+  const typesAfter = anyAllow ? inferElemTypes(graph, opsets) : types;
   const report: AmpReport = {
     pass: 'amp',
     summary: summarize(decisions, stats, mode, anyAllow, flops),
     nodes: decisions.map((d) => ({
       node: d.node.name ?? '',
+      id: ids.get(d.node) ?? d.node.name ?? '',
+      ...nodeTypes(d, typesAfter, target),
       op: d.node.op_type ?? '',
       domain: d.node.domain ?? '',
       scope: d.scope.path,
