@@ -14,9 +14,8 @@ export type Provider = (typeof PROVIDERS)[number];
 
 const INSTALL_HINTS: Record<Provider, string> = {
   cuda:
-    'the CUDA provider is not installed: reinstall onnxruntime-node with ONNXRUNTIME_NODE_INSTALL=cuda12 ' +
-    '(npm install-scripts approve onnxruntime-node && ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node), ' +
-    'and have CUDA 12 and cuDNN 9 on the machine',
+    'the CUDA provider is not installed beside ONNX Runtime: ONNXRUNTIME_NODE_INSTALL=cuda12 node node_modules/onnxruntime-node/script/install.js ' +
+    '(downloads it), or offline amp-rewrite doctor --cuda-provider-dir <folder> --install; it needs CUDA 12 and cuDNN 9 (amp-rewrite doctor says what is missing)',
   webgpu: 'no WebGPU adapter: the WebGPU provider needs a GPU with a Vulkan driver (libvulkan.so.1)',
   cpu: 'the CPU provider should always load; reinstall onnxruntime-node (npm ci)',
 };
