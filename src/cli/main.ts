@@ -141,7 +141,9 @@ const parser = yargs(hideBin(process.argv))
     if (error) fail(error);
     const mistyped = /^Unknown argument/.test(message) ? unknownCommand(hideBin(process.argv)[0], commandNames(), isFile) : undefined;
     if (mistyped) fail(mistyped);
-    process.stderr.write(`amp-rewrite: error [BAD_OPTION]: ${unknownOptionMessage(message)} (see amp-rewrite --help)\n`);
+    // yargs writes some messages over two lines ("Invalid values:\n  Argument: ..."): errors are one line.
+    const oneLine = unknownOptionMessage(message).replace(/:?\s*\n\s*/g, ': ');
+    process.stderr.write(`amp-rewrite: error [BAD_OPTION]: ${oneLine} (see amp-rewrite --help)\n`);
     process.exit(EXIT_CODES.badInput);
   });
 knownCommands = (parser as unknown as { getInternalMethods(): { getCommandInstance(): { getCommands(): string[] } } })

@@ -30,6 +30,12 @@ describe('commands and their options', () => {
     expect(stderr).toMatch(/^amp-rewrite: error \[BAD_OPTION\]: unknown command 'frobnicate' \(commands: inspect, run, compare, train, [a-z, ]*\bbench\b/);
   });
 
+  it('every option error is one line', () => {
+    const { code, stderr } = cli([transformer, '--dry-run', '--mode', 'fp8']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/^amp-rewrite: error \[BAD_OPTION\]: Invalid values: Argument: mode, Given: "fp8", Choices: "fp16", "bf16" \(see amp-rewrite --help\)\n$/);
+  });
+
   it('an option of another command is an error that says so', () => {
     const train = cli(['train', trainingGraph, '--mode', 'bf16']);
     expect(train.code).toBe(2);
