@@ -4,7 +4,7 @@
  * the declarations compile in a project without @types/node or onnxruntime-node.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -94,5 +94,28 @@ export const isError = (e: unknown): boolean => e instanceof AmpError && e.code 
     const files = tsc.stdout.split('\n');
     expect(files.some((f) => f.includes('dist/index.d.ts'))).toBe(true);
     expect(files.filter((f) => /onnxruntime|@types\/node/.test(f))).toEqual([]);
+  });
+
+  it("the README's TypeScript examples compile against the package", () => {
+    const project = mkdtempSync(path.join(tmpdir(), 'amp-readme-ts-'));
+    mkdirSync(path.join(project, 'node_modules'));
+    symlinkSync(repoRoot, path.join(project, 'node_modules/amp-rewrite'));
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ type: 'module' }));
+    const blocks = [...readFileSync(path.join(repoRoot, 'README.md'), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1] as string);
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    const files = blocks.map((code, i) => {
+      writeFileSync(path.join(project, `example${i}.ts`), `${code}\nexport {};\n`);
+      return `example${i}.ts`;
+    });
+    writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022'], types: ['node'], typeRoots: [path.join(repoRoot, 'node_modules/@types')], noEmit: true },
+        files,
+      }),
+    );
+    const tsc = spawnSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', project], { encoding: 'utf8' });
+    expect(tsc.stdout).toBe('');
+    expect(tsc.status).toBe(0);
   });
 });

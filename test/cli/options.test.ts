@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildMlpTrainingStep, withInitialState } from '../../src/builder/recipes/training.js';
 import { encodeModel } from '../../src/onnx/codec.js';
 import { fixturesDir, repoRoot } from '../support/corpus.js';
 import { floatTensor, model, node, valueInfo } from '../support/models.js';
@@ -87,6 +88,15 @@ describe('commands and their options', () => {
     const passing = cli(['bench', transformer, '--runs', '1', '--warmup', '0', '--json']);
     expect(passing.code).toBe(0);
     expect(JSON.parse(passing.stdout).accuracy.every((r: { pass: boolean }) => r.pass)).toBe(true);
+  });
+
+  it('train --json alone prints the results as JSON, and nothing else, on stdout', () => {
+    const graph = path.join(work, 'mnist-mlp.onnx');
+    writeFileSync(graph, encodeModel(withInitialState(buildMlpTrainingStep({ inputSize: 784, hidden: 16, hiddenLayers: 1, classes: 10, batch: 'batch', optimizer: 'sgd-momentum', seed: 1 }))));
+    const { code, stdout } = cli(['train', graph, '--compare', 'fp32,amp', '--max-steps', '3', '--json']);
+    expect(code).toBe(0);
+    const record = JSON.parse(stdout);
+    expect(record.results.map((r: { variant: string }) => r.variant)).toEqual(['fp32', 'amp']);
   });
 
   it('warns about a --force-fp32 pattern that matches nothing, an op in no schema table, an unknown AMP_REWRITE_ variable', () => {
