@@ -34,7 +34,8 @@ export function runOptions(yargs: Argv): Argv<RunArgs> {
     yargs
       .positional('model', { type: 'string', demandOption: true, describe: 'ONNX model to run' })
       .option('save-outputs', { type: 'string', describe: 'folder to write each output to as <name>.pb (ONNX TensorProto)' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the output summaries as JSON' }),
+      .option('json', { type: 'boolean', default: false, describe: 'print the output summaries as JSON' })
+      .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" }),
   ) as unknown as Argv<RunArgs>;
 }
 
@@ -76,7 +77,8 @@ export function compareOptions(yargs: Argv): Argv<CompareArgs> {
       .positional('candidate', { type: 'string', demandOption: true, describe: 'the model to check (typically the mixed-precision one)' })
       .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
       .option('rtol', { type: 'number', default: 1e-2, describe: 'relative tolerance per element' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' }),
+      .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' })
+      .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" }),
   ) as unknown as Argv<CompareArgs>;
 }
 

@@ -33,6 +33,8 @@ describe('quiet by default', () => {
     const verbose = cli([file, '--dry-run', '-q', '--calibrate', '--verbose']);
     expect(verbose.status).toBe(0);
     expect(verbose.stderr).toMatch(/Removing initializer 'unused_weight'/);
+    expect(cli(['run', file]).stderr).toBe('');
+    expect(cli(['run', file, '--verbose']).stderr).toMatch(/Removing initializer 'unused_weight'/);
   });
 
   it.skipIf(findLibrary('libvulkan.so.1') !== undefined)('--ep auto on a machine without Vulkan prints no Dawn warning, only which providers ran', () => {
