@@ -172,6 +172,10 @@ export function listWarnings(args: RewriteArgs): string[] {
     const fromEnv = process.env[`AMP_REWRITE_${list.toUpperCase()}LIST_ADD`];
     if (fromEnv) warnings.push(...unknownOpTypes(`AMP_REWRITE_${list.toUpperCase()}LIST_ADD`, splitOps(fromEnv)));
   }
+  if (args.rules) {
+    const { changes } = readRulesFile(args.rules);
+    for (const list of LIST_NAMES) warnings.push(...unknownOpTypes(`--rules ${args.rules}: ${list}.add`, changes[list]?.add ?? []));
+  }
   return warnings;
 }
 

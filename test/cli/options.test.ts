@@ -109,6 +109,9 @@ describe('commands and their options', () => {
     expect(stderr).toContain('amp-rewrite: warning: --allow-add FooOp: no operator schema table');
     expect(stderr).toContain('amp-rewrite: warning: environment variable AMP_REWRITE_DENY_ADD is not one amp-rewrite reads');
     expect(cli([transformer, '--dry-run', '-q', '--allow-add', 'com.microsoft:FusedMatMul']).stderr).toBe('');
+    const rules = path.join(work, 'rules.json');
+    writeFileSync(rules, JSON.stringify({ clear: { add: ['Idnetity'] } }));
+    expect(cli([transformer, '--dry-run', '-q', '--rules', rules]).stderr).toContain(`amp-rewrite: warning: --rules ${rules}: clear.add Idnetity: no operator schema table`);
   });
 
   it('--strict makes those warnings errors', () => {
