@@ -16,7 +16,9 @@ import { loadOrt } from '../runtime/ort.js';
 import { describeProvider, openSession } from '../runtime/session.js';
 import { renderTensorSummary, summarizeTensor } from '../runtime/summarize.js';
 import { ortToTensorProto } from '../runtime/tensors.js';
-import { parseDims, rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
+import { listWarnings, parseDims, patternWarnings, rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
+import { renderLists } from './render-lists.js';
+import { reportWarnings } from './warnings.js';
 import { rewriteModel } from '../passes/pipeline.js';
 import { checkCudaDevice, lowPrecisionTypesOf } from '../runtime/device-check.js';
 import type { DeviceDeps } from './train-command.js';
@@ -36,7 +38,8 @@ export function runOptions(yargs: Argv): Argv<RunArgs> {
     yargs
       .positional('model', { type: 'string', demandOption: true, describe: 'ONNX model to run' })
       .option('save-outputs', { type: 'string', describe: 'folder to write each output to as <name>.pb (ONNX TensorProto)' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the output summaries as JSON' }),
+      .option('json', { type: 'boolean', default: false, describe: 'print the output summaries as JSON' })
+      .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" }),
   ) as unknown as Argv<RunArgs>;
 }
 
@@ -83,7 +86,8 @@ export function compareOptions(yargs: Argv): Argv<CompareArgs> {
       .positional('candidate', { type: 'string', demandOption: true, describe: 'the model to check (typically the mixed-precision one)' })
       .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
       .option('rtol', { type: 'number', default: 1e-2, describe: 'relative tolerance per element' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' }),
+      .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' })
+      .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" }),
   ) as unknown as Argv<CompareArgs>;
 }
 
@@ -205,11 +209,14 @@ export function renderBench(result: VariantBenchResult & { method: string; batch
 export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = {}): Promise<number> {
   if (args.runs < 1 || args.warmup < 0) throw new AmpError('BAD_OPTION', '--runs must be at least 1 and --warmup at least 0');
   if (args.batchSearch && args.inputs.length) throw new AmpError('BAD_OPTION', '--batch-search makes random inputs of each batch size: drop --inputs');
+  const options = rewriteOptionsFromArgs(args);
+  reportWarnings(listWarnings(args), Boolean(args.strict));
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
-  const { model: amp, report: { amp: report } } = rewriteModel(model, rewriteOptionsFromArgs(args));
+  const { model: amp, report: { amp: report } } = rewriteModel(model, options);
+  reportWarnings(patternWarnings(args, report), Boolean(args.strict));
   const providers = providersOf(args);
   const check = checkCudaDevice(providers, lowPrecisionTypesOf(amp), args.model, deps.queryDevice);
-  if (check && !args.quiet) print(`${check.notes.join('\n')}\n`);
+  if (check && !args.quiet && !args.json) print(`${check.notes.join('\n')}\n`);
   const ort = await loadOrt();
   // The inputs are checked here, once; each variant's worker makes the same ones from the same spec.
   feedsOf(ort, model, args);
@@ -250,11 +257,15 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
     ...(batchSearch ? { batchSearch } : {}),
   };
   if (args.out) writeTextAtomically(args.out, `${JSON.stringify(record, null, 2)}\n`);
-  if (!args.quiet) {
+  if (args.json) {
+    print(`${JSON.stringify({ ...record, ...(args.verbose ? { lists: report.lists } : {}) }, null, 2)}\n`);
+  } else if (!args.quiet) {
     print(renderBench({ ...result, method, ...(batchSearch ? { batchSearch } : {}) }, args.model));
     if (provider === 'cpu') print(cpuProviderNote(report.summary));
+    if (args.verbose) print(renderLists(report.lists));
   }
-  return 0;
+  // A FAIL row means the mixed-precision model's outputs left the tolerance: the same exit as compare's.
+  return result.accuracy.every((row) => row.pass) ? 0 : 1;
 }
 
 /**

@@ -4,7 +4,8 @@ import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModel, saveModel, type SaveOptions } from '../onnx/model-io.js';
-import { ampPassInfo, type AmpOptions } from '../passes/amp.js';
+import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
+import { reportWarnings, unknownOpTypes, unmatchedPatterns } from './warnings.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
 import { renderTrainingSummary, rewriteModel, type RewriteOptions } from '../passes/pipeline.js';
 import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
@@ -38,7 +39,9 @@ export interface RewriteArgs {
   lossGrad?: string;
   gradSuffix?: string;
   stateSuffix?: string;
-  lossScale: string;
+  /** Absent: the mode's default (dynamic for fp16, none for bf16). */
+  lossScale?: string;
+  strict?: boolean;
   lossScaleInitial?: number;
   growthFactor?: number;
   backoffFactor?: number;
@@ -94,7 +97,7 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
     .option('loss-grad', { type: 'string', group: training, describe: 'the seed dLoss/dLoss (default <loss>_grad)' })
     .option('grad-suffix', { type: 'string', group: training, describe: 'gradients are <param><suffix> (default _grad)' })
     .option('state-suffix', { type: 'string', group: training, describe: 'updated state is <input><suffix> (default .next)' })
-    .option('loss-scale', { type: 'string', default: 'dynamic', group: training, describe: 'dynamic, static:<value> or none (bf16 needs none)' })
+    .option('loss-scale', { type: 'string', group: training, describe: 'dynamic, static:<value> or none (default: dynamic for fp16, none for bf16, whose range is fp32\'s)' })
     .option('loss-scale-initial', { type: 'number', group: training, describe: 'initial dynamic scale (default 65536)' })
     .option('growth-factor', { type: 'number', group: training, describe: 'scale multiplier after growth-interval finite steps (default 2)' })
     .option('backoff-factor', { type: 'number', group: training, describe: 'scale multiplier on overflow (default 0.5)' })
@@ -126,15 +129,15 @@ export function listChangesFromFlags(args: Record<string, unknown>): ListChanges
 
 export function rewriteOptionsFromArgs(args: RewriteArgs): RewriteOptions {
   const dynamicGiven = [args.lossScaleInitial, args.growthFactor, args.backoffFactor, args.growthInterval, args.minScale, args.maxScale].some((v) => v !== undefined);
-  if (dynamicGiven && args.lossScale !== 'dynamic') throw new AmpError('BAD_OPTION', 'the growth/backoff/interval/min/max options apply to --loss-scale dynamic only');
-  const explicitScale = args.lossScale !== 'dynamic' || dynamicGiven;
+  const lossScale = args.lossScale ?? (dynamicGiven ? 'dynamic' : undefined);
+  if (dynamicGiven && lossScale !== 'dynamic') throw new AmpError('BAD_OPTION', 'the growth/backoff/interval/min/max options apply to --loss-scale dynamic only');
   return {
     ...ampOptionsFromArgs(args),
     training: args.training,
     contract: { loss: args.loss, lossGrad: args.lossGrad, gradSuffix: args.gradSuffix, stateSuffix: args.stateSuffix },
-    ...(explicitScale || args.mode !== 'bf16'
+    ...(lossScale !== undefined
       ? {
-          lossScale: parseLossScale(args.lossScale, {
+          lossScale: parseLossScale(lossScale, {
             initial: args.lossScaleInitial,
             growthFactor: args.growthFactor,
             backoffFactor: args.backoffFactor,
@@ -160,9 +163,34 @@ export function ampOptionsFromArgs(args: RewriteArgs): AmpOptions {
   };
 }
 
-function saveOptions(externalData: string): SaveOptions {
+/** --external-data: keep, embed, or a file name (with an extension) beside the output, so that a typo is not taken for one. */
+export function saveOptions(externalData: string): SaveOptions {
   if (externalData === 'keep' || externalData === 'embed') return { externalData };
+  if (!/^[^/\\]+\.[A-Za-z0-9]+$/.test(externalData) || externalData.startsWith('.')) {
+    throw new AmpError('BAD_OPTION', `--external-data ${externalData}: expected keep, embed, or a file name with an extension to gather the weights in, such as model.onnx.data`);
+  }
   return { externalData: { location: externalData } };
+}
+
+/** Warnings about options that name nothing: ops in no schema table, force patterns that match no node. */
+export function listWarnings(args: RewriteArgs): string[] {
+  const warnings: string[] = [];
+  for (const list of LIST_NAMES) {
+    const added = args[`${list}Add`];
+    if (typeof added === 'string') warnings.push(...unknownOpTypes(`--${list}-add`, splitOps(added)));
+    const fromEnv = process.env[`AMP_REWRITE_${list.toUpperCase()}LIST_ADD`];
+    if (fromEnv) warnings.push(...unknownOpTypes(`AMP_REWRITE_${list.toUpperCase()}LIST_ADD`, splitOps(fromEnv)));
+  }
+  if (args.rules) {
+    const { changes } = readRulesFile(args.rules);
+    for (const list of LIST_NAMES) warnings.push(...unknownOpTypes(`--rules ${args.rules}: ${list}.add`, changes[list]?.add ?? []));
+  }
+  return warnings;
+}
+
+export function patternWarnings(args: RewriteArgs, report: AmpReport): string[] {
+  const names = report.nodes.map((n) => n.node);
+  return [...unmatchedPatterns('--force-fp32', args.forceFp32, names), ...unmatchedPatterns('--force-fp16', args.forceFp16, names)];
 }
 
 export function parseDims(specs: readonly string[]): Map<string, number> {
@@ -191,17 +219,25 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
   }
   const options = rewriteOptionsFromArgs(args);
+  const save = saveOptions(args.externalData);
+  reportWarnings(listWarnings(args), Boolean(args.strict));
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
   if (args.calibrate) options.activationRanges = await calibrate(model, args);
   const { model: rewritten, report } = rewriteModel(model, options);
-  if (args.output && !args.dryRun) saveModel(rewritten, args.output, saveOptions(args.externalData));
+  reportWarnings(patternWarnings(args, report.amp), Boolean(args.strict));
+  if (args.output && !args.dryRun) saveModel(rewritten, args.output, save);
   for (const file of args.report) {
     writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report.amp, report.training) : renderAuditJson(report.amp, report.training));
   }
   if (!args.quiet) {
     const text = renderSummary(report.amp.summary) + (report.training ? renderTrainingSummary(report.training) : '');
-    print(args.json ? `${JSON.stringify({ ...report.amp.summary, ...(report.training ? { training: trainingJson(report.training) } : {}) }, null, 2)}\n` : text);
-    if (args.verbose) print(renderLists(report.amp.lists));
+    if (args.json) {
+      const json = { ...report.amp.summary, ...(report.training ? { training: trainingJson(report.training) } : {}), ...(args.verbose ? { lists: report.amp.lists } : {}) };
+      print(`${JSON.stringify(json, null, 2)}\n`);
+    } else {
+      print(text);
+      if (args.verbose) print(renderLists(report.amp.lists));
+    }
   }
   return 0;
 }

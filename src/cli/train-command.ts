@@ -45,7 +45,7 @@ export function trainOptions(yargs: Argv): Argv<TrainArgs> {
     .option('compare', { type: 'string', describe: 'train variants of an fp32 graph side by side: a comma list of fp32, amp, fp16' })
     .option('max-steps', { type: 'number', describe: 'stop each epoch after this many steps' })
     .option('seed', { type: 'number', default: 0, describe: 'seed for the data split and shuffling' })
-    .option('json', { type: 'string', describe: 'write the results as JSON here' })
+    .option('json', { type: 'string', describe: 'the results as JSON: on stdout (--json alone, instead of the text), or written to the file given' })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress bar' }) as unknown as Argv<TrainArgs>;
 }
 
@@ -97,6 +97,10 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void, d
   if (check && !args.quiet) print(`${check.notes.join('\n')}\n`);
   const data = loadMnist({ seed: args.seed });
   const results: Array<{ variant: string; result: TrainResult }> = [];
+  // `--json` alone means JSON, and only JSON, on stdout.
+  const jsonOnStdout = args.json === '';
+  const printJson = print;
+  if (jsonOnStdout) print = () => undefined;
   for (const variant of variants.length ? (variants as Variant[]) : ['as given']) {
     const graph = variant === 'as given' ? model : variantGraph(model, variant as Variant);
     const result = await train(graph, data, {
@@ -115,9 +119,10 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void, d
     }
   }
   if (variants.length) print(renderComparisonTable(results));
-  if (args.json) {
+  if (args.json !== undefined) {
     const record = { graph: args.graph, data: args.data, batch: args.batch, lr: args.lr, machine: machineDescription(), date: new Date().toISOString(), results };
-    writeTextAtomically(args.json, `${JSON.stringify(record, null, 2)}\n`);
+    if (jsonOnStdout) printJson(`${JSON.stringify(record, null, 2)}\n`);
+    else writeTextAtomically(args.json, `${JSON.stringify(record, null, 2)}\n`);
   }
   return 0;
 }

@@ -23,6 +23,8 @@ import { validateModel } from './validate.js';
 import { tensorCoreLint, type TensorCoreLint } from './amp/tensor-core-lint.js';
 import { withStaticDims } from './amp/static-dims.js';
 import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
+import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
+import { checkAmpOptions } from '../api/check-options.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -32,7 +34,7 @@ export interface AmpOptions {
   /** Changes to the op lists, applied in order after the defaults (a --rules file, flags). */
   listChanges?: ListChangeLayer[];
   /** Environment to read AMP_REWRITE_<LIST>LIST_<ADD|REMOVE> from; none when absent (the API stays pure). */
-  env?: NodeJS.ProcessEnv;
+  env?: Readonly<Record<string, string | undefined>>;
   /** Node names or /regex/ patterns kept fp32 whatever their op. */
   forceFp32?: string[];
   /** Node names or /regex/ patterns converted whatever their list (when their schema allows). */
@@ -76,6 +78,13 @@ export const ampPassInfo = {
 
 export interface NodeAudit {
   node: string;
+  /** The node's name, or `Op#index` (its position in its graph) for an unnamed node. */
+  id: string;
+  /** What the node computes in after the rewrite: fp16/bf16 converted, fp32 kept, '-' no float data. */
+  precision: Precision;
+  /** Element types of its inputs and outputs after the rewrite (f32, f16, bf16, i64...; '' an omitted input). */
+  inputTypes: string[];
+  outputTypes: string[];
   op: string;
   domain: string;
   scope: string;
@@ -165,6 +174,7 @@ export function effectiveLists(options: AmpOptions): OpLists {
 }
 
 export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): AmpResult {
+  checkAmpOptions(options as Record<string, unknown>);
   const mode = options.mode ?? 'fp16';
   const target = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
   const lists = effectiveLists(options);
@@ -204,6 +214,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const flops = matrixFlops(decisions, shapes);
   const lint = options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes);
 
+  const ids = nodeIds(graph);
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
   if (anyAllow) {
@@ -231,6 +242,8 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
 
+  // The types the nodes see after the Casts: inferred again on the rewritten graph.
+  const typesAfter = anyAllow ? inferElemTypes(graph, opsets) : types;
   const report: AmpReport = {
     pass: 'amp',
     summary: {
@@ -242,6 +255,8 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     },
     nodes: decisions.map((d) => ({
       node: d.node.name ?? '',
+      id: ids.get(d.node) ?? d.node.name ?? '',
+      ...nodeTypes(d, typesAfter, target),
       op: d.node.op_type ?? '',
       domain: d.node.domain ?? '',
       scope: d.scope.path,
