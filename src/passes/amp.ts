@@ -20,6 +20,7 @@ import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
+import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope } from './amp/audit-graph.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -72,6 +73,11 @@ export interface NodeAudit {
   rule: RuleCode;
   reason: string;
   castsAdded: string[];
+  /** Input slots with types before and after, Casts on the edge, calibration range (audit-graph.ts). */
+  inputs: AuditNodeGraph['inputs'];
+  outputs: AuditNodeGraph['outputs'];
+  /** Scope paths of this node's subgraphs (If/Loop/Scan bodies). */
+  subgraphs: string[];
 }
 
 export interface AmpSummary {
@@ -99,6 +105,8 @@ export interface AmpReport {
   summary: AmpSummary;
   nodes: NodeAudit[];
   lists: Record<ListName, Array<{ op: string; domain: string; reason: string; origin: string }>>;
+  /** The graphs the nodes live in, for drawing them (the HTML report). */
+  scopes: AuditScope[];
 }
 
 export interface AmpResult {
@@ -183,9 +191,12 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
 
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
+  let typesAfter = types;
+  const wiring = snapshotWiring(decisions);
   if (anyAllow) {
     stats = planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs });
     graph.commit();
+    typesAfter = inferElemTypes(graph, opsets);
     if (options.validate ?? true) {
       const problems = validateModel(model);
       if (problems.length) {
@@ -208,6 +219,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
 
+  const drawn = auditGraph(graph, decisions, wiring, types, typesAfter, options.activationRanges ?? new Map());
   const report: AmpReport = {
     pass: 'amp',
     summary: summarize(decisions, stats, mode, anyAllow, flops),
@@ -221,10 +233,12 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       rule: d.rule,
       reason: d.reason,
       castsAdded: d.castsAdded,
+      ...(drawn.nodes.get(d.node) as AuditNodeGraph),
     })),
     lists: Object.fromEntries(
       LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
     ) as AmpReport['lists'],
+    scopes: drawn.scopes,
   };
   return { model: result, report, modified: anyAllow };
 }
