@@ -102,11 +102,15 @@ export function reportPage(data: PageData, dagre: any): void {
   };
 
   // ---- summary panel ----
+  const formatFlops = (value: number): string => {
+    for (const [scale, unit] of [[1e12, 'TFLOP'], [1e9, 'GFLOP'], [1e6, 'MFLOP'], [1e3, 'kFLOP']] as const) if (value >= scale) return `${(value / scale).toFixed(2)} ${unit}`;
+    return `${value} FLOP`;
+  };
   $('summary-text').textContent = data.summaryText;
   const flops = report.summary.matrixFlops;
   $('flops-share').textContent =
     flops.total > 0
-      ? `${((100 * flops.lowPrecision) / flops.total).toFixed(1)}% of ${flops.total.toExponential(3)} matrix FLOPs run in ${report.summary.mode === 'mixed_bfloat16' ? 'bf16' : 'fp16'}` +
+      ? `${((100 * flops.lowPrecision) / flops.total).toFixed(1)}% of ${formatFlops(flops.total)} of matrix FLOPs run in ${report.summary.mode === 'mixed_bfloat16' ? 'bf16' : 'fp16'}` +
         (flops.unknownNodes ? ` (shapes unknown for ${flops.unknownNodes} of ${flops.nodes} nodes)` : '')
       : 'matrix FLOPs: n/a (no MatMul/Gemm/Conv/Einsum with known shapes)';
   const perOp = new Map<string, { converted: number; kept: number; why: Map<string, number> }>();
@@ -381,7 +385,8 @@ export function reportPage(data: PageData, dagre: any): void {
     const fact = (term: string, value: string, id?: string): void => {
       facts.append(el('dt', {}, term), el('dd', id ? { id } : {}, value));
     };
-    fact('decision', `${category.label} (${n.color === 'ALLOW' ? 'converted' : 'kept fp32'})`, 'detail-decision');
+    const outcome = n.color === 'ALLOW' ? 'converted' : categoryIndex[i] === unprocessed ? 'not painted' : 'kept fp32';
+    fact('decision', `${category.label} (${outcome})`, 'detail-decision');
     fact('rule', n.rule, 'detail-rule');
     fact('reason', n.reason || '—', 'detail-reason');
     fact('list', n.list ?? 'none');
