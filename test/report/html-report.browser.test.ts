@@ -85,12 +85,12 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     // The summary panel: the Grappler-style lines, the FLOPs share, one row per op type, the lists.
     expect(await page.textContent('#summary-text')).toContain('Total nodes converted: 27');
     expect(await page.textContent('#flops-share')).toBe('100.0% of 294.91 kFLOP of matrix FLOPs run in fp16');
-    const matmulRow = await page.$$eval('#op-table tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)).find((cells) => cells[0] === 'MatMul'));
+    const matmulRow = await page.$$eval('#op-table tbody tr', (rows) => rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)).find((cells) => cells[0] === 'MatMul'));
     expect(matmulRow).toEqual(['MatMul', '9', '0', '']);
     expect(await page.locator('#lists details').count()).toBe(4);
     await page.click('g.node[data-name="l0/q_proj"]');
     expect(await page.textContent('#detail-rule')).toBe('allow-list');
-    expect(await page.$$eval('#detail-inputs tr', (rows) => rows.slice(1).map((r) => [...r.querySelectorAll('td')].slice(0, 4).map((td) => td.textContent)))).toEqual([
+    expect(await page.$$eval('#detail-inputs tr', (rows) => rows.slice(1).map((r) => Array.from(r.querySelectorAll('td')).slice(0, 4).map((td) => td.textContent)))).toEqual([
       ['layernormalization_0', 'float', 'float16', 'layernormalization_0/to_fp16'],
       ['l0.wq', 'float', 'float16', 'l0.wq/to_fp16'],
     ]);
@@ -160,6 +160,10 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     expect((await drawnColors(page)).map(([name]) => name).sort()).toEqual(['body/cond', 'body/matmul', 'body/tanh']);
     await page.click('g.node[data-name="body/tanh"]');
     expect(await page.textContent('#detail-casts')).toBe('Casts added on its input edges: body/matmul_0/to_fp32');
+    // Every scope is also one pick away in the scope list.
+    expect(await page.$$eval('#scope-select option', (o) => o.map((x) => x.getAttribute('value')))).toEqual(audit.scopes.map((s) => s.path));
+    await page.selectOption('#scope-select', 'graph/if.else_branch');
+    expect((await drawnColors(page)).map(([name]) => name).sort()).toEqual(['else/matmul', 'else/sigmoid']);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -141,6 +141,12 @@ export function reportPage(data: PageData, dagre: any): void {
     lists.append(details);
   }
 
+  // ---- every scope by name: bodies whose owner is not drawn (function bodies) stay one click away ----
+  const scopeSelect = $('scope-select') as HTMLSelectElement;
+  const scopePaths = [...new Set([...report.scopes.map((s) => s.path), ...nodesOfScope.keys()])];
+  for (const path of scopePaths) scopeSelect.append(el('option', { value: path }, `${path} (${nodesOfScope.get(path)?.length ?? 0} nodes)`));
+  scopeSelect.addEventListener('change', () => openScope(scopeSelect.value));
+
   // ---- legend and filters ----
   const counts = categories.map(() => 0);
   for (const c of categoryIndex) counts[c]!++;
@@ -322,6 +328,7 @@ export function reportPage(data: PageData, dagre: any): void {
       });
       crumbs.append(link);
     });
+    scopeSelect.value = state.scope;
     const pager = $('pager');
     pager.replaceChildren();
     const from = state.window * data.cap + 1;

@@ -78,7 +78,7 @@ export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): 
   <div id="lists"></div>
 </aside>
 <main>
-  <div id="toolbar"><span id="crumbs"></span><span id="pager"></span><button id="fit" title="show the whole window">fit</button><span class="hint">drag to pan, wheel to scroll, ctrl+wheel to zoom</span></div>
+  <div id="toolbar"><span id="crumbs"></span><select id="scope-select" title="every graph in the model"></select><span id="pager"></span><button id="fit" title="show the whole window">fit</button><span class="hint">drag to pan, wheel to scroll, ctrl+wheel to zoom</span></div>
   <svg id="graph" xmlns="http://www.w3.org/2000/svg"><defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#888"/></marker></defs></svg>
 </main>
 <aside id="details"><p>Click a node to see its decision. Double-click an If/Loop/Scan (dashed border) to open its body.</p></aside>
