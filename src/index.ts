@@ -15,3 +15,5 @@ export { buildOpLists, readRulesFile, type ListChanges, type ListChangeLayer, ty
 export { validateModel, type ValidationProblem } from './passes/validate.js';
 export { renderSummary } from './report/summary.js';
 export { renderAuditJson, renderAuditMarkdown } from './report/audit.js';
+export { renderAuditHtml, type HtmlReportOptions } from './report/html/render-html.js';
+export type { AuditEdge, AuditScope } from './passes/amp/audit-graph.js';

@@ -14,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AmpReport } from '../../src/passes/amp.js';
 import { DECISION_CATEGORIES } from '../../src/report/html/categories.js';
 import { renderAuditHtml } from '../../src/report/html/render-html.js';
+import { ampRewrite } from '../../src/passes/amp.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
+import { model, node, valueInfo } from '../support/models.js';
 import { fixturesDir, repoRoot } from '../support/corpus.js';
 
 const missing = chromiumMissing();
@@ -52,6 +54,9 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
   async function open(file: string): Promise<Page> {
     const page = await context.newPage();
     page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
     page.on('request', (request) => {
       if (!request.url().startsWith('file:')) errors.push(`fetched ${request.url()}`);
     });
@@ -166,6 +171,20 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     expect((await drawnColors(page)).map(([name]) => name).sort()).toEqual(['else/matmul', 'else/sigmoid']);
     expect(errors).toEqual([]);
     await page.close();
+  });
+
+  it('opens the report of a graph without nodes, and of one with nothing to convert, without an error', async () => {
+    const empty = ampRewrite(model({ input: [valueInfo('x', 1, [2])], output: [valueInfo('x', 1, [2])] })).report;
+    const relu = ampRewrite(model({ input: [valueInfo('x', 1, [2])], output: [valueInfo('y', 1, [2])], node: [node('Relu', ['x'], ['y'], 'relu')] })).report;
+    expect(relu.summary.nothingToConvert).toBe(true);
+    for (const [name, report] of [['empty', empty], ['relu', relu]] as const) {
+      const file = path.join(work, `${name}.html`);
+      writeFileSync(file, renderAuditHtml(report, { title: name }));
+      const page = await open(file);
+      expect(await page.locator('g.node').count()).toBe(report.nodes.length);
+      await page.close();
+    }
+    expect(errors).toEqual([]);
   });
 
   it('draws a long scope a window at a time and jumps to a search hit in a later window', async () => {

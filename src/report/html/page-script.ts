@@ -287,7 +287,9 @@ export function reportPage(data: PageData, dagre: any): void {
       }
       nodeLayer.append(group);
     }
-    layoutSize = g.graph() as { width: number; height: number };
+    const laidOut = g.graph() as { width?: number; height?: number };
+    // An empty window (a graph without nodes) has no finite size.
+    layoutSize = { width: Number.isFinite(laidOut.width) ? Math.max(1, laidOut.width!) : 1, height: Number.isFinite(laidOut.height) ? Math.max(1, laidOut.height!) : 1 };
     fit(false);
     renderCrumbs(all.length, windows);
     applyFilter();
