@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AmpReport } from '../../src/passes/amp.js';
 import { DECISION_CATEGORIES } from '../../src/report/html/categories.js';
 import { renderAuditHtml } from '../../src/report/html/render-html.js';
+import { loadModel } from '../../src/onnx/model-io.js';
 import { ampRewrite } from '../../src/passes/amp.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { model, node, valueInfo } from '../support/models.js';
@@ -169,6 +170,25 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     expect(await page.$$eval('#scope-select option', (o) => o.map((x) => x.getAttribute('value')))).toEqual(audit.scopes.map((s) => s.path));
     await page.selectOption('#scope-select', 'graph/if.else_branch');
     expect((await drawnColors(page)).map(([name]) => name).sort()).toEqual(['else/matmul', 'else/sigmoid']);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows the value range a calibration saw and colors the node it pinned', async () => {
+    const { audit } = reportFor('transformer-block');
+    const calibrated = ampRewrite(loadModel(path.join(fixturesDir, 'transformer-block/model.onnx')), {
+      activationRanges: new Map([['mul_14', 7e4], ['softmax_15', 0.75]]),
+    }).report;
+    expect(calibrated.nodes.length).toBe(audit.nodes.length);
+    const file = path.join(work, 'calibrated.html');
+    writeFileSync(file, renderAuditHtml(calibrated, { title: 'calibrated' }));
+    const page = await open(file);
+    expect(await page.getAttribute('g.node[data-name="l0/softmax"] rect', 'fill')).toBe('#e8833a');
+    await page.click('g.node[data-name="l0/softmax"]');
+    expect(await page.textContent('#detail-decision')).toBe('pinned by calibration (kept fp32)');
+    const rangeOf = (table: string) => page.$$eval(`${table} tr`, (rows) => rows.slice(1).map((r) => r.querySelectorAll('td')[4]?.textContent));
+    expect(await rangeOf('#detail-inputs')).toEqual(['|x| ≤ 7.000e+4']);
+    expect(await rangeOf('#detail-outputs')).toEqual(['|x| ≤ 0.7500']);
     expect(errors).toEqual([]);
     await page.close();
   });
