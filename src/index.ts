@@ -22,3 +22,5 @@ export { parseLossScale, DEFAULT_DYNAMIC_SCALE, type LossScale, type LossScaling
 export { runModel, compareModels, benchModel, calibrate, type ModelSource, type InputOptions, type ExecuteOptions, type RunResult, type CompareResult, type BenchOptions, type BenchReport } from './api/execute.js';
 export type { Provider, TensorSummary, BenchResult, VariantResult } from './api/types.js';
 export type { OutputComparison } from './runtime/compare.js';
+export { renderAuditHtml, type HtmlReportOptions } from './report/html/render-html.js';
+export type { AuditEdge, AuditScope } from './passes/amp/audit-graph.js';

@@ -18,6 +18,7 @@ import { doctorOptions, runDoctor, type DoctorArgs } from './doctor-command.js';
 import { checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand } from './option-scope.js';
 import { reportWarnings, unknownEnvironment } from './warnings.js';
 import { setRuntimeVerbose } from '../runtime/ort.js';
+import { reportOptions, runReport, type ReportArgs } from './report-command.js';
 
 const INTERNAL_ERROR = 3;
 
@@ -126,6 +127,7 @@ const parser = yargs(hideBin(process.argv))
   .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', compareOptions, run<CompareArgs>(runCompare))
   .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', trainOptions, run<TrainArgs>(runTrain))
   .command('doctor', 'say which execution providers can start here, which CUDA/cuDNN libraries and GPUs were found, and what is missing', doctorOptions, run<DoctorArgs>(runDoctor))
+  .command('report <audit>', 'draw an audit JSON (--report audit.json) as a self-contained HTML page', reportOptions, run<ReportArgs>(runReport))
   .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', benchOptions, run<BenchArgs>(runBench))
   .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')
   .example('$0 model.onnx -o model.amp.onnx --mode bf16 --report audit.md', 'mixed bfloat16 with a readable audit')

@@ -10,6 +10,7 @@ import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.j
 import { renderTrainingSummary, rewriteModel, type RewriteOptions } from '../passes/pipeline.js';
 import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
+import { renderAuditHtml } from '../report/html/render-html.js';
 import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
 import { TARGETS, type Target } from '../passes/amp/target-policy.js';
@@ -64,7 +65,7 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
       describe: ampPassInfo.options.weights.help,
       choices: [...ampPassInfo.options.weights.choices],
     })
-    .option('report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json or audit.md (repeatable)' })
+    .option('report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json, audit.md or audit.html (repeatable)' })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' })
     .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON instead of text' })
     .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'also print the effective op lists' })
@@ -213,7 +214,7 @@ async function calibrate(model: onnx.ModelProto, args: RewriteArgs): Promise<Map
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   if (!args.output && !args.dryRun) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx> (or --dry-run)');
   for (const report of args.report) {
-    if (!/\.(json|md)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json or .md`);
+    if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);
   }
   if (args.output && path.resolve(args.output) === path.resolve(args.model)) {
     throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
@@ -227,7 +228,12 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   reportWarnings(patternWarnings(args, report.amp), Boolean(args.strict));
   if (args.output && !args.dryRun) saveModel(rewritten, args.output, save);
   for (const file of args.report) {
-    writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report.amp, report.training) : renderAuditJson(report.amp, report.training));
+    const text = file.endsWith('.html')
+      ? renderAuditHtml(report.amp, { title: path.basename(args.model) })
+      : file.endsWith('.md')
+        ? renderAuditMarkdown(report.amp, report.training)
+        : renderAuditJson(report.amp, report.training);
+    writeTextAtomically(file, text);
   }
   if (!args.quiet) {
     const text = renderSummary(report.amp.summary) + (report.training ? renderTrainingSummary(report.training) : '');

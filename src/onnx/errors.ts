@@ -8,6 +8,7 @@ export type AmpErrorCode =
   | 'EMPTY_FILE'
   | 'TRUNCATED'
   | 'NOT_ONNX'
+  | 'NOT_AN_AUDIT'
   | 'NEWER_IR'
   | 'EXTERNAL_DATA_MISSING'
   | 'EXTERNAL_DATA_OUT_OF_RANGE'

@@ -25,6 +25,7 @@ import { withStaticDims } from './amp/static-dims.js';
 import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
 import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
 import { checkAmpOptions } from '../api/check-options.js';
+import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope } from './amp/audit-graph.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -93,6 +94,11 @@ export interface NodeAudit {
   rule: RuleCode;
   reason: string;
   castsAdded: string[];
+  /** Input slots with types before and after, Casts on the edge, calibration range (audit-graph.ts). */
+  inputs: AuditNodeGraph['inputs'];
+  outputs: AuditNodeGraph['outputs'];
+  /** Scope paths of this node's subgraphs (If/Loop/Scan bodies). */
+  subgraphs: string[];
 }
 
 export interface AmpSummary {
@@ -128,6 +134,8 @@ export interface AmpReport {
   summary: AmpSummary;
   nodes: NodeAudit[];
   lists: Record<ListName, Array<{ op: string; domain: string; reason: string; origin: string }>>;
+  /** The graphs the nodes live in, for drawing them (the HTML report). */
+  scopes: AuditScope[];
 }
 
 export interface AmpResult {
@@ -217,9 +225,12 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const ids = nodeIds(graph);
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
+  let typesAfter = types;
+  const wiring = snapshotWiring(decisions);
   if (anyAllow) {
     stats = planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs });
     graph.commit();
+    typesAfter = inferElemTypes(graph, opsets);
     if (options.validate ?? true) {
       const problems = validateModel(model);
       if (problems.length) {
@@ -242,8 +253,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
 
-  // The types the nodes see after the Casts: inferred again on the rewritten graph.
-  const typesAfter = anyAllow ? inferElemTypes(graph, opsets) : types;
+  const drawn = auditGraph(graph, decisions, wiring, types, typesAfter, options.activationRanges ?? new Map());
   const report: AmpReport = {
     pass: 'amp',
     summary: {
@@ -265,10 +275,12 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       rule: d.rule,
       reason: d.reason,
       castsAdded: d.castsAdded,
+      ...(drawn.nodes.get(d.node) as AuditNodeGraph),
     })),
     lists: Object.fromEntries(
       LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
     ) as AmpReport['lists'],
+    scopes: drawn.scopes,
   };
   return { model: result, report, modified: anyAllow };
 }
