@@ -1,9 +1,10 @@
 /** `amp-rewrite <model.onnx> -o <out.onnx>`: the AMP pass from the command line. */
 import path from 'node:path';
 import type { Argv } from 'yargs';
+import { checkModel } from '../onnx/check-model.js';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
-import { loadModel, saveModel, type SaveOptions } from '../onnx/model-io.js';
+import { loadModelFile, saveModel, type SaveOptions } from '../onnx/model-io.js';
 import { ampPassInfo, type AmpOptions } from '../passes/amp.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
 import { renderTrainingSummary, rewriteModel, type RewriteOptions } from '../passes/pipeline.js';
@@ -182,10 +183,13 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
   }
   const options = rewriteOptionsFromArgs(args);
-  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  const { model, bytes } = loadModelFile(args.model, { allowNewerIr: args.allowNewerIr });
+  // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
+  checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
+  options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
   if (args.calibrate) options.activationRanges = await calibrate(model, args);
-  const { model: rewritten, report } = rewriteModel(model, options);
-  if (args.output && !args.dryRun) saveModel(rewritten, args.output, saveOptions(args.externalData));
+  const { model: rewritten, report, modified } = rewriteModel(model, options);
+  if (args.output && !args.dryRun) saveModel(rewritten, args.output, { ...saveOptions(args.externalData), ...(modified ? {} : { unchangedBytes: bytes }) });
   for (const file of args.report) {
     writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report.amp, report.training) : renderAuditJson(report.amp, report.training));
   }

@@ -29,6 +29,11 @@ export interface LoadOptions extends Omit<DecodeOptions, 'source'> {
 }
 
 export function loadModel(file: string, options: LoadOptions = {}): onnx.ModelProto {
+  return loadModelFile(file, options).model;
+}
+
+/** The model and the exact bytes it was decoded from (to write an unchanged model byte for byte). */
+export function loadModelFile(file: string, options: LoadOptions = {}): { model: onnx.ModelProto; bytes: Uint8Array } {
   const bytes = readModelFile(file);
   const model = decodeModel(bytes, { ...options, source: file });
   if ((options.externalData ?? 'lazy') === 'lazy') {
@@ -38,7 +43,7 @@ export function loadModel(file: string, options: LoadOptions = {}): onnx.ModelPr
       if (isExternal(tensor)) attachExternalRef(tensor, resolveExternalData(tensor, modelDir, fileSizes));
     });
   }
-  return model;
+  return { model, bytes };
 }
 
 function readModelFile(file: string): Buffer {
@@ -68,6 +73,12 @@ export interface SaveOptions {
    * A NewDataFile: all external tensors and every tensor at or over the threshold go into one file.
    */
   externalData?: 'keep' | 'embed' | NewDataFile;
+  /**
+   * The bytes the model was loaded from, for a model no pass changed: with 'keep' they are
+   * written as they are, so "unchanged" means byte-identical (a decode/encode cycle may reorder
+   * fields or re-pack repeated numbers that the input wrote otherwise).
+   */
+  unchangedBytes?: Uint8Array;
 }
 
 const MAX_PROTOBUF_BYTES = 2 ** 31 - 1;
@@ -112,7 +123,7 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
 
   let encoded: Uint8Array;
   try {
-    encoded = encodeModel(toWrite);
+    encoded = mode === 'keep' && options.unchangedBytes ? options.unchangedBytes : encodeModel(toWrite);
   } catch (error) {
     throw new AmpError('MODEL_TOO_LARGE', `${file}: cannot encode the model (${(error as Error).message}); save weights as external data`, {
       subject: file,

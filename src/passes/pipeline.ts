@@ -3,6 +3,7 @@
  * then the AMP pass with the parameters and optimizer state treated as fp32 master weights; for
  * an inference graph, the AMP pass alone.
  */
+import { checkModel, type CheckOptions } from '../onnx/check-model.js';
 import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ampRewrite, type AmpOptions, type AmpReport } from './amp.js';
@@ -15,6 +16,11 @@ export interface RewriteOptions extends AmpOptions {
   contract?: ContractOptions;
   /** Default: dynamic for fp16, none for bf16 (whose range is fp32's). */
   lossScale?: LossScale;
+  /**
+   * The input check (ONNX-checker rules, exit 2 on failure) run before painting; false skips it
+   * for a caller that has already checked the model.
+   */
+  check?: CheckOptions | false;
 }
 
 export interface RewriteReport {
@@ -23,11 +29,17 @@ export interface RewriteReport {
 }
 
 export function rewriteModel(model: onnx.IModelProto, options: RewriteOptions = {}): { model: onnx.ModelProto; report: RewriteReport; modified: boolean } {
+  // Structure first; the type checks after the training contract, whose errors say more.
+  if (options.check !== false) checkModel(model, { ...options.check, types: false });
+  const checkTypes = (): void => {
+    if (options.check !== false) checkModel(model, { ...options.check, structure: false });
+  };
   const training = options.training ?? 'auto';
   const contractGiven = Object.values(options.contract ?? {}).some((v) => v !== undefined);
   const isTraining = training === 'on' || (training === 'auto' && (contractGiven || looksLikeTrainingGraph(model, options.contract?.stateSuffix)));
   if (!isTraining) {
     if (training === 'off' || !contractGiven) {
+      checkTypes();
       const result = ampRewrite(model, options);
       return { model: result.model, report: { amp: result.report }, modified: result.modified };
     }
@@ -35,6 +47,7 @@ export function rewriteModel(model: onnx.IModelProto, options: RewriteOptions = 
   }
   const lossScale = options.lossScale ?? (options.mode === 'bf16' ? { kind: 'none' as const } : DEFAULT_DYNAMIC_SCALE);
   const scaled = addLossScaling(model, lossScale, options.contract);
+  checkTypes();
   const weightInputs = [...(options.weightInputs ?? []), ...scaled.report.contract.state.map((s) => s.input)];
   const result = ampRewrite(scaled.model, { ...options, weightInputs });
   return { model: result.model, report: { amp: result.report, training: scaled.report }, modified: true };
