@@ -31,6 +31,7 @@ export interface RewriteArgs {
   forceFp32: string[];
   forceFp16: string[];
   allowNewerIr: boolean;
+  allowExternalOutside?: boolean;
   externalData: string;
   calibrate: boolean;
   training: 'auto' | 'on' | 'off';
@@ -69,6 +70,11 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
     .option('force-fp32', { type: 'string', array: true, default: [], describe: 'keep these nodes fp32: node names or /regex/ (repeatable)' })
     .option('force-fp16', { type: 'string', array: true, default: [], describe: 'convert these nodes: node names or /regex/ (repeatable)' })
     .option('allow-newer-ir', { type: 'boolean', default: false, describe: 'accept models with an IR version newer than 14' })
+    .option('allow-external-outside', {
+      type: 'boolean',
+      default: false,
+      describe: "accept external data files whose real path (after symlinks) is outside the model's folder (ONNX Runtime refuses them)",
+    })
     .option('calibrate', {
       type: 'boolean',
       default: false,
@@ -183,7 +189,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
   }
   const options = rewriteOptionsFromArgs(args);
-  const { model, bytes } = loadModelFile(args.model, { allowNewerIr: args.allowNewerIr });
+  const { model, bytes } = loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
   // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
   checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
   options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };

@@ -2,7 +2,7 @@
  * Reading and writing model files. Writes are atomic: every file goes to a temporary name in the
  * target folder first and is renamed into place only when all of them are complete.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync, readSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { cloneMessage } from './clone.js';
 import { decodeModel, encodeModel, type DecodeOptions } from './codec.js';
@@ -13,9 +13,11 @@ import {
   isExternal,
   resolveExternalData,
   tensorRawBytes,
+  type DataFileInfo,
   type ExternalDataRef,
 } from './external-data.js';
 import { onnx } from './generated/onnx.js';
+import { printable } from './printable.js';
 import { forEachTensor } from './walk.js';
 
 export interface LoadOptions extends Omit<DecodeOptions, 'source'> {
@@ -26,6 +28,8 @@ export interface LoadOptions extends Omit<DecodeOptions, 'source'> {
   externalData?: 'lazy' | 'ignore';
   /** Folder that external `location`s are relative to; defaults to the model's folder. */
   externalDataDir?: string;
+  /** Accept external data whose real path is outside the model's real folder (ONNX Runtime refuses it). */
+  allowExternalOutside?: boolean;
 }
 
 export function loadModel(file: string, options: LoadOptions = {}): onnx.ModelProto {
@@ -38,22 +42,36 @@ export function loadModelFile(file: string, options: LoadOptions = {}): { model:
   const model = decodeModel(bytes, { ...options, source: file });
   if ((options.externalData ?? 'lazy') === 'lazy') {
     const modelDir = options.externalDataDir ?? path.dirname(path.resolve(file));
-    const fileSizes = new Map<string, number>();
+    const files = new Map<string, DataFileInfo>();
+    const resolveOptions = { allowOutside: options.allowExternalOutside ?? false };
     forEachTensor(model, (tensor) => {
-      if (isExternal(tensor)) attachExternalRef(tensor, resolveExternalData(tensor, modelDir, fileSizes));
+      if (isExternal(tensor)) attachExternalRef(tensor, resolveExternalData(tensor, modelDir, files, resolveOptions));
     });
   }
   return { model, bytes };
 }
 
 function readModelFile(file: string): Buffer {
+  let fd: number;
   try {
-    return readFileSync(file);
+    // Non-blocking: opening a FIFO for reading would otherwise wait forever for a writer.
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new AmpError('FILE_NOT_FOUND', `${file}: no such file`, { subject: file });
-    if (code === 'EISDIR') throw new AmpError('READ_FAILED', `${file}: is a folder, not an ONNX file`, { subject: file });
-    throw new AmpError('READ_FAILED', `${file}: cannot read (${code ?? String(error)})`, { subject: file, cause: error });
+    if (code === 'ENOENT') throw new AmpError('FILE_NOT_FOUND', `${printable(file, 400)}: no such file`, { subject: file });
+    throw new AmpError('READ_FAILED', `${printable(file, 400)}: cannot read (${code ?? String(error)})`, { subject: file, cause: error });
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isDirectory()) throw new AmpError('READ_FAILED', `${printable(file, 400)}: is a folder, not an ONNX file`, { subject: file });
+    if (!stats.isFile()) throw new AmpError('READ_FAILED', `${printable(file, 400)}: not a regular file (a FIFO, device or socket)`, { subject: file });
+    return readFileSync(fd);
+  } catch (error) {
+    if (error instanceof AmpError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new AmpError('READ_FAILED', `${printable(file, 400)}: cannot read (${code ?? String(error)})`, { subject: file, cause: error });
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -98,11 +116,11 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   const dataFiles = new Map<string, Placement[]>();
 
   if (mode === 'keep') {
-    const fileSizes = new Map<string, number>();
+    const files = new Map<string, DataFileInfo>();
     forEachTensor(model, (tensor) => {
       if (!isExternal(tensor)) return;
       // A tensor built in memory that points at external data expects it beside the target.
-      const ref = externalRefOf(tensor) ?? resolveExternalData(tensor, targetDir, fileSizes);
+      const ref = externalRefOf(tensor) ?? resolveExternalData(tensor, targetDir, files);
       const destination = path.join(targetDir, path.normalize(ref.location));
       if (destination === ref.file) return;
       placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { file: ref.file, offset: ref.offset } });
