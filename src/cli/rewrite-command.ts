@@ -2,6 +2,10 @@
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { checkModel } from '../onnx/check-model.js';
+import { externalRefOf } from '../onnx/external-data.js';
+import { printable } from '../onnx/printable.js';
+import { assertSeparateFiles, type NamedPath } from '../onnx/safe-write.js';
+import { forEachTensor } from '../onnx/walk.js';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModelFile, saveModel, type SaveOptions } from '../onnx/model-io.js';
@@ -185,26 +189,58 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   for (const report of args.report) {
     if (!/\.(json|md)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json or .md`);
   }
-  if (args.output && path.resolve(args.output) === path.resolve(args.model)) {
-    throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
-  }
   const options = rewriteOptionsFromArgs(args);
   const { model, bytes } = loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
+  // Every output must be a file of its own: not an input (through a symlink, a hard link or
+  // /proc/self/cwd included), not another output. Checked before anything is written.
+  const inputs = inputFilesOf(args, model);
+  const writesModel = Boolean(args.output && !args.dryRun);
+  const outputs = [
+    ...(writesModel ? [{ path: args.output as string, role: '-o' }] : []),
+    ...args.report.map((file) => ({ path: file, role: '--report' })),
+  ];
+  assertSeparateFiles(outputs, inputs);
   // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
   checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
   options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
   if (args.calibrate) options.activationRanges = await calibrate(model, args);
   const { model: rewritten, report, modified } = rewriteModel(model, options);
-  if (args.output && !args.dryRun) saveModel(rewritten, args.output, { ...saveOptions(args.externalData), ...(modified ? {} : { unchangedBytes: bytes }) });
+  const notes: string[] = [];
+  if (writesModel) {
+    const saved = saveModel(rewritten, args.output as string, {
+      ...saveOptions(args.externalData),
+      ...(modified ? {} : { unchangedBytes: bytes }),
+      protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
+    });
+    for (const { requested, actual } of saved.renamedData) {
+      notes.push(`External data: ${printable(path.basename(requested))} already exists and was not overwritten; the weights are in ${printable(path.basename(actual))}`);
+    }
+  }
   for (const file of args.report) {
     writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report.amp, report.training) : renderAuditJson(report.amp, report.training));
   }
+  for (const note of notes) process.stderr.write(`amp-rewrite: note: ${note}\n`);
   if (!args.quiet) {
     const text = renderSummary(report.amp.summary) + (report.training ? renderTrainingSummary(report.training) : '');
     print(args.json ? `${JSON.stringify({ ...report.amp.summary, ...(report.training ? { training: trainingJson(report.training) } : {}) }, null, 2)}\n` : text);
     if (args.verbose) print(renderLists(report.amp.lists));
   }
   return 0;
+}
+
+/** The files a rewrite reads: the model, its external data, the rules file and --inputs files. */
+function inputFilesOf(args: RewriteArgs, model: onnx.IModelProto): NamedPath[] {
+  const files: NamedPath[] = [{ path: args.model, role: 'the input model' }];
+  forEachTensor(model, (tensor) => {
+    const ref = externalRefOf(tensor);
+    if (ref) files.push({ path: ref.file, role: `the external data of tensor '${printable(tensor.name)}'` });
+  });
+  if (args.rules) files.push({ path: args.rules, role: 'the --rules file' });
+  for (const spec of args.inputs) {
+    const at = spec.indexOf('=');
+    files.push({ path: at > 0 ? spec.slice(at + 1) : spec, role: 'an --inputs file' });
+  }
+  return files;
 }
 
 /** The training part of the JSON summary: names, not node objects. */
