@@ -17,6 +17,8 @@ import { ortToTensorProto } from '../runtime/tensors.js';
 import { rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
 import { rewriteModel } from '../passes/pipeline.js';
 import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
+import { requireNumber } from './numeric-options.js';
+import { runSession } from '../runtime/run-session.js';
 
 type Print = (text: string) => void;
 
@@ -37,12 +39,13 @@ export function runOptions(yargs: Argv): Argv<RunArgs> {
 }
 
 export async function runRun(args: RunArgs, print: Print): Promise<number> {
+  requireNumber('seed', args.seed, { integer: true });
   const model = loadModel(args.model);
   const ort = await loadOrt();
   const feeds = feedsOf(ort, model, args);
   const opened = await openSession(args.model, providersOf(args));
   try {
-    const outputs = await opened.session.run(feeds);
+    const outputs = await runSession(opened.session, feeds, args.model);
     const summaries = opened.session.outputNames.map((name) => summarizeTensor(name, outputs[name]!));
     if (args.saveOutputs) {
       mkdirSync(args.saveOutputs, { recursive: true });
@@ -96,6 +99,9 @@ export function renderComparison(rows: OutputComparison[]): string {
 }
 
 export async function runCompare(args: CompareArgs, print: Print): Promise<number> {
+  requireNumber('atol', args.atol, { min: 0 });
+  requireNumber('rtol', args.rtol, { min: 0 });
+  requireNumber('seed', args.seed, { integer: true });
   const reference = loadModel(args.reference);
   loadModel(args.candidate);
   const ort = await loadOrt();
@@ -104,8 +110,8 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   const a = await openSession(args.reference, providers);
   const b = await openSession(args.candidate, providers);
   try {
-    const expected = await a.session.run(feeds);
-    const got = await b.session.run(feeds);
+    const expected = await runSession(a.session, feeds, args.reference);
+    const got = await runSession(b.session, feeds, args.candidate);
     const rows = a.session.outputNames.map((name) => {
       if (!got[name]) return { ...compareOutput(name, expected[name]!, expected[name]!, { atol: 0, rtol: 0 }), pass: false, note: 'missing in the candidate' };
       return compareOutput(name, expected[name]!, got[name]!, scaledTolerance(expected[name]!, args.atol, args.rtol));
@@ -153,7 +159,9 @@ export function renderBench(result: BenchResult, model: string): string {
 }
 
 export async function runBench(args: BenchArgs, print: Print): Promise<number> {
-  if (args.runs < 1 || args.warmup < 0) throw new AmpError('BAD_OPTION', '--runs must be at least 1 and --warmup at least 0');
+  requireNumber('runs', args.runs, { integer: true, min: 1 });
+  requireNumber('warmup', args.warmup, { integer: true, min: 0 });
+  requireNumber('seed', args.seed, { integer: true });
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
   const { model: amp, report: { amp: report } } = rewriteModel(model, rewriteOptionsFromArgs(args));
   const ort = await loadOrt();

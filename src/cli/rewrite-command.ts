@@ -171,8 +171,11 @@ export function parseDims(specs: readonly string[]): Map<string, number> {
   const dims = new Map<string, number>();
   for (const spec of specs) {
     const match = /^([^=]+)=(\d+)$/.exec(spec);
-    if (!match) throw new AmpError('BAD_OPTION', `--dim ${spec}: expected name=size, e.g. --dim batch=8`);
-    dims.set(match[1] as string, Number(match[2]));
+    if (!match) throw new AmpError('BAD_OPTION', `--dim ${printable(spec, 200)}: expected name=size, e.g. --dim batch=8`);
+    const size = Number(match[2]);
+    // ONNX Runtime takes dimensions as int32 in places; beyond that no input fits in memory anyway.
+    if (size > 2 ** 31 - 1) throw new AmpError('BAD_OPTION', `--dim ${printable(spec, 200)}: ${match[2]} is larger than any dimension can be (2^31-1)`);
+    dims.set(match[1] as string, size);
   }
   return dims;
 }

@@ -175,6 +175,11 @@ function rawBytesFor(dataType: number, count: bigint): bigint | undefined {
   return (count + perByte - 1n) / perByte;
 }
 
+/** The checks every stored tensor gets, for one tensor (an input file's TensorProto, say). */
+export function checkTensorData(tensor: onnx.ITensorProto, where: string): void {
+  checkTensor(tensor, where);
+}
+
 function checkTensor(tensor: onnx.ITensorProto, where: string): void {
   const name = tensor.name ?? '';
   const label = `tensor '${printable(name)}' (${printable(where)})`;
