@@ -72,7 +72,7 @@ function structureMutation(bytes: Buffer, random: () => number): { kind: string;
   const nodes = graph.node;
   const kinds = ['dup-node', 'drop-node', 'dangling-input', 'cycle', 'ir-version', 'no-opset', 'tensor-type', 'raw-length', 'empty-name', 'op-type', 'dup-initializer', 'reverse-nodes'];
   const kind = pick(random, kinds);
-  const someNode = nodes.length ? pick(random, nodes) : undefined;
+  const someNode = (nodes.length ? pick(random, nodes) : undefined) as onnx.NodeProto | undefined;
   const tensor = graph.initializer.length ? pick(random, graph.initializer) : undefined;
   switch (kind) {
     case 'dup-node': if (someNode) nodes.push(onnx.NodeProto.decode(onnx.NodeProto.encode(someNode).finish())); break;
