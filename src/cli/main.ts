@@ -10,7 +10,7 @@ import { getHeapStatistics } from 'node:v8';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { AmpError, EXIT_CODES } from '../onnx/errors.js';
-import { printableLine } from '../onnx/printable.js';
+import { printableLine, printableText } from '../onnx/printable.js';
 import { runInspect } from './inspect-command.js';
 import { runTrain, trainOptions, type TrainArgs } from './train-command.js';
 import { benchOptions, compareOptions, runBench, runCompare, runOptions, runRun, type BenchArgs, type CompareArgs, type RunArgs } from './execute-commands.js';
@@ -42,8 +42,9 @@ function rerunWithLargerHeapIfNeeded(): void {
 
 rerunWithLargerHeapIfNeeded();
 
+/** Everything printed passes the escaping of model-supplied names: no terminal escapes reach the screen. */
 function print(text: string): void {
-  process.stdout.write(text);
+  process.stdout.write(printableText(text));
 }
 
 function fail(error: unknown): never {

@@ -30,9 +30,12 @@ export function printable(name: string | null | undefined, max = MAX_NAME_CHARS)
   return cut.replace(UNSAFE, escapeChar);
 }
 
-/** Escapes the controls of text that may span lines (newlines and tabs are kept). */
+/**
+ * Escapes the controls of text that may span lines (newlines and tabs are kept), as \uXXXX so
+ * that JSON text stays valid JSON.
+ */
 export function printableText(text: string): string {
-  return text.replace(UNSAFE_IN_TEXT, escapeChar);
+  return text.replace(UNSAFE_IN_TEXT, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** One line for an error message: every control escaped, and the whole line capped. */

@@ -142,6 +142,30 @@ describe('bad models are exit 2, not crashes', () => {
   });
 });
 
+describe('names in the summary', () => {
+  it('terminal escapes in node names never reach stdout raw, and long names are cut', () => {
+    const { dir } = setup();
+    const evil = `\u001b]0;owned\u0007\u001b[2J${'n'.repeat(50_000)}`;
+    const m = model({
+      node: [node('MatMul', ['x', 'w'], ['h'], 'mm'), node('Softmax', ['h'], ['y'], evil)],
+      input: [valueInfo('x', DataType.FLOAT, [1, 32])],
+      output: [valueInfo('y', DataType.FLOAT, [1, 16])],
+      initializer: [floatTensor('w', [32, 16], new Array(512).fill(0.5))],
+    });
+    writeFileSync(path.join(dir, 'names.onnx'), encodeModel(m));
+    for (const extra of [[], ['--json']]) {
+      const result = cli([path.join(dir, 'names.onnx'), '--dry-run', ...extra]);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+      if (extra.length) expect(() => JSON.parse(result.stdout)).not.toThrow();
+      else {
+        expect(result.stdout).toContain('\\x1b]0;owned\\x07');
+        expect(result.stdout.length).toBeLessThan(5000);
+      }
+    }
+  });
+});
+
 describe('nothing to convert', () => {
   it('writes the input byte for byte even when its encoding is not canonical', () => {
     const { dir } = setup();
