@@ -1,5 +1,6 @@
 /** `run`, `compare` and `bench`: executing models on ONNX Runtime (loaded only by these commands). */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeFileAtomically } from '../onnx/safe-write.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { Argv } from 'yargs';
@@ -51,7 +52,7 @@ export async function runRun(args: RunArgs, print: Print): Promise<number> {
       mkdirSync(args.saveOutputs, { recursive: true });
       for (const name of opened.session.outputNames) {
         const file = path.join(args.saveOutputs, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`);
-        writeFileSync(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
+        writeFileAtomically(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
       }
     }
     print(args.json ? `${JSON.stringify({ provider: opened.provider, outputs: summaries }, null, 2)}\n` : `${describeProvider(opened)}\n${summaries.map(renderTensorSummary).join('\n')}\n`);

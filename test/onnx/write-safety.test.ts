@@ -147,6 +147,20 @@ describe('temporary files', () => {
     expect(existsSync(path.join(dir, 'report.md'))).toBe(false);
   });
 
+  it('are removed when SIGTERM or SIGINT arrives, and the process still dies of the signal', () => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const dir = fresh();
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
+        const { createTemporary } = await import(${JSON.stringify(path.join(repoRoot, 'dist/onnx/safe-write.js'))});
+        createTemporary(${JSON.stringify(path.join(dir, 'model.onnx'))});
+        process.kill(process.pid, '${signal}');
+        setTimeout(() => {}, 10_000);
+      `], { timeout: 20_000 });
+      expect(child.signal).toBe(signal);
+      expect(tempFiles(dir)).toEqual([]);
+    }
+  });
+
   it('are gone after a successful save', () => {
     const dir = fresh();
     mkdirSync(path.join(dir, 'x'));
