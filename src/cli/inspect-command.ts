@@ -2,6 +2,7 @@
 import { statSync } from 'node:fs';
 import { dataTypeName, DataType } from '../onnx/data-types.js';
 import { longToNumber } from '../onnx/external-data.js';
+import { checkModel } from '../onnx/check-model.js';
 import { loadModel } from '../onnx/model-io.js';
 import { forEachGraph, forEachTensor } from '../onnx/walk.js';
 import { ampRewrite } from '../passes/amp.js';
@@ -10,6 +11,7 @@ import { ampOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
 
 export function runInspect(args: RewriteArgs, print: (text: string) => void): number {
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
+  checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
   const lines: string[] = [];
   lines.push(`model: ${args.model} (${statSync(args.model).size} bytes)`);
   lines.push(`ir_version ${longToNumber(model.ir_version)}, producer ${model.producer_name || '?'} ${model.producer_version || ''}`.trimEnd());

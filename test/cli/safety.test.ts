@@ -115,6 +115,7 @@ describe('bad models are exit 2, not crashes', () => {
     const result = cli([path.join(dir, 'tiny.onnx'), '-o', path.join(dir, 'tiny.out.onnx')]);
     expectRefused(result, 'INVALID_MODEL');
     expect(result.stderr).toContain('the model has no graph');
+    expectRefused(cli(['inspect', path.join(dir, 'tiny.onnx')]), 'INVALID_MODEL');
   });
 
   it('a float weight whose raw length is not a multiple of 4', () => {

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/builder/graph-builder.js';
+import { runInspect } from '../../src/cli/inspect-command.js';
+import type { RewriteArgs } from '../../src/cli/rewrite-command.js';
 import { checkModel } from '../../src/onnx/check-model.js';
 import { decodeModel, encodeModel, onnx } from '../../src/onnx/codec.js';
 import { isAmpError } from '../../src/onnx/errors.js';
@@ -137,6 +139,12 @@ describe('fuzzing the rewrite with hostile models', () => {
       const output = path.join(outDir, 'model.amp.onnx');
       let outcome: Outcome;
       try {
+        // `inspect` reads the same bytes without external data; it must fail the same typed way.
+        try {
+          runInspect({ model: input, allowNewerIr: false, mode: 'fp16', weights: 'fp32', forceFp32: [], forceFp16: [] } as unknown as RewriteArgs, () => undefined);
+        } catch (error) {
+          if (!isAmpError(error)) throw error;
+        }
         const { model, bytes } = loadModelFile(input);
         checkModel(model, { source: input, types: false });
         const result = rewriteModel(model, { check: { source: input, structure: false } });
