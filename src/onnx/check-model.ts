@@ -21,6 +21,7 @@ import { validateModel } from '../passes/validate.js';
 
 /** The largest tensor this tool can hold in memory: one Node.js Buffer. */
 export const MAX_TENSOR_BYTES = bufferConstants.MAX_LENGTH;
+const MAX_TENSOR_BIGINT = BigInt(MAX_TENSOR_BYTES);
 
 export interface CheckOptions {
   /** Name of the model in messages (a file path). */
@@ -75,43 +76,52 @@ function checkIrVersion(model: onnx.IModelProto, source: string, allowNewer: boo
 /** Names, producers and cycles of one graph scope, then of its subgraphs. */
 function checkGraph(graph: onnx.IGraphProto, path: string): void {
   const where = printable(path);
-  const defined = new Map<string, string>();
-  const define = (name: string | null | undefined, what: string, allowRedefinition = false): void => {
-    if (!name) throw invalid(`${where}: ${what} has an empty name`, path);
+  const nodes = graph.node ?? [];
+  // What defined each name: a description, or the index of the producing node (described only
+  // for a message, so a large graph pays no string building).
+  const defined = new Map<string, string | number>();
+  const describe = (what: string | number): string => {
+    if (typeof what === 'string') return what;
+    if (what < 0) return `initializer '${printable(graph.initializer?.[~what]?.name)}'`;
+    const node = nodes[what] as onnx.INodeProto;
+    return `${printable(node.op_type || '?')} node '${printable(node.name || node.output?.[0] || String(what))}'`;
+  };
+  const define = (name: string | null | undefined, what: string | number, allowRedefinition = false): void => {
+    if (!name) throw invalid(`${where}: ${describe(what)} has an empty name`, path);
     const before = defined.get(name);
     if (before !== undefined && !allowRedefinition) {
-      throw invalid(`${where}: '${printable(name)}' is defined twice (${before} and ${what}); each value must have one producer`, name);
+      throw invalid(`${where}: '${printable(name)}' is defined twice (${describe(before)} and ${describe(what)}); each value must have one producer`, name);
     }
     defined.set(name, what);
   };
   const graphInputs = new Set<string>();
   for (const input of graph.input ?? []) {
-    define(input.name, `graph input '${printable(input.name)}'`);
+    define(input.name, input.name ? `graph input '${printable(input.name)}'` : 'a graph input');
     graphInputs.add(input.name ?? '');
   }
   const initializers = new Set<string>();
-  for (const tensor of graph.initializer ?? []) {
+  (graph.initializer ?? []).forEach((tensor, index) => {
     const name = tensor.name ?? '';
     if (initializers.has(name)) throw invalid(`${where}: initializer '${printable(name)}' appears twice`, name);
     initializers.add(name);
     // An initializer may also be listed as a graph input (its default value).
-    define(name, `initializer '${printable(name)}'`, graphInputs.has(name));
-  }
+    define(name, name ? ~index : 'an initializer', graphInputs.has(name));
+  });
   for (const sparse of graph.sparse_initializer ?? []) define(sparse.values?.name, `sparse initializer '${printable(sparse.values?.name)}'`);
   const producerIndex = new Map<string, number>();
-  (graph.node ?? []).forEach((node, index) => {
-    const label = `${printable(node.op_type || '?')} node '${printable(node.name || node.output?.[0] || String(index))}'`;
+  nodes.forEach((node, index) => {
     if (!node.op_type) throw invalid(`${where}: node ${index} ('${printable(node.name)}') has no op_type`, node.name ?? '');
     for (const output of node.output ?? []) {
       if (!output) continue; // an omitted optional output
-      define(output, label);
+      define(output, index);
       producerIndex.set(output, index);
     }
   });
   for (const output of graph.output ?? []) if (!output.name) throw invalid(`${where}: a graph output has an empty name`, path);
   checkAcyclic(graph, producerIndex, where);
-  for (const node of graph.node ?? []) {
+  for (const node of nodes) {
     for (const attribute of node.attribute ?? []) {
+      if (!attribute.g && !attribute.graphs?.length) continue;
       const base = `${path}/${node.name || node.op_type}.${attribute.name}`;
       if (attribute.g) checkGraph(attribute.g, base);
       (attribute.graphs ?? []).forEach((g, i) => checkGraph(g, `${base}[${i}]`));
@@ -119,29 +129,47 @@ function checkGraph(graph: onnx.IGraphProto, path: string): void {
   }
 }
 
-/** Kahn's algorithm over direct inputs: any node left over sits on a cycle. */
+/** Kahn's algorithm over direct inputs: any node left over sits on a cycle (a node reading its own output included). */
 function checkAcyclic(graph: onnx.IGraphProto, producerIndex: Map<string, number>, where: string): void {
   const nodes = graph.node ?? [];
-  const waiting = new Int32Array(nodes.length);
-  const dependents: number[][] = nodes.map(() => []);
-  nodes.forEach((node, i) => {
-    const needs = new Set<number>();
-    for (const input of node.input ?? []) {
+  const n = nodes.length;
+  const waiting = new Int32Array(n);
+  const lastReader = new Int32Array(n).fill(-1);
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let i = 0; i < n; i++) {
+    for (const input of (nodes[i] as onnx.INodeProto).input ?? []) {
       const at = input ? producerIndex.get(input) : undefined;
-      if (at !== undefined) needs.add(at);
+      if (at === undefined || lastReader[at] === i) continue;
+      lastReader[at] = i;
+      from.push(at);
+      to.push(i);
+      waiting[i] = (waiting[i] as number) + 1;
     }
-    waiting[i] = needs.size;
-    for (const at of needs) (dependents[at] as number[]).push(i);
+  }
+  // Edges grouped by producer (compressed rows), so the walk allocates no array per node.
+  const first = new Int32Array(n + 1);
+  for (const f of from) first[f + 1] = (first[f + 1] as number) + 1;
+  for (let i = 0; i < n; i++) first[i + 1] = (first[i + 1] as number) + (first[i] as number);
+  const cursor = first.slice(0, n);
+  const readers = new Int32Array(from.length);
+  from.forEach((f, e) => {
+    readers[cursor[f] as number] = to[e] as number;
+    cursor[f] = (cursor[f] as number) + 1;
   });
   const ready: number[] = [];
-  for (let i = 0; i < nodes.length; i++) if (waiting[i] === 0) ready.push(i);
+  for (let i = 0; i < n; i++) if (waiting[i] === 0) ready.push(i);
   let placed = 0;
   while (ready.length) {
     const i = ready.pop() as number;
     placed++;
-    for (const next of dependents[i] as number[]) if (--(waiting as unknown as number[])[next] === 0) ready.push(next);
+    for (let e = first[i] as number; e < (first[i + 1] as number); e++) {
+      const next = readers[e] as number;
+      waiting[next] = (waiting[next] as number) - 1;
+      if (waiting[next] === 0) ready.push(next);
+    }
   }
-  if (placed === nodes.length) return;
+  if (placed === n) return;
   const stuck = nodes.find((_, i) => (waiting[i] as number) > 0) as onnx.INodeProto;
   throw invalid(
     `${where}: the nodes form a cycle (${printable(stuck.op_type)} node '${printable(stuck.name || stuck.output?.[0])}' depends on its own output)`,
@@ -182,51 +210,48 @@ export function checkTensorData(tensor: onnx.ITensorProto, where: string): void 
 
 function checkTensor(tensor: onnx.ITensorProto, where: string): void {
   const name = tensor.name ?? '';
-  const label = `tensor '${printable(name)}' (${printable(where)})`;
   const dataType = tensor.data_type ?? 0;
+  // Messages are built only on failure: a large model has hundreds of thousands of tensors.
+  const fail = (problem: (label: string, typed: string) => string): AmpError => {
+    const dims = `[${(tensor.dims ?? []).map((d) => Long.fromValue(d).toString()).join(',')}]`;
+    return invalid(problem(`tensor '${printable(name)}' (${printable(where)})`, `${dataTypeName(dataType)} ${dims}`), name);
+  };
   let count = 1n;
   for (const dim of tensor.dims ?? []) {
-    const value = BigInt(Long.fromValue(dim).toString());
-    if (value < 0n) throw invalid(`${label}: dimension ${value} is negative`, name);
+    const value = typeof dim === 'number' ? BigInt(dim) : BigInt(Long.fromValue(dim).toString());
+    if (value < 0n) throw fail((label) => `${label}: dimension ${value} is negative`);
     count *= value;
   }
-  const dims = `[${(tensor.dims ?? []).map((d) => Long.fromValue(d).toString()).join(',')}]`;
-  const typeName = dataTypeName(dataType);
   const raw = rawBytesFor(dataType, count);
   const field = typedField(dataType, count);
-  if (!field) throw invalid(`${label}: data type ${dataType} is not a tensor element type`, name);
-  if (raw !== undefined && raw > BigInt(MAX_TENSOR_BYTES)) {
-    throw new AmpError(
-      'MODEL_TOO_LARGE',
-      `${label}: ${typeName} ${dims} is ${raw} bytes, over the ${MAX_TENSOR_BYTES} bytes one tensor may hold in this tool`,
-      { subject: name },
-    );
+  if (!field) throw fail((label) => `${label}: data type ${dataType} is not a tensor element type`);
+  if (raw !== undefined && raw > MAX_TENSOR_BIGINT) {
+    const tooLarge = fail((label, typed) => `${label}: ${typed} is ${raw} bytes, over the ${MAX_TENSOR_BYTES} bytes one tensor may hold in this tool`);
+    throw new AmpError('MODEL_TOO_LARGE', tooLarge.message, { subject: name });
   }
   if (isExternal(tensor)) {
     const ref = externalRefOf(tensor);
     if (ref && raw !== undefined && BigInt(ref.length) !== raw) {
-      throw invalid(`${label}: ${typeName} ${dims} needs ${raw} bytes, its external data holds ${ref.length}`, name);
+      throw fail((label, typed) => `${label}: ${typed} needs ${raw} bytes, its external data holds ${ref.length}`);
     }
     return;
   }
   const stored = TYPED_FIELDS.filter((f) => ((tensor[f] as unknown[] | null | undefined) ?? []).length > 0);
   const hasRaw = tensor.raw_data != null && Object.hasOwn(tensor, 'raw_data') && (tensor.raw_data.length > 0 || stored.length === 0);
   if (hasRaw) {
-    if (dataType === DataType.STRING) throw invalid(`${label}: a string tensor cannot store its values in raw_data`, name);
-    if (stored.length) throw invalid(`${label}: values in both raw_data and ${stored[0]}`, name);
+    if (dataType === DataType.STRING) throw fail((label) => `${label}: a string tensor cannot store its values in raw_data`);
+    if (stored.length) throw fail((label) => `${label}: values in both raw_data and ${stored[0]}`);
     const length = BigInt((tensor.raw_data as Uint8Array).length);
-    if (raw !== undefined && length !== raw) {
-      throw invalid(`${label}: ${typeName} ${dims} needs ${raw} bytes of raw_data, it has ${length}`, name);
-    }
+    if (raw !== undefined && length !== raw) throw fail((label, typed) => `${label}: ${typed} needs ${raw} bytes of raw_data, it has ${length}`);
     return;
   }
-  if (stored.length > 1) throw invalid(`${label}: values in both ${stored[0]} and ${stored[1]}`, name);
+  if (stored.length > 1) throw fail((label) => `${label}: values in both ${stored[0]} and ${stored[1]}`);
   const used = stored[0];
   if (used === undefined) {
-    if (count !== 0n) throw invalid(`${label}: ${typeName} ${dims} has ${count} elements but no values`, name);
+    if (count !== 0n) throw fail((label, typed) => `${label}: ${typed} has ${count} elements but no values`);
     return;
   }
-  if (used !== field.field) throw invalid(`${label}: a ${typeName} tensor stores its values in ${field.field}, not ${used}`, name);
+  if (used !== field.field) throw fail((label) => `${label}: a ${dataTypeName(dataType)} tensor stores its values in ${field.field}, not ${used}`);
   const entries = BigInt((tensor[used] as unknown[]).length);
-  if (entries !== field.entries) throw invalid(`${label}: ${typeName} ${dims} needs ${field.entries} entries in ${used}, it has ${entries}`, name);
+  if (entries !== field.entries) throw fail((label, typed) => `${label}: ${typed} needs ${field.entries} entries in ${used}, it has ${entries}`);
 }
