@@ -15,3 +15,6 @@ export { buildOpLists, readRulesFile, type ListChanges, type ListChangeLayer, ty
 export { validateModel, type ValidationProblem } from './passes/validate.js';
 export { renderSummary } from './report/summary.js';
 export { renderAuditJson, renderAuditMarkdown } from './report/audit.js';
+export { checkModel, type CheckOptions } from './onnx/check-model.js';
+export { loadModelFile, type SaveResult } from './onnx/model-io.js';
+export { printable } from './onnx/printable.js';
