@@ -24,3 +24,6 @@ export type { Provider, TensorSummary, BenchResult, VariantResult } from './api/
 export type { OutputComparison } from './runtime/compare.js';
 export { renderAuditHtml, type HtmlReportOptions } from './report/html/render-html.js';
 export type { AuditEdge, AuditScope } from './passes/amp/audit-graph.js';
+export { checkModel, type CheckOptions } from './onnx/check-model.js';
+export { loadModelFile, type SaveResult } from './onnx/model-io.js';
+export { printable } from './onnx/printable.js';

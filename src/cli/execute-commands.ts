@@ -1,5 +1,6 @@
 /** `run`, `compare` and `bench`: executing models on ONNX Runtime (loaded only by these commands). */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeFileAtomically } from '../onnx/safe-write.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { Argv } from 'yargs';
@@ -23,6 +24,8 @@ import { rewriteModel } from '../passes/pipeline.js';
 import { checkCudaDevice, lowPrecisionTypesOf } from '../runtime/device-check.js';
 import type { DeviceDeps } from './train-command.js';
 import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
+import { requireNumber } from './numeric-options.js';
+import { runSession } from '../runtime/run-session.js';
 
 type Print = (text: string) => void;
 
@@ -44,19 +47,20 @@ export function runOptions(yargs: Argv): Argv<RunArgs> {
 }
 
 export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {}): Promise<number> {
+  requireNumber('seed', args.seed, { integer: true });
   const model = loadModel(args.model);
   const check = checkCudaDevice(providersOf(args), lowPrecisionTypesOf(model), args.model, deps.queryDevice);
   const ort = await loadOrt();
   const feeds = feedsOf(ort, model, args);
   const opened = await openSession(args.model, providersOf(args));
   try {
-    const outputs = await opened.session.run(feeds);
+    const outputs = await runSession(opened.session, feeds, args.model);
     const summaries = opened.session.outputNames.map((name) => summarizeTensor(name, outputs[name]!));
     if (args.saveOutputs) {
       mkdirSync(args.saveOutputs, { recursive: true });
       for (const name of opened.session.outputNames) {
         const file = path.join(args.saveOutputs, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`);
-        writeFileSync(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
+        writeFileAtomically(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
       }
     }
     print(
@@ -109,6 +113,9 @@ export function renderComparison(rows: OutputComparison[]): string {
 }
 
 export async function runCompare(args: CompareArgs, print: Print): Promise<number> {
+  requireNumber('atol', args.atol, { min: 0 });
+  requireNumber('rtol', args.rtol, { min: 0 });
+  requireNumber('seed', args.seed, { integer: true });
   const reference = loadModel(args.reference);
   loadModel(args.candidate);
   const ort = await loadOrt();
@@ -117,8 +124,8 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   const a = await openSession(args.reference, providers);
   const b = await openSession(args.candidate, providers);
   try {
-    const expected = await a.session.run(feeds);
-    const got = await b.session.run(feeds);
+    const expected = await runSession(a.session, feeds, args.reference);
+    const got = await runSession(b.session, feeds, args.candidate);
     const rows = a.session.outputNames.map((name) => {
       if (!got[name]) return { ...compareOutput(name, expected[name]!, expected[name]!, { atol: 0, rtol: 0 }), pass: false, note: 'missing in the candidate' };
       return compareOutput(name, expected[name]!, got[name]!, scaledTolerance(expected[name]!, args.atol, args.rtol));
@@ -207,7 +214,9 @@ export function renderBench(result: VariantBenchResult & { method: string; batch
 }
 
 export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = {}): Promise<number> {
-  if (args.runs < 1 || args.warmup < 0) throw new AmpError('BAD_OPTION', '--runs must be at least 1 and --warmup at least 0');
+  requireNumber('runs', args.runs, { integer: true, min: 1 });
+  requireNumber('warmup', args.warmup, { integer: true, min: 0 });
+  requireNumber('seed', args.seed, { integer: true });
   if (args.batchSearch && args.inputs.length) throw new AmpError('BAD_OPTION', '--batch-search makes random inputs of each batch size: drop --inputs');
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));

@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { dataTypeName, DataType } from '../onnx/data-types.js';
 import { AmpError } from '../onnx/errors.js';
 import { longToNumber } from '../onnx/external-data.js';
+import { checkModel } from '../onnx/check-model.js';
 import { loadModel } from '../onnx/model-io.js';
 import { forEachGraph, forEachTensor } from '../onnx/walk.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
@@ -19,6 +20,7 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
   }
   reportWarnings(listWarnings(args), Boolean(args.strict));
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
+  checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
   const lines: string[] = [];
   lines.push(`model: ${args.model} (${statSync(args.model).size} bytes)`);
   lines.push(`ir_version ${longToNumber(model.ir_version)}, producer ${model.producer_name || '?'} ${model.producer_version || ''}`.trimEnd());

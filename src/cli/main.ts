@@ -10,6 +10,7 @@ import { getHeapStatistics } from 'node:v8';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { AmpError, EXIT_CODES } from '../onnx/errors.js';
+import { printableLine, printableText } from '../onnx/printable.js';
 import { runInspect } from './inspect-command.js';
 import { runTrain, trainOptions, type TrainArgs } from './train-command.js';
 import { benchOptions, compareOptions, runBench, runCompare, runOptions, runRun, type BenchArgs, type CompareArgs, type RunArgs } from './execute-commands.js';
@@ -54,17 +55,18 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
 });
 
+/** Everything printed passes the escaping of model-supplied names: no terminal escapes reach the screen. */
 function print(text: string): void {
-  if (!stdoutClosed) process.stdout.write(text);
+  if (!stdoutClosed) process.stdout.write(printableText(text));
 }
 
 function fail(error: unknown): never {
   if (error instanceof AmpError) {
-    process.stderr.write(`amp-rewrite: error [${error.code}]: ${error.message}\n`);
+    process.stderr.write(`amp-rewrite: error [${error.code}]: ${printableLine(error.message)}\n`);
     process.exit(error.exitCode);
   }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`amp-rewrite: internal error: ${message.split('\n')[0]} (set AMP_REWRITE_DEBUG=1 for details; please report it)\n`);
+  process.stderr.write(`amp-rewrite: internal error: ${printableLine(message.split('\n')[0] ?? '')} (set AMP_REWRITE_DEBUG=1 for details; please report it)\n`);
   if (process.env.AMP_REWRITE_DEBUG) process.stderr.write(`${(error as Error)?.stack ?? ''}\n`);
   process.exit(INTERNAL_ERROR);
 }

@@ -1,9 +1,14 @@
 /** `amp-rewrite <model.onnx> -o <out.onnx>`: the AMP pass from the command line. */
 import path from 'node:path';
 import type { Argv } from 'yargs';
+import { checkModel } from '../onnx/check-model.js';
+import { externalRefOf } from '../onnx/external-data.js';
+import { printable } from '../onnx/printable.js';
+import { assertSeparateFiles, type NamedPath } from '../onnx/safe-write.js';
+import { forEachTensor } from '../onnx/walk.js';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
-import { loadModel, saveModel, type SaveOptions } from '../onnx/model-io.js';
+import { loadModelFile, saveModel, type SaveOptions } from '../onnx/model-io.js';
 import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
 import { reportWarnings, unknownOpTypes, unmatchedPatterns } from './warnings.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
@@ -33,6 +38,7 @@ export interface RewriteArgs {
   forceFp32: string[];
   forceFp16: string[];
   allowNewerIr: boolean;
+  allowExternalOutside?: boolean;
   externalData: string;
   calibrate: boolean;
   training: 'auto' | 'on' | 'off';
@@ -74,6 +80,11 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
     .option('force-fp32', { type: 'string', array: true, default: [], describe: 'keep these nodes fp32: node names or /regex/ (repeatable)' })
     .option('force-fp16', { type: 'string', array: true, default: [], describe: 'convert these nodes: node names or /regex/ (repeatable)' })
     .option('allow-newer-ir', { type: 'boolean', default: false, describe: 'accept models with an IR version newer than 14' })
+    .option('allow-external-outside', {
+      type: 'boolean',
+      default: false,
+      describe: "accept external data files whose real path (after symlinks) is outside the model's folder (ONNX Runtime refuses them)",
+    })
     .option('calibrate', {
       type: 'boolean',
       default: false,
@@ -198,8 +209,11 @@ export function parseDims(specs: readonly string[]): Map<string, number> {
   const dims = new Map<string, number>();
   for (const spec of specs) {
     const match = /^([^=]+)=(\d+)$/.exec(spec);
-    if (!match) throw new AmpError('BAD_OPTION', `--dim ${spec}: expected name=size, e.g. --dim batch=8`);
-    dims.set(match[1] as string, Number(match[2]));
+    if (!match) throw new AmpError('BAD_OPTION', `--dim ${printable(spec, 200)}: expected name=size, e.g. --dim batch=8`);
+    const size = Number(match[2]);
+    // ONNX Runtime takes dimensions as int32 in places; beyond that no input fits in memory anyway.
+    if (size > 2 ** 31 - 1) throw new AmpError('BAD_OPTION', `--dim ${printable(spec, 200)}: ${match[2]} is larger than any dimension can be (2^31-1)`);
+    dims.set(match[1] as string, size);
   }
   return dims;
 }
@@ -216,17 +230,35 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   for (const report of args.report) {
     if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);
   }
-  if (args.output && path.resolve(args.output) === path.resolve(args.model)) {
-    throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
-  }
   const options = rewriteOptionsFromArgs(args);
-  const save = saveOptions(args.externalData);
   reportWarnings(listWarnings(args), Boolean(args.strict));
-  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  const { model, bytes } = loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
+  // Every output must be a file of its own: not an input (through a symlink, a hard link or
+  // /proc/self/cwd included), not another output. Checked before anything is written.
+  const inputs = inputFilesOf(args, model);
+  const writesModel = Boolean(args.output && !args.dryRun);
+  const outputs = [
+    ...(writesModel ? [{ path: args.output as string, role: '-o' }] : []),
+    ...args.report.map((file) => ({ path: file, role: '--report' })),
+  ];
+  assertSeparateFiles(outputs, inputs);
+  // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
+  checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
+  options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
   if (args.calibrate) options.activationRanges = await calibrate(model, args);
-  const { model: rewritten, report } = rewriteModel(model, options);
+  const { model: rewritten, report, modified } = rewriteModel(model, options);
   reportWarnings(patternWarnings(args, report.amp), Boolean(args.strict));
-  if (args.output && !args.dryRun) saveModel(rewritten, args.output, save);
+  const notes: string[] = [];
+  if (writesModel) {
+    const saved = saveModel(rewritten, args.output as string, {
+      ...saveOptions(args.externalData),
+      ...(modified ? {} : { unchangedBytes: bytes }),
+      protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
+    });
+    for (const { requested, actual } of saved.renamedData) {
+      notes.push(`External data: ${printable(path.basename(requested))} already exists and was not overwritten; the weights are in ${printable(path.basename(actual))}`);
+    }
+  }
   for (const file of args.report) {
     const text = file.endsWith('.html')
       ? renderAuditHtml(report.amp, { title: path.basename(args.model) })
@@ -235,6 +267,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
         : renderAuditJson(report.amp, report.training);
     writeTextAtomically(file, text);
   }
+  for (const note of notes) process.stderr.write(`amp-rewrite: note: ${note}\n`);
   if (!args.quiet) {
     const text = renderSummary(report.amp.summary) + (report.training ? renderTrainingSummary(report.training) : '');
     if (args.json) {
@@ -246,6 +279,21 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     }
   }
   return 0;
+}
+
+/** The files a rewrite reads: the model, its external data, the rules file and --inputs files. */
+function inputFilesOf(args: RewriteArgs, model: onnx.IModelProto): NamedPath[] {
+  const files: NamedPath[] = [{ path: args.model, role: 'the input model' }];
+  forEachTensor(model, (tensor) => {
+    const ref = externalRefOf(tensor);
+    if (ref) files.push({ path: ref.file, role: `the external data of tensor '${printable(tensor.name)}'` });
+  });
+  if (args.rules) files.push({ path: args.rules, role: 'the --rules file' });
+  for (const spec of args.inputs) {
+    const at = spec.indexOf('=');
+    files.push({ path: at > 0 ? spec.slice(at + 1) : spec, role: 'an --inputs file' });
+  }
+  return files;
 }
 
 /** The training part of the JSON summary: names, not node objects. */

@@ -21,7 +21,13 @@ export type AmpErrorCode =
   | 'TRAINING_CONTRACT'
   | 'RUNTIME_UNAVAILABLE'
   | 'RUNTIME_FAILED'
-  | 'DEVICE_UNSUPPORTED';
+  | 'DEVICE_UNSUPPORTED'
+  /** The model breaks a rule of the ONNX IR (the checker would reject it). */
+  | 'INVALID_MODEL'
+  /** A path that would read or write outside what the user named (symlink escape, an output equal to an input). */
+  | 'UNSAFE_PATH'
+  /** An input tensor file for run/compare/bench that does not match the model's declared input. */
+  | 'BAD_INPUT_TENSOR';
 
 /** Exit status for each kind of failure, as documented in the README. */
 export const EXIT_CODES = {

@@ -2,6 +2,7 @@
  * The conversion summary. Its first seven lines follow the summary NVIDIA's TensorFlow builds
  * print for Grappler's auto-mixed-precision pass; the lines after them are ours.
  */
+import { printable } from '../onnx/printable.js';
 import type { AmpSummary } from '../passes/amp.js';
 import { renderTargetLines, renderTensorCoreLines } from './target-summary.js';
 
@@ -28,7 +29,7 @@ export function renderSummary(summary: AmpSummary): string {
   if (summary.castsRetargeted) lines.push(`Existing Casts now casting to ${low}: ${summary.castsRetargeted}`);
   if (summary.weightsConverted.length || summary.weightsKeptFp32.length) {
     lines.push(`Weights stored in ${low}: ${summary.weightsConverted.length}`);
-    for (const kept of summary.weightsKeptFp32) lines.push(`  kept FP32: '${kept.name}' ${kept.reason}`);
+    for (const kept of summary.weightsKeptFp32) lines.push(`  kept FP32: '${printable(kept.name)}' ${printable(kept.reason, 300)}`);
   }
   const { lowPrecision, total, unknownNodes, nodes } = summary.matrixFlops;
   const share = total > 0 ? `${percent(lowPrecision, total)} of ${formatFlops(total)}` : 'n/a';
@@ -36,7 +37,7 @@ export function renderSummary(summary: AmpSummary): string {
   lines.push(`Matrix FLOPs in ${low} (MatMul, Gemm, Conv, Einsum): ${share}${unknown}`);
   if (summary.fp32Reasons.length) {
     lines.push('Top reasons nodes stayed FP32:');
-    for (const reason of summary.fp32Reasons.slice(0, 5)) lines.push(`  ${reason.count} ${reason.rule} (e.g. ${reason.example})`);
+    for (const reason of summary.fp32Reasons.slice(0, 5)) lines.push(`  ${reason.count} ${reason.rule} (e.g. ${printable(reason.example, 300)})`);
   }
   lines.push(...renderTensorCoreLines(summary), ...renderTargetLines(summary));
   return `${lines.join('\n')}\n`;
