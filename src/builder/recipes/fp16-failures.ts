@@ -1,0 +1,105 @@
+/**
+ * Models built to fail in float16 in one known place, between stacks of blocks that are safe in
+ * float16 (MatMul, bias Add, Relu): the proof models of emulated numerics, calibration and tune.
+ * - overflow-before-norm: a projection whose output reaches about 2e5 (above 65504) feeds a BatchNormalization
+ *   (inference form, an infer-list op converted between the MatMuls) that brings it back to about 1.
+ * - attention-overflow: attention scores (q.k before the 1/sqrt(d) scale) reach about 1.5e5.
+ * - long-softmax-underflow: a softmax over 32768 positions where one "sink" position takes
+ *   almost all the mass and the rest, about 1.5e-8 each, round to zero in float16; their values
+ *   carry the whole output.
+ * Names of the offending nodes are exported so tests can assert exactly what gets pinned.
+ */
+import { DataType } from '../../onnx/data-types.js';
+import type { onnx } from '../../onnx/generated/onnx.js';
+import { attr, GraphBuilder, randomNormal, seededRandom } from '../graph-builder.js';
+
+export interface FailureSpec {
+  /** Safe blocks before and after the failure point. */
+  blocks?: number;
+  width?: number;
+  rows?: number;
+  seed?: number;
+}
+
+function scaled(values: Float32Array, gain: number): Float32Array {
+  return values.map((v) => v * gain);
+}
+
+/** `count` blocks of MatMul -> Add(bias) -> Relu named `<prefix><i>/...`. */
+function safeBlocks(b: GraphBuilder, x: string, width: number, count: number, prefix: string, random: () => number, biasStd = 0.05): string {
+  for (let i = 0; i < count; i++) {
+    const w = b.initializer(`${prefix}${i}.w`, [width, width], randomNormal(width * width, Math.sqrt(2 / width), random));
+    const bias = b.initializer(`${prefix}${i}.b`, [width], randomNormal(width, biasStd, random));
+    const m = b.op('MatMul', [x, w], {}, { name: `${prefix}${i}/matmul` });
+    const a = b.op('Add', [m, bias], {}, { name: `${prefix}${i}/bias` });
+    x = b.op('Relu', [a], {}, { name: `${prefix}${i}/relu` });
+  }
+  return x;
+}
+
+export const OVERFLOW_NODES = ['big/proj', 'big/bias'] as const;
+
+export function buildOverflowBeforeNorm(spec: FailureSpec = {}): onnx.ModelProto {
+  const { blocks = 3, width = 32, rows = 4 } = spec;
+  const random = seededRandom(spec.seed ?? 21);
+  const b = new GraphBuilder('overflow_before_norm');
+  let x = b.input('x', DataType.FLOAT, [rows, width]);
+  x = safeBlocks(b, x, width, blocks, 'pre', random);
+  const w = b.initializer('big.w', [width, width], scaled(randomNormal(width * width, Math.sqrt(2 / width), random), 5e4));
+  const big = b.op('MatMul', [x, w], {}, { name: 'big/proj' });
+  const biased = b.op('Add', [big, b.initializer('big.b', [width], randomNormal(width, 0.05, random))], {}, { name: 'big/bias' });
+  // Stored statistics bring the values back to about 1: in a float16 chain the inf is already there.
+  const stats = (name: string, value: number): string => b.initializer(`norm.${name}`, [width], new Float32Array(width).fill(value));
+  const normed = b.op('BatchNormalization', [biased, stats('scale', 1), stats('bias', 0), stats('mean', 0), stats('var', 6e4 ** 2)], {}, { name: 'norm' });
+  x = safeBlocks(b, normed, width, blocks, 'post', random);
+  b.op('MatMul', [x, b.initializer('head.w', [width, 8], randomNormal(width * 8, Math.sqrt(1 / width), random))], {}, { name: 'head', outputs: ['y'] });
+  b.output('y', DataType.FLOAT, [rows, 8]);
+  return b.model({ '': 17 });
+}
+
+export const ATTENTION_NODES = ['attn/scores', 'attn/scale'] as const;
+
+export function buildAttentionOverflow(spec: FailureSpec = {}): onnx.ModelProto {
+  const { blocks = 2, width = 32, rows = 16 } = spec;
+  const random = seededRandom(spec.seed ?? 22);
+  const b = new GraphBuilder('attention_overflow');
+  let x = b.input('x', DataType.FLOAT, [1, rows, width]);
+  x = safeBlocks(b, x, width, blocks, 'pre', random);
+  const project = (kind: string, gain: number): string =>
+    b.op('MatMul', [x, b.initializer(`attn.w${kind}`, [width, width], scaled(randomNormal(width * width, Math.sqrt(1 / width), random), gain))], {}, { name: `attn/${kind}_proj` });
+  const q = project('q', 156);
+  const k = project('k', 156);
+  const v = project('v', 1);
+  const kt = b.op('Transpose', [k], { perm: attr.ints([0, 2, 1]) }, { name: 'attn/k_transpose' });
+  const scores = b.op('MatMul', [q, kt], {}, { name: 'attn/scores' });
+  const scaledScores = b.op('Mul', [scores, b.scalar('attn.scale', 1 / Math.sqrt(width))], {}, { name: 'attn/scale' });
+  const probs = b.op('Softmax', [scaledScores], { axis: attr.int(-1) }, { name: 'attn/softmax' });
+  const context = b.op('MatMul', [probs, v], {}, { name: 'attn/context' });
+  x = safeBlocks(b, context, width, blocks, 'post', random);
+  b.op('MatMul', [x, b.initializer('head.w', [width, 8], randomNormal(width * 8, Math.sqrt(1 / width), random))], {}, { name: 'head', outputs: ['y'] });
+  b.output('y', DataType.FLOAT, [1, rows, 8]);
+  return b.model({ '': 17 });
+}
+
+export const UNDERFLOW_NODES = ['long/context'] as const;
+
+export function buildLongSoftmaxUnderflow(spec: FailureSpec & { positions?: number } = {}): onnx.ModelProto {
+  const { blocks = 2, width = 16, rows = 4, positions = 32768 } = spec;
+  const random = seededRandom(spec.seed ?? 23);
+  const b = new GraphBuilder('long_softmax_underflow');
+  let x = b.input('x', DataType.FLOAT, [rows, width]);
+  x = safeBlocks(b, x, width, blocks, 'pre', random);
+  // Position 0 is the sink: logit 18 above the rest, so every other probability is about 1.5e-8.
+  const sink = new Float32Array(positions);
+  sink[0] = 18;
+  const logits = b.op('MatMul', [x, b.initializer('long.w', [width, positions], randomNormal(width * positions, 0.02, random))], {}, { name: 'long/logits' });
+  const biased = b.op('Add', [logits, b.initializer('long.sink', [positions], sink)], {}, { name: 'long/sink' });
+  const probs = b.op('Softmax', [biased], { axis: attr.int(-1) }, { name: 'long/softmax' });
+  // The sink's value row is zero: the output is carried by the small probabilities alone.
+  const values = randomNormal(positions * width, 0.3, random).map((v, i) => (i < width ? 0 : 1 + v));
+  const context = b.op('MatMul', [probs, b.initializer('long.values', [positions, width], values)], {}, { name: 'long/context' });
+  x = safeBlocks(b, context, width, blocks, 'post', random, 0);
+  b.op('MatMul', [x, b.initializer('head.w', [width, 8], randomNormal(width * 8, Math.sqrt(1 / width), random))], {}, { name: 'head', outputs: ['y'] });
+  b.output('y', DataType.FLOAT, [rows, 8]);
+  return b.model({ '': 17 });
+}
