@@ -19,7 +19,8 @@ export type AmpErrorCode =
   | 'VALIDATION_FAILED'
   | 'TRAINING_CONTRACT'
   | 'RUNTIME_UNAVAILABLE'
-  | 'RUNTIME_FAILED';
+  | 'RUNTIME_FAILED'
+  | 'REFERENCE_FAILED';
 
 /** Exit status for each kind of failure, as documented in the README. */
 export const EXIT_CODES = {
