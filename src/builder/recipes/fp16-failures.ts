@@ -7,6 +7,8 @@
  * - long-softmax-underflow: a softmax over 32768 positions where one "sink" position takes
  *   almost all the mass and the rest, about 1.5e-8 each, round to zero in float16; their values
  *   carry the whole output.
+ * - embedding-range: token embeddings whose rows from 500 on are large, so a projection reaches 4e4
+ *   (inside float16's range, beyond half of it) only for tokens that random [0, 10) inputs never draw.
  * Names of the offending nodes are exported so tests can assert exactly what gets pinned.
  */
 import { DataType } from '../../onnx/data-types.js';
@@ -57,7 +59,7 @@ export function buildOverflowBeforeNorm(spec: FailureSpec = {}): onnx.ModelProto
   return b.model({ '': 17 });
 }
 
-export const ATTENTION_NODES = ['attn/scores', 'attn/scale'] as const;
+export const ATTENTION_NODES = ['attn/scores'] as const;
 
 export function buildAttentionOverflow(spec: FailureSpec = {}): onnx.ModelProto {
   const { blocks = 2, width = 32, rows = 16 } = spec;
@@ -101,5 +103,26 @@ export function buildLongSoftmaxUnderflow(spec: FailureSpec & { positions?: numb
   x = safeBlocks(b, context, width, blocks, 'post', random, 0);
   b.op('MatMul', [x, b.initializer('head.w', [width, 8], randomNormal(width * 8, Math.sqrt(1 / width), random))], {}, { name: 'head', outputs: ['y'] });
   b.output('y', DataType.FLOAT, [rows, 8]);
+  return b.model({ '': 17 });
+}
+
+/** The projection that reaches 4e4 and the two nodes that read its value (Relu, then the Mul that scales it down). */
+export const EMBEDDING_NODES = ['act', 'proj', 'shrink'] as const;
+
+export function buildEmbeddingRange(spec: { vocab?: number; tokens?: number; seed?: number } = {}): onnx.ModelProto {
+  const { vocab = 1000, tokens = 16 } = spec;
+  const random = seededRandom(spec.seed ?? 24);
+  const width = 8;
+  const b = new GraphBuilder('embedding_range');
+  const ids = b.input('tokens', DataType.INT64, [1, tokens]);
+  const table = randomNormal(vocab * width, 1, random).map((v, i) => (i >= (vocab / 2) * width ? 5000 : v));
+  const flat = b.op('Reshape', [ids, b.ints('flat_shape', [tokens])], {}, { name: 'flatten_ids' });
+  const embedded = b.op('Gather', [b.initializer('embedding', [vocab, width], table), flat], {}, { name: 'embed' });
+  // Each output of 'proj' sums a row: 8 x 5000 = 4e4 for the large rows.
+  const projected = b.op('MatMul', [embedded, b.initializer('proj.w', [width, width], new Float32Array(width * width).fill(1))], {}, { name: 'proj' });
+  const activated = b.op('Relu', [projected], {}, { name: 'act' });
+  const scaledDown = b.op('Mul', [activated, b.scalar('scale', 1e-4)], {}, { name: 'shrink' });
+  b.op('MatMul', [scaledDown, b.initializer('out.w', [width, 4], randomNormal(width * 4, 0.3, random))], {}, { name: 'out', outputs: ['y'] });
+  b.output('y', DataType.FLOAT, [tokens, 4]);
   return b.model({ '': 17 });
 }
