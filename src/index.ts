@@ -16,3 +16,5 @@ export { validateModel, type ValidationProblem } from './passes/validate.js';
 export { renderSummary } from './report/summary.js';
 export { renderAuditJson, renderAuditMarkdown } from './report/audit.js';
 export { emulateNumerics, EMULATION_SCOPE, type EmulationReport, type EmulationResult } from './passes/emulate-numerics.js';
+export { calibrate, modelAwareRandomInputs, inputBatches, gatherIndexInputs, DEFAULT_HEADROOM, type Calibration, type CalibrationOptions } from './runtime/calibration.js';
+export { tune, rankCandidates, judgeOutput, overridesFile, METRICS, type TuneOptions, type TuneResult, type NodeEvidence, type Metric } from './runtime/tune.js';

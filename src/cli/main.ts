@@ -14,6 +14,7 @@ import { runInspect } from './inspect-command.js';
 import { runTrain, trainOptions, type TrainArgs } from './train-command.js';
 import { benchOptions, compareOptions, runBench, runCompare, runOptions, runRun, type BenchArgs, type CompareArgs, type RunArgs } from './execute-commands.js';
 import { rewriteOptions, runRewrite, type RewriteArgs } from './rewrite-command.js';
+import { runTune, tuneOptions, type TuneArgs } from './tune-command.js';
 
 const INTERNAL_ERROR = 3;
 
@@ -79,6 +80,7 @@ await yargs(hideBin(process.argv))
   .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', rewriteOptions, run<RewriteArgs>(runInspect))
   .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', runOptions, run<RunArgs>(runRun))
   .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', compareOptions, run<CompareArgs>(runCompare))
+  .command('tune <model>', 'rewrite, then keep the fewest nodes fp32 that make the model pass a tolerance (emulated numerics on cpu)', tuneOptions, run<TuneArgs>(runTune))
   .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', trainOptions, run<TrainArgs>(runTrain))
   .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', benchOptions, run<BenchArgs>(runBench))
   .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')

@@ -160,7 +160,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const paintOptions = {
     target,
     mode,
-    forceFp32: nodeMatcher(options.forceFp32 ?? []),
+    forceFp32: nodeMatcher([...(options.forceFp32 ?? []), ...(options.listChanges ?? []).flatMap((layer) => layer.forceFp32 ?? [])]),
     pinned: weightPins,
     forceFp16: nodeMatcher(options.forceFp16 ?? []),
     weightInputs: new Set(options.weightInputs ?? []),
