@@ -215,9 +215,19 @@ export function rankCandidates(
     reasons.push(`relative error ${Number.isFinite(inputError) ? inputError.toExponential(2) : 'inf'} on its inputs, ${Number.isFinite(outputError) ? outputError.toExponential(2) : 'inf'} on its outputs`);
     ranked.push({ node: name, op: node.op_type ?? '', evidence: reasons.join('; '), errorJump, nearLimit, nonFiniteOrigin, flushedShare });
   }
-  const strength = (e: NodeEvidence): number => (e.nonFiniteOrigin ? 2 : 0) + (e.nearLimit >= 0.5 || e.flushedShare >= FLUSH_SHARE_LIMIT ? 1 : 0);
   return ranked.sort((a, b) => strength(b) - strength(a) || b.errorJump - a.errorJump || b.nearLimit - a.nearLimit || a.node.localeCompare(b.node));
 }
+
+/**
+ * How sure the evidence is: an inf starts here; its values exceed float16's max (converted, it
+ * must overflow); they come within the headroom of it, or flush to zero; or only the error grows.
+ */
+function strength(e: NodeEvidence): number {
+  return (e.nonFiniteOrigin ? 4 : 0) + (e.nearLimit >= 1 ? 2 : 0) + (e.nearLimit >= 0.5 || e.flushedShare >= FLUSH_SHARE_LIMIT ? 1 : 0);
+}
+
+/** Nodes whose values are beyond float16's range: converted, they overflow, so each one is needed unless a neighbour's pin keeps it fp32. */
+const mustPin = (e: NodeEvidence): boolean => e.nonFiniteOrigin || e.nearLimit >= 1;
 
 const convertedNodes = (result: AmpResult): string[] => result.report.nodes.filter((n) => n.color === 'ALLOW' && n.scope === 'graph').map((n) => n.node);
 const signature = (result: AmpResult): string => result.report.nodes.map((n) => n.color).join('');
@@ -270,9 +280,13 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
     return { result, ...judged };
   };
 
-  // Grow a prefix of the ranking: first every node with strong evidence, then doubling.
-  const strong = ranking.filter((e) => e.nonFiniteOrigin || e.nearLimit >= 0.5 || e.flushedShare >= FLUSH_SHARE_LIMIT).length;
-  let size = Math.max(1, strong);
+  // Grow a prefix of the ranking: first the nodes that must be pinned (an inf starts there, or
+  // their values exceed float16's max), then every node with strong evidence (near the limit,
+  // flushing), then doubling. A passing must-set is not bisected: each of its nodes is needed.
+  const must = ranking.filter(mustPin).length;
+  const strong = ranking.filter((e) => strength(e) > 0).length;
+  const sizes = [...new Set([must, strong].filter((n) => n > 0))];
+  let size = sizes.shift() ?? 1;
   let best: { size: number; result: AmpResult; outputs: OutputComparison[] } | undefined;
   let lastFailed = 0;
   let lastOutputs = baseJudged.outputs;
@@ -290,14 +304,14 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
     }
     lastFailed = size;
     if (size === ranking.length) break;
-    size = Math.min(ranking.length, size * 2);
+    size = sizes.shift() ?? Math.min(ranking.length, size * 2);
   }
   if (!best) {
     const pins = ranking.slice(0, lastFailed).map((e) => e.node);
     return finish(rewrite(pins), false, pins, lastOutputs, exhausted);
   }
   // Shrink: the smallest passing prefix between the last failure and the first success (bisection).
-  let low = lastFailed + 1;
+  let low = Math.max(lastFailed + 1, must);
   let high = best.size;
   while (low < high && elapsed() <= budget) {
     const middle = Math.floor((low + high) / 2);

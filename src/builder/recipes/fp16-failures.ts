@@ -61,23 +61,32 @@ export function buildOverflowBeforeNorm(spec: FailureSpec = {}): onnx.ModelProto
 
 export const ATTENTION_NODES = ['attn/scores'] as const;
 
-export function buildAttentionOverflow(spec: FailureSpec = {}): onnx.ModelProto {
-  const { blocks = 2, width = 32, rows = 16 } = spec;
+/** With `layers` > 1, each layer starts with a LayerNormalization, its nodes are named attn<i>/..., and every layer's scores overflow. */
+export function buildAttentionOverflow(spec: FailureSpec & { layers?: number } = {}): onnx.ModelProto {
+  const { blocks = 2, width = 32, rows = 16, layers = 1 } = spec;
   const random = seededRandom(spec.seed ?? 22);
   const b = new GraphBuilder('attention_overflow');
   let x = b.input('x', DataType.FLOAT, [1, rows, width]);
   x = safeBlocks(b, x, width, blocks, 'pre', random);
-  const project = (kind: string, gain: number): string =>
-    b.op('MatMul', [x, b.initializer(`attn.w${kind}`, [width, width], scaled(randomNormal(width * width, Math.sqrt(1 / width), random), gain))], {}, { name: `attn/${kind}_proj` });
-  const q = project('q', 156);
-  const k = project('k', 156);
-  const v = project('v', 1);
-  const kt = b.op('Transpose', [k], { perm: attr.ints([0, 2, 1]) }, { name: 'attn/k_transpose' });
-  const scores = b.op('MatMul', [q, kt], {}, { name: 'attn/scores' });
-  const scaledScores = b.op('Mul', [scores, b.scalar('attn.scale', 1 / Math.sqrt(width))], {}, { name: 'attn/scale' });
-  const probs = b.op('Softmax', [scaledScores], { axis: attr.int(-1) }, { name: 'attn/softmax' });
-  const context = b.op('MatMul', [probs, v], {}, { name: 'attn/context' });
-  x = safeBlocks(b, context, width, blocks, 'post', random);
+  for (let layer = 0; layer < layers; layer++) {
+    const p = layers === 1 ? 'attn' : `attn${layer}`;
+    if (layers > 1) {
+      // Pre-norm, as in transformers: every layer sees unit-scale inputs, so every layer's scores overflow.
+      const ones = b.initializer(`${p}.ln.g`, [width], new Float32Array(width).fill(1));
+      x = b.op('LayerNormalization', [x, ones, b.initializer(`${p}.ln.b`, [width], new Float32Array(width))], { axis: attr.int(-1) }, { name: `${p}/ln` });
+    }
+    const project = (kind: string, gain: number): string =>
+      b.op('MatMul', [x, b.initializer(`${p}.w${kind}`, [width, width], scaled(randomNormal(width * width, Math.sqrt(1 / width), random), gain))], {}, { name: `${p}/${kind}_proj` });
+    const q = project('q', 156);
+    const k = project('k', 156);
+    const v = project('v', 1);
+    const kt = b.op('Transpose', [k], { perm: attr.ints([0, 2, 1]) }, { name: `${p}/k_transpose` });
+    const scores = b.op('MatMul', [q, kt], {}, { name: `${p}/scores` });
+    const scaledScores = b.op('Mul', [scores, b.scalar(`${p}.scale`, 1 / Math.sqrt(width))], {}, { name: `${p}/scale` });
+    const probs = b.op('Softmax', [scaledScores], { axis: attr.int(-1) }, { name: `${p}/softmax` });
+    const context = b.op('MatMul', [probs, v], {}, { name: `${p}/context` });
+    x = safeBlocks(b, context, width, blocks, layers === 1 ? 'post' : `post${layer}_`, random);
+  }
   b.op('MatMul', [x, b.initializer('head.w', [width, 8], randomNormal(width * 8, Math.sqrt(1 / width), random))], {}, { name: 'head', outputs: ['y'] });
   b.output('y', DataType.FLOAT, [1, rows, 8]);
   return b.model({ '': 17 });
