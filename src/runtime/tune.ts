@@ -210,7 +210,7 @@ export function rankCandidates(
     const flushedShare = lowIsFloat16 ? Math.max(0, ...inputs.map((f) => f.flushedShare), ...outputs.map((f) => f.flushedShare)) : 0;
     const reasons: string[] = [];
     if (nonFiniteOrigin) reasons.push('inf/NaN starts at its output in the candidate run');
-    if (nearLimit >= 0.5) reasons.push(`values reach ${largest.toExponential(3)} (${(nearLimit * 100).toFixed(0)}% of float16's max)`);
+    if (nearLimit >= 0.5) reasons.push(`values reach ${largest.toExponential(3)} (${nearLimit >= 1 ? `${nearLimit.toPrecision(3)}x` : `${(nearLimit * 100).toFixed(0)}% of`} float16's max)`);
     if (flushedShare >= FLUSH_SHARE_LIMIT) reasons.push(`${(flushedShare * 100).toPrecision(2)}% of the magnitude it reads or writes is below float16's smallest subnormal`);
     reasons.push(`relative error ${Number.isFinite(inputError) ? inputError.toExponential(2) : 'inf'} on its inputs, ${Number.isFinite(outputError) ? outputError.toExponential(2) : 'inf'} on its outputs`);
     ranked.push({ node: name, op: node.op_type ?? '', evidence: reasons.join('; '), errorJump, nearLimit, nonFiniteOrigin, flushedShare });
