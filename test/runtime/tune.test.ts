@@ -4,7 +4,7 @@
  * --rules, and leaves a model that already passes alone.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +19,8 @@ import {
 import { buildMlpInference } from '../../src/builder/recipes/mlp.js';
 import { buildTransformer } from '../../src/builder/recipes/transformer.js';
 import { saveModel } from '../../src/onnx/model-io.js';
+import { ampRewrite } from '../../src/passes/amp.js';
+import { readRulesFile } from '../../src/passes/amp/op-lists.js';
 import { modelAwareRandomInputs } from '../../src/runtime/calibration.js';
 import { loadOrt } from '../../src/runtime/ort.js';
 import { judgeOutput, tune } from '../../src/runtime/tune.js';
@@ -83,6 +85,21 @@ describe('amp-rewrite tune', () => {
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/within --budget-seconds; nothing written/);
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('a rules file pins nodes with forceFp32 (notes under $ keys); a malformed list is an error naming the file', () => {
+    const good = path.join(work, 'pins.json');
+    writeFileSync(good, JSON.stringify({ $comment: 'from tune', forceFp32: ['big/proj', '/^post0\\//'] }));
+    const layer = readRulesFile(good);
+    expect(layer.forceFp32).toEqual(['big/proj', '/^post0\\//']);
+    const report = ampRewrite(buildOverflowBeforeNorm(), { listChanges: [layer] }).report;
+    const rules = Object.fromEntries(report.nodes.map((n) => [n.node, n.rule]));
+    expect(rules['big/proj']).toBe('force-fp32');
+    expect(rules['post0/matmul']).toBe('force-fp32');
+    expect(rules['post1/matmul']).toBe('allow-list');
+    const bad = path.join(work, 'bad-pins.json');
+    writeFileSync(bad, JSON.stringify({ forceFp32: 'big/proj' }));
+    expect(() => readRulesFile(bad)).toThrowError(/bad-pins.json: forceFp32 must be an array/);
   });
 
   it('metrics: allclose per element, max-abs on the largest error, cosine against 1 - atol; a stray inf fails all three', () => {
