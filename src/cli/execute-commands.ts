@@ -84,7 +84,7 @@ export function compareOptions(yargs: Argv): Argv<CompareArgs> {
         describe: 'emulate: round every float16/bfloat16 value as a GPU does (any provider); native: what ONNX Runtime computes; auto: emulate on cpu, native on a GPU',
       })
       .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' })
-      .epilogue(`Tolerance: ${TOLERANCE_RULE}.`),
+      .epilogue(`Tolerance: ${TOLERANCE_RULE}.\nExit codes: 0 every output within tolerance, 1 some output outside it, 2 bad input or options, or a model ONNX Runtime cannot load or run (REFERENCE_FAILED names the reference).`),
   ) as unknown as Argv<CompareArgs>;
 }
 
