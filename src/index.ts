@@ -27,3 +27,6 @@ export type { AuditEdge, AuditScope } from './passes/amp/audit-graph.js';
 export { checkModel, type CheckOptions } from './onnx/check-model.js';
 export { loadModelFile, type SaveResult } from './onnx/model-io.js';
 export { printable } from './onnx/printable.js';
+export { emulateNumerics, EMULATION_SCOPE, type EmulationReport, type EmulationResult } from './passes/emulate-numerics.js';
+export { calibrate as calibrateActivations, modelAwareRandomInputs, inputBatches, gatherIndexInputs, DEFAULT_HEADROOM, type Calibration, type CalibrationOptions } from './runtime/calibration.js';
+export { tune, rankCandidates, judgeOutput, overridesFile, METRICS, type TuneOptions, type TuneResult, type NodeEvidence, type Metric } from './runtime/tune.js';

@@ -12,7 +12,9 @@ import { onnx } from '../onnx/generated/onnx.js';
 import { benchVariants, batchDimension, searchBatches, type VariantBenchResult } from '../runtime/variant-bench.js';
 import type { BatchSearchResult } from '../runtime/batch-search.js';
 import { inProcessRunner, ISOLATION_DESCRIPTIONS, ISOLATION_METHODS, processRunner, type FeedSpec, type IsolationMethod, type VariantRunner } from '../runtime/isolated-bench.js';
-import { compareOutput, scaledTolerance, type OutputComparison } from '../runtime/compare.js';
+import { TOLERANCE_RULE, type OutputComparison } from '../runtime/compare.js';
+import { compareRuns, runOnce, runUnder } from '../runtime/compare-models.js';
+import { defaultNumerics, describeNumerics, parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
 import { describeProvider, openSession } from '../runtime/session.js';
 import { renderTensorSummary, summarizeTensor } from '../runtime/summarize.js';
@@ -81,6 +83,7 @@ export interface CompareArgs extends RuntimeArgs {
   atol: number;
   rtol: number;
   json: boolean;
+  numerics: string;
 }
 
 export function compareOptions(yargs: Argv): Argv<CompareArgs> {
@@ -90,22 +93,33 @@ export function compareOptions(yargs: Argv): Argv<CompareArgs> {
       .positional('candidate', { type: 'string', demandOption: true, describe: 'the model to check (typically the mixed-precision one)' })
       .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
       .option('rtol', { type: 'number', default: 1e-2, describe: 'relative tolerance per element' })
+      .option('numerics', {
+        type: 'string',
+        choices: ['auto', 'emulate', 'native'],
+        default: 'auto',
+        describe: 'emulate: round every float16/bfloat16 value as a GPU does (any provider); native: what ONNX Runtime computes; auto: emulate on cpu, native on a GPU',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' })
-      .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" }),
+      .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" })
+      .epilogue(`Tolerance: ${TOLERANCE_RULE}.\nExit codes: 0 every output within tolerance, 1 some output outside it, 2 bad input or options, or a model ONNX Runtime cannot load or run (REFERENCE_FAILED names the reference).`),
   ) as unknown as Argv<CompareArgs>;
 }
 
+/** An error figure, or n/a where no element was finite in both runs. */
+const figure = (value: number, width: number, format: (v: number) => string): string => (Number.isNaN(value) ? 'n/a' : format(value)).padStart(width);
+
 export function renderComparison(rows: OutputComparison[]): string {
-  const header = 'output                          elements  max abs err  max rel err  cosine      nan/inf ref  nan/inf new  result';
+  const header = 'output                          elements    finite  max abs err  max rel err    cosine  nan/inf ref  nan/inf new  result';
   const lines = rows.map((r) =>
     [
       r.name.padEnd(30).slice(0, 30),
       String(r.elements).padStart(10),
-      r.maxAbsError.toExponential(3).padStart(12),
-      r.maxRelError.toExponential(3).padStart(12),
-      r.cosine.toFixed(6).padStart(9),
-      String(r.referenceNonFinite).padStart(12),
-      String(r.candidateNonFinite).padStart(12),
+      String(r.finite).padStart(9),
+      figure(r.maxAbsError, 12, (v) => v.toExponential(3)),
+      figure(r.maxRelError, 12, (v) => v.toExponential(3)),
+      figure(r.cosine, 9, (v) => v.toFixed(6)),
+      `${r.referenceNaN}/${r.referenceInf}`.padStart(12),
+      `${r.candidateNaN}/${r.candidateInf}`.padStart(12),
       `  ${r.pass ? 'pass' : `FAIL (${r.mismatched} outside tolerance${r.note ? `; ${r.note}` : ''})`}`,
     ].join(' '),
   );
@@ -117,30 +131,26 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   requireNumber('rtol', args.rtol, { min: 0 });
   requireNumber('seed', args.seed, { integer: true });
   const reference = loadModel(args.reference);
-  loadModel(args.candidate);
+  const candidate = loadModel(args.candidate);
+  const asked = parseNumerics(args.numerics);
   const ort = await loadOrt();
-  const feeds = feedsOf(ort, reference, args);
+  const notices: string[] = [];
+  const feeds = feedsOf(ort, reference, args, notices);
   const providers = providersOf(args);
-  const a = await openSession(args.reference, providers);
-  const b = await openSession(args.candidate, providers);
-  try {
-    const expected = await runSession(a.session, feeds, args.reference);
-    const got = await runSession(b.session, feeds, args.candidate);
-    const rows = a.session.outputNames.map((name) => {
-      if (!got[name]) return { ...compareOutput(name, expected[name]!, expected[name]!, { atol: 0, rtol: 0 }), pass: false, note: 'missing in the candidate' };
-      return compareOutput(name, expected[name]!, got[name]!, scaledTolerance(expected[name]!, args.atol, args.rtol));
-    });
-    const pass = rows.every((r) => r.pass);
-    print(
-      args.json
-        ? `${JSON.stringify({ provider: a.provider, pass, outputs: rows }, null, 2)}\n`
-        : `${describeProvider(a)}\n${renderComparison(rows)}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`,
-    );
-    return pass ? 0 : 1;
-  } finally {
-    await a.session.release();
-    await b.session.release();
+  const expected = await runOnce(encodeModel(reference), feeds, providers, 'reference');
+  const numerics = asked ?? defaultNumerics(expected.provider);
+  const got = await runUnder(candidate, numerics, feeds, [expected.provider], 'candidate');
+  const rows = compareRuns(expected, got, args.atol, args.rtol);
+  const pass = rows.every((r) => r.pass);
+  const tolerance = { atol: args.atol, rtol: args.rtol, rule: TOLERANCE_RULE };
+  if (args.json) {
+    print(`${JSON.stringify({ provider: expected.provider, numerics, pass, tolerance, notices, outputs: rows }, null, 2)}\n`);
+  } else {
+    const lines = [describeProvider(expected), describeNumerics(numerics, expected.provider), ...notices.map((n) => `notice: ${n}`)];
+    lines.push(`tolerance: atol ${args.atol}, rtol ${args.rtol}: ${TOLERANCE_RULE}`);
+    print(`${lines.join('\n')}\n${renderComparison(rows)}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`);
   }
+  return pass ? 0 : 1;
 }
 
 // ---- bench ----

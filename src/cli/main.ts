@@ -20,6 +20,7 @@ import { checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand } from '
 import { reportWarnings, unknownEnvironment } from './warnings.js';
 import { setRuntimeVerbose } from '../runtime/ort.js';
 import { reportOptions, runReport, type ReportArgs } from './report-command.js';
+import { runTune, tuneOptions, type TuneArgs } from './tune-command.js';
 
 const INTERNAL_ERROR = 3;
 
@@ -127,6 +128,7 @@ const parser = yargs(hideBin(process.argv))
   .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', rewriteOptions, run<RewriteArgs>(runInspect))
   .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', runOptions, run<RunArgs>(runRun))
   .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', compareOptions, run<CompareArgs>(runCompare))
+  .command('tune <model>', 'rewrite, then keep the fewest nodes fp32 that make the model pass a tolerance (emulated numerics on cpu)', tuneOptions, run<TuneArgs>(runTune))
   .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', trainOptions, run<TrainArgs>(runTrain))
   .command('doctor', 'say which execution providers can start here, which CUDA/cuDNN libraries and GPUs were found, and what is missing', doctorOptions, run<DoctorArgs>(runDoctor))
   .command('report <audit>', 'draw an audit JSON (--report audit.json) as a self-contained HTML page', reportOptions, run<ReportArgs>(runReport))

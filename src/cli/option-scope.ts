@@ -14,6 +14,11 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     calibrate: 'inspect does not run the model',
     inputs: 'inspect does not run the model',
     dim: 'inspect does not run the model',
+    headroom: 'inspect does not run the model',
+    'input-scale': 'inspect does not run the model',
+    'input-distribution': 'inspect does not run the model',
+    'calibration-batches': 'inspect does not run the model',
+    numerics: 'inspect does not run the model',
   },
   bench: {
     output: 'bench writes no model (--out writes its results)',
@@ -21,6 +26,11 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     'external-data': 'bench writes no model',
     report: 'bench writes no audit; rewrite with --report for one',
     calibrate: 'bench does not calibrate; rewrite with --calibrate, then bench the result against the original with compare',
+    headroom: 'bench does not calibrate (a --calibrate option)',
+    'input-scale': 'bench does not calibrate (a --calibrate option)',
+    'input-distribution': 'bench does not calibrate (a --calibrate option)',
+    'calibration-batches': 'bench does not calibrate (a --calibrate option)',
+    numerics: 'bench does not calibrate (a --calibrate option)',
   },
 };
 

@@ -20,8 +20,8 @@ import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
 import { TARGETS, type Target } from '../passes/amp/target-policy.js';
 import type { onnx } from '../onnx/generated/onnx.js';
-import { activationRanges } from '../runtime/activation-range.js';
-import { inputsFromFiles, randomInputs } from '../runtime/inputs.js';
+import { calibrate, inputBatches, modelAwareRandomInputs, type Calibration } from '../runtime/calibration.js';
+import { parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
 
 export interface RewriteArgs {
@@ -58,6 +58,11 @@ export interface RewriteArgs {
   inputs: string[];
   dim: string[];
   target: Target;
+  numerics?: string;
+  headroom: number;
+  inputScale: number;
+  inputDistribution: 'uniform' | 'normal';
+  calibrationBatches: number;
   [flag: string]: unknown;
 }
 
@@ -88,15 +93,25 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
     .option('calibrate', {
       type: 'boolean',
       default: false,
-      describe: 'run the fp32 model once (random inputs, or --inputs) and keep nodes that see values beyond float16 range in fp32',
+      describe: 'run the model on calibration inputs (--inputs, or random ones that respect the model) and keep nodes that see values beyond float16 range (less the headroom), or that flush to zero, in fp32',
     })
-    .option('inputs', { type: 'string', array: true, default: [], describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json)' })
-    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension, for random inputs and for the static shapes of the FLOPs share and Tensor Core lint: name=value (repeatable)' })
     .option('target', {
       choices: [...TARGETS],
       default: 'any',
       describe: "the provider that will run the model (rules/kernels.json): cuda runs LayerNorm/Softmax in the low type mid-model (their kernels accumulate in fp32); cpu warns where ORT's CPU provider has no fast fp16/bf16 kernel",
     })
+    .option('inputs', {
+      type: 'string',
+      array: true,
+      default: [],
+      describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json), or a folder (one batch) of them, or a folder of batch folders',
+    })
+    .option('headroom', { type: 'number', default: 2, describe: '--calibrate pins values at or above 65504 / headroom (default 2: above half of float16\'s max)' })
+    .option('input-scale', { type: 'number', default: 1, describe: 'random calibration floats: uniform in [-scale, scale), or the standard deviation with --input-distribution normal' })
+    .option('input-distribution', { choices: ['uniform', 'normal'], default: 'uniform', describe: 'distribution of random calibration floats' })
+    .option('calibration-batches', { type: 'number', default: 2, describe: 'random calibration batches (different seeds)' })
+    .option('numerics', { choices: ['emulate', 'native'], describe: '--calibrate: also run the emulated float16 rewrite to find where overflows start (emulate, the default) or not (native)' })
+    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension, for random inputs and for the static shapes of the FLOPs share and Tensor Core lint: name=value (repeatable)' })
     .option('external-data', {
       type: 'string',
       default: 'keep',
@@ -218,11 +233,17 @@ export function parseDims(specs: readonly string[]): Map<string, number> {
   return dims;
 }
 
-/** The fp32 calibration run, on ONNX Runtime (loaded only here). */
-async function calibrate(model: onnx.ModelProto, args: RewriteArgs): Promise<Map<string, number>> {
+/** The calibration runs, on ONNX Runtime (loaded only here). */
+async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampOptions: AmpOptions, notices: string[]): Promise<Calibration> {
   const ort = await loadOrt();
-  const feeds = args.inputs.length ? inputsFromFiles(ort, model, args.inputs) : randomInputs(ort, model, { dims: parseDims(args.dim), seed: 0 });
-  return activationRanges(ort, model, feeds);
+  if (!(Number.isInteger(args.calibrationBatches) && args.calibrationBatches >= 1)) throw new AmpError('BAD_OPTION', `--calibration-batches ${args.calibrationBatches}: expected a positive integer`);
+  if (!(args.inputScale > 0)) throw new AmpError('BAD_OPTION', `--input-scale ${args.inputScale}: expected a positive number`);
+  const batches = args.inputs.length
+    ? inputBatches(ort, model, args.inputs)
+    : Array.from({ length: args.calibrationBatches }, (_, seed) =>
+        modelAwareRandomInputs(ort, model, { dims: parseDims(args.dim), seed, defaultDim: 1, notices, scale: args.inputScale, distribution: args.inputDistribution }),
+      );
+  return calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions });
 }
 
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
@@ -245,7 +266,11 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
   checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
   options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
-  if (args.calibrate) options.activationRanges = await calibrate(model, args);
+  const notices: string[] = [];
+  if (args.calibrate) {
+    const calibration = await calibrateFromArgs(model, args, options, notices);
+    Object.assign(options, { activationRanges: calibration.ranges, activationLimit: calibration.limit, flushedShares: calibration.flushedShares });
+  }
   const { model: rewritten, report, modified } = rewriteModel(model, options);
   reportWarnings(patternWarnings(args, report.amp), Boolean(args.strict));
   const notes: string[] = [];
@@ -274,6 +299,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
       const json = { ...report.amp.summary, ...(report.training ? { training: trainingJson(report.training) } : {}), ...(args.verbose ? { lists: report.amp.lists } : {}) };
       print(`${JSON.stringify(json, null, 2)}\n`);
     } else {
+      for (const notice of notices) print(`notice: ${notice}\n`);
       print(text);
       if (args.verbose) print(renderLists(report.amp.lists));
     }

@@ -27,7 +27,8 @@ export type AmpErrorCode =
   /** A path that would read or write outside what the user named (symlink escape, an output equal to an input). */
   | 'UNSAFE_PATH'
   /** An input tensor file for run/compare/bench that does not match the model's declared input. */
-  | 'BAD_INPUT_TENSOR';
+  | 'BAD_INPUT_TENSOR'
+  | 'REFERENCE_FAILED';
 
 /** Exit status for each kind of failure, as documented in the README. */
 export const EXIT_CODES = {

@@ -18,7 +18,7 @@ import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decis
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
-import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from './amp/weight-range.js';
+import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type PinnedNode } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
 import { tensorCoreLint, type TensorCoreLint } from './amp/tensor-core-lint.js';
 import { withStaticDims } from './amp/static-dims.js';
@@ -45,6 +45,10 @@ export interface AmpOptions {
    * Nodes that would see a value beyond float16's range stay fp32. Only used for fp16.
    */
   activationRanges?: ReadonlyMap<string, number>;
+  /** Magnitude from which a calibrated value pins its nodes (default 65520; --calibrate passes 65504 / headroom). */
+  activationLimit?: number;
+  /** Share of each value's magnitude in elements float16 rounds to zero (calibration); 1e-4 or more pins its nodes. */
+  flushedShares?: ReadonlyMap<string, number>;
   /**
    * Graph inputs that hold weights (a training graph's parameters and optimizer state): like
    * initializers, they do not count as fp32 streams for the between-allow rule.
@@ -190,22 +194,42 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const graph = new ModelGraph(model);
   const opsets = opsetsOf(model);
   const types = inferElemTypes(graph, opsets);
+  const weightPins = target === DataType.FLOAT16 ? nodesReadingOutOfRangeWeights(graph) : new Map<onnx.INodeProto, PinnedNode>();
   const paintOptions = {
     target,
     mode,
-    forceFp32: nodeMatcher(options.forceFp32 ?? []),
-    pinned:
-      target === DataType.FLOAT16
-        ? new Map([...nodesSeeingOutOfRangeActivations(graph, options.activationRanges ?? new Map()), ...nodesReadingOutOfRangeWeights(graph)])
-        : new Map(),
+    forceFp32: nodeMatcher([...(options.forceFp32 ?? []), ...(options.listChanges ?? []).flatMap((layer) => layer.forceFp32 ?? [])]),
+    pinned: weightPins,
     forceFp16: nodeMatcher(options.forceFp16 ?? []),
     weightInputs: new Set(options.weightInputs ?? []),
     targetPolicy: targetPolicy(options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
   };
+  const paintAll = (): Map<GraphScope, ScopePaint> => new Map(graph.scopes.map((scope) => [scope, paintScope(scope, types, opsets, lists, paintOptions)]));
+  // Calibration pins only nodes the lists would convert: a deny-list node stays deny-list (its reason
+  // names the value it sees), so the Grappler counts mean what they mean without calibration.
+  const activationPins =
+    target === DataType.FLOAT16
+      ? nodesSeeingOutOfRangeActivations(graph, options.activationRanges ?? new Map(), { limit: options.activationLimit, flushedShares: options.flushedShares })
+      : new Map<onnx.INodeProto, PinnedNode>();
+  const alsoSeen = new Map<onnx.INodeProto, PinnedNode>();
+  if (activationPins.size) {
+    const converted = new Set([...paintAll().values()].flatMap((paint) => [...paint.decisions.values()]).filter((d) => d.color === 'ALLOW').map((d) => d.node));
+    const newlyPinned = new Map(weightPins);
+    for (const [node, pin] of activationPins) {
+      if (converted.has(node) && !weightPins.has(node)) newlyPinned.set(node, pin);
+      else alsoSeen.set(node, pin);
+    }
+    paintOptions.pinned = newlyPinned;
+  }
 
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
-  const paints = new Map<GraphScope, ScopePaint>();
-  for (const scope of graph.scopes) paints.set(scope, paintScope(scope, types, opsets, lists, paintOptions));
+  const paints = paintAll();
+  for (const paint of paints.values()) {
+    for (const decision of paint.decisions.values()) {
+      const seen = alsoSeen.get(decision.node);
+      if (seen && decision.color !== 'ALLOW') decision.reason = `${decision.reason}; calibration: ${seen.reason}`;
+    }
+  }
   if (castProblem) {
     // Without a Cast that can reach the target type, nothing may be converted.
     for (const paint of paints.values()) {

@@ -43,12 +43,22 @@ export function requiredInputs(model: onnx.IModelProto): onnx.IValueInfoProto[] 
   return (model.graph?.input ?? []).filter((input) => !initializers.has(input.name));
 }
 
-export function resolveShape(info: onnx.IValueInfoProto, dims: ReadonlyMap<string, number>): number[] {
+/** How symbolic dimensions without a --dim get a size: `defaultDim` when given, each use noted in `notices`. */
+export interface DimDefaults {
+  defaultDim?: number;
+  notices?: string[];
+}
+
+export function resolveShape(info: onnx.IValueInfoProto, dims: ReadonlyMap<string, number>, defaults: DimDefaults = {}): number[] {
   const shape = info.type?.tensor_type?.shape?.dim ?? [];
   return shape.map((d, i) => {
     if (d.dim_value != null && Object.hasOwn(d, 'dim_value')) return longToNumber(d.dim_value);
     const param = d.dim_param ?? '';
-    const value = dims.get(param);
+    const value = dims.get(param) ?? defaults.defaultDim;
+    if (value !== undefined && !dims.has(param)) {
+      const notice = `input '${info.name}' dimension ${i}${param ? ` ('${param}')` : ''} set to ${value}; give it with --dim ${param || 'name'}=<size>`;
+      if (!defaults.notices?.includes(notice)) defaults.notices?.push(notice);
+    }
     if (value === undefined) {
       throw new AmpError(
         'BAD_OPTION',
@@ -61,13 +71,13 @@ export function resolveShape(info: onnx.IValueInfoProto, dims: ReadonlyMap<strin
 }
 
 /** Random inputs: floats uniform in [-1, 1), integers in [0, 10), booleans; the same seed gives the same tensors. */
-export function randomInputs(ort: Ort, model: onnx.IModelProto, options: { dims?: ReadonlyMap<string, number>; seed?: number } = {}): Feeds {
+export function randomInputs(ort: Ort, model: onnx.IModelProto, options: { dims?: ReadonlyMap<string, number>; seed?: number } & DimDefaults = {}): Feeds {
   const random = seededRandom(options.seed ?? 0);
   const feeds: Feeds = {};
   for (const info of requiredInputs(model)) {
     const elemType = info.type?.tensor_type?.elem_type;
     if (!elemType) throw new AmpError('BAD_OPTION', `input '${info.name}' is not a tensor; pass it with --inputs`, { subject: info.name ?? '' });
-    const shape = resolveShape(info, options.dims ?? new Map());
+    const shape = resolveShape(info, options.dims ?? new Map(), options);
     checkInputSize(info, shape, elemType);
     const count = shape.reduce((a, b) => a * b, 1);
     feeds[info.name ?? ''] = new ort.Tensor(ortTypeOf(elemType), randomValues(elemType, count, random) as never, shape);

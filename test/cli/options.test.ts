@@ -28,7 +28,7 @@ describe('commands and their options', () => {
   it('names an unknown command as such', () => {
     const { code, stderr } = cli(['frobnicate', transformer]);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^amp-rewrite: error \[BAD_OPTION\]: unknown command 'frobnicate' \(commands: inspect, run, compare, train, [a-z, ]*\bbench\b/);
+    expect(stderr).toMatch(/^amp-rewrite: error \[BAD_OPTION\]: unknown command 'frobnicate' \(commands: [a-z, ]*\binspect\b[a-z, ]*\bbench\b/);
   });
 
   it('every option error is one line', () => {

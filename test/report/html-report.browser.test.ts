@@ -177,15 +177,17 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
   it('shows the value range a calibration saw and colors the node it pinned', async () => {
     const { audit } = reportFor('transformer-block');
     const calibrated = ampRewrite(loadModel(path.join(fixturesDir, 'transformer-block/model.onnx')), {
-      activationRanges: new Map([['mul_14', 7e4], ['softmax_15', 0.75]]),
+      activationRanges: new Map([['matmul_13', 7e4], ['mul_14', 7e4], ['softmax_15', 0.75]]),
     }).report;
     expect(calibrated.nodes.length).toBe(audit.nodes.length);
     const file = path.join(work, 'calibrated.html');
     writeFileSync(file, renderAuditHtml(calibrated, { title: 'calibrated' }));
     const page = await open(file);
-    expect(await page.getAttribute('g.node[data-name="l0/softmax"] rect', 'fill')).toBe('#e8833a');
-    await page.click('g.node[data-name="l0/softmax"]');
+    expect(await page.getAttribute('g.node[data-name="l0/scores"] rect', 'fill')).toBe('#e8833a');
+    await page.click('g.node[data-name="l0/scores"]');
     expect(await page.textContent('#detail-decision')).toBe('pinned by calibration (kept fp32)');
+    // The Softmax stays a deny-list node (its own color) and shows the ranges it saw.
+    await page.click('g.node[data-name="l0/softmax"]');
     const rangeOf = (table: string) => page.$$eval(`${table} tr`, (rows) => rows.slice(1).map((r) => r.querySelectorAll('td')[4]?.textContent));
     expect(await rangeOf('#detail-inputs')).toEqual(['|x| ≤ 7.000e+4']);
     expect(await rangeOf('#detail-outputs')).toEqual(['|x| ≤ 0.7500']);

@@ -59,12 +59,16 @@ describe('the audit graph fields', () => {
   });
 
   it('carries the value range a calibration saw', () => {
-    const { report } = ampRewrite(fixture('transformer-block'), { activationRanges: new Map([['softmax_15', 0.75], ['mul_14', 7e4]]) });
+    const { report } = ampRewrite(fixture('transformer-block'), { activationRanges: new Map([['matmul_13', 7e4], ['softmax_15', 0.75], ['mul_14', 7e4]]) });
     const softmax = byName(report, 'l0/softmax');
     expect(softmax.inputs[0]!.range).toBe(7e4);
     expect(softmax.outputs[0]!.range).toBe(0.75);
-    expect(softmax.rule).toBe('activation-out-of-range');
-    expect(categoryOfRule(softmax.rule).id).toBe('pinned');
+    // A deny-list node keeps its list rule; the node the range newly pins is the scores MatMul.
+    expect(softmax.rule).toBe('deny-list');
+    const scores = byName(report, 'l0/scores');
+    expect(scores.outputs[0]!.range).toBe(7e4);
+    expect(scores.rule).toBe('activation-out-of-range');
+    expect(categoryOfRule(scores.rule).id).toBe('pinned');
   });
 });
 

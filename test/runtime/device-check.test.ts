@@ -76,7 +76,7 @@ describe('the commands check the device before running on CUDA', () => {
   const code = async (promise: Promise<unknown>) => promise.then(() => 'ok', (error: AmpError) => error.code);
 
   it('run refuses a bfloat16 model on a T4', async () => {
-    const args: RunArgs = { model: bf16File, ep: 'cuda', inputs: [], dim: [], seed: 0, json: false };
+    const args: RunArgs = { model: bf16File, ep: 'cuda', inputs: [], dim: [], dimDefault: 1, seed: 0, json: false };
     expect(await code(runRun(args, silent, { queryDevice: T4 }))).toBe('DEVICE_UNSUPPORTED');
   });
 

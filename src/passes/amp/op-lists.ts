@@ -35,6 +35,8 @@ export type ListChanges = Partial<Record<ListName, { add?: string[]; remove?: st
 export interface ListChangeLayer {
   origin: string;
   changes: ListChanges;
+  /** Node names or /regex/ kept fp32 (a rules file's "forceFp32", e.g. the overrides `tune` writes). */
+  forceFp32?: string[];
 }
 
 interface ListFile {
@@ -95,7 +97,10 @@ export function splitOps(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-/** Reads a --rules file: `{ "allow": { "add": [...], "remove": [...] }, "deny": ... }`. */
+/**
+ * Reads a --rules file: `{ "allow": { "add": [...], "remove": [...] }, "deny": ..., "forceFp32": [node names] }`.
+ * Keys starting with '$' ($schema, $comment) are notes.
+ */
 export function readRulesFile(file: string): ListChangeLayer {
   let parsed: unknown;
   try {
@@ -107,10 +112,18 @@ export function readRulesFile(file: string): ListChangeLayer {
     throw new AmpError('BAD_OPTION', `--rules ${file}: expected an object with keys among ${LIST_NAMES.join(', ')}`, { subject: file });
   }
   const changes: ListChanges = {};
+  let forceFp32: string[] | undefined;
   for (const [name, value] of Object.entries(parsed)) {
-    if (name === '$schema') continue;
+    if (name.startsWith('$')) continue;
+    if (name === 'forceFp32') {
+      if (!(Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
+        throw new AmpError('BAD_OPTION', `--rules ${file}: forceFp32 must be an array of node names or /regex/`, { subject: file });
+      }
+      forceFp32 = value as string[];
+      continue;
+    }
     if (!(LIST_NAMES as readonly string[]).includes(name)) {
-      throw new AmpError('BAD_OPTION', `--rules ${file}: unknown list '${name}' (expected ${LIST_NAMES.join(', ')})`, { subject: file });
+      throw new AmpError('BAD_OPTION', `--rules ${file}: unknown list '${name}' (expected ${LIST_NAMES.join(', ')}, or forceFp32)`, { subject: file });
     }
     const entry = value as { add?: unknown; remove?: unknown };
     for (const action of ['add', 'remove'] as const) {
@@ -121,7 +134,7 @@ export function readRulesFile(file: string): ListChangeLayer {
     }
     changes[name as ListName] = entry as { add?: string[]; remove?: string[] };
   }
-  return { origin: file, changes };
+  return { origin: file, changes, ...(forceFp32 ? { forceFp32 } : {}) };
 }
 
 /** The default lists with every layer of changes applied in order. */
