@@ -20,6 +20,7 @@ import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
+import { sortGraph } from './amp/graph-order.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -150,6 +151,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const lists = effectiveLists(options);
   const model = cloneMessage(input) as onnx.ModelProto;
   const graph = new ModelGraph(model);
+  sortGraph(graph);
   const opsets = opsetsOf(model);
   const types = inferElemTypes(graph, opsets);
   const paintOptions = {

@@ -1,0 +1,82 @@
+/**
+ * Graphs in the shapes real exporters produce (issue 11): unsorted node lists, ONNX Runtime's
+ * fused transformer ops, local functions, decoders with a key-value cache.
+ */
+import { describe, expect, it } from 'vitest';
+import { GraphBuilder } from '../../src/builder/graph-builder.js';
+import { buildUnsorted } from '../../src/builder/recipes/exporter-graphs.js';
+import { DataType } from '../../src/onnx/data-types.js';
+import { AmpError } from '../../src/onnx/errors.js';
+import { encodeModel } from '../../src/onnx/codec.js';
+import { ampRewrite } from '../../src/passes/amp.js';
+import { validateModel } from '../../src/passes/validate.js';
+
+const F = DataType.FLOAT;
+
+function expectAmpError(run: () => unknown, code: string, pattern: RegExp): void {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AmpError);
+    expect((error as AmpError).code).toBe(code);
+    expect((error as AmpError).exitCode).toBe(2);
+    expect((error as AmpError).message).toMatch(pattern);
+    return;
+  }
+  throw new Error('expected an AmpError');
+}
+
+describe('node order', () => {
+  it('rewrites a graph whose nodes are not in topological order, emitting a sorted, valid model', () => {
+    const model = buildUnsorted();
+    expect(validateModel(model).length).toBeGreaterThan(0); // the input itself is out of order
+    const { model: out, report } = ampRewrite(model);
+    expect(validateModel(out)).toEqual([]);
+    const order = (out.graph?.node ?? []).map((n) => n.name);
+    expect(order.indexOf('mm1')).toBeLessThan(order.indexOf('mm2'));
+    expect(order.indexOf('mm2')).toBeLessThan(order.indexOf('softmax'));
+    expect(report.nodes.find((n) => n.node === 'mm1')?.color).toBe('ALLOW');
+    expect(report.nodes.find((n) => n.node === 'softmax')?.color).toBe('DENY');
+  });
+
+  it('keeps the file order where it is free (stable sort)', () => {
+    const b = new GraphBuilder('g');
+    const x = b.input('x', F, [4, 4]);
+    // Two independent chains, written interleaved; only 'late' is out of place.
+    b.op('Relu', ['a'], {}, { name: 'late', outputs: ['b'] });
+    b.op('MatMul', [x, x], {}, { name: 'first', outputs: ['a'] });
+    b.op('Abs', [x], {}, { name: 'free', outputs: ['c'] });
+    b.output('b', F, [4, 4]);
+    b.output('c', F, [4, 4]);
+    const { model } = ampRewrite(b.model());
+    expect((model.graph?.node ?? []).filter((n) => n.op_type !== 'Cast').map((n) => n.name)).toEqual(['first', 'late', 'free']);
+  });
+
+  it('leaves an already sorted model in its order (the sort changes nothing)', () => {
+    const b = new GraphBuilder('g');
+    const x = b.input('x', F, [4, 4]);
+    b.op('Relu', [b.op('Abs', [x], {}, { name: 'abs' })], {}, { name: 'relu', outputs: ['y'] });
+    b.output('y', F, [4, 4]);
+    const model = b.model();
+    const before = Buffer.from(encodeModel(model));
+    ampRewrite(model);
+    expect(Buffer.from(encodeModel(model)).equals(before)).toBe(true);
+  });
+
+  it("reports a real cycle as the input's problem (BAD_GRAPH, exit 2), naming a node", () => {
+    const b = new GraphBuilder('g');
+    const x = b.input('x', F, [4, 4]);
+    b.op('MatMul', [x, 'q'], {}, { name: 'p', outputs: ['p_out'] });
+    b.op('Relu', ['p_out'], {}, { name: 'q_node', outputs: ['q'] });
+    b.output('q', F, [4, 4]);
+    expectAmpError(() => ampRewrite(b.model()), 'BAD_GRAPH', /cycle: MatMul 'p'/);
+  });
+
+  it("reports a read of an undefined value as the input's problem", () => {
+    const b = new GraphBuilder('g');
+    const x = b.input('x', F, [4, 4]);
+    b.op('MatMul', [x, 'nowhere'], {}, { name: 'mm', outputs: ['y'] });
+    b.output('y', F, [4, 4]);
+    expectAmpError(() => ampRewrite(b.model()), 'BAD_GRAPH', /MatMul 'mm' reads 'nowhere'/);
+  });
+});
