@@ -92,6 +92,11 @@ function conditionHolds(node: onnx.INodeProto, condition: AttributeCondition | u
   return value !== undefined && condition.in.includes(value);
 }
 
+function unlistedReason(lists: OpLists, node: onnx.INodeProto): string {
+  const deliberate = lists.unlistedReason(node.domain, node.op_type);
+  return deliberate ? `${node.op_type} is deliberately on no list (rules/unlisted.json): ${deliberate}` : `${node.op_type} is on no list`;
+}
+
 export function hasFloatInput(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes): boolean {
   return (node.input ?? []).some((name) => name && types.get(scope, name) === DataType.FLOAT);
 }
@@ -169,7 +174,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       ? `${entry.list}-list op not between allow ops`
       : listed
         ? `${node.op_type} is on the ${listed.list} list only with ${listed.onlyWhen?.attribute} in [${listed.onlyWhen?.in.join(', ')}]`
-        : `${node.op_type} is on no list`;
+        : unlistedReason(lists, node);
   }
 
   const isProcessable = (node: onnx.INodeProto): boolean => decisions.get(node)?.processable === true;
