@@ -80,3 +80,40 @@ describe('node order', () => {
     expectAmpError(() => ampRewrite(b.model()), 'BAD_GRAPH', /MatMul 'mm' reads 'nowhere'/);
   });
 });
+
+describe('one fp32-stream rule in fp16 and bf16', () => {
+  const residualBlock = () => {
+    const b = new GraphBuilder('g');
+    const x = b.input('x', F, [4, 4]);
+    const w = b.initializer('w', [4, 4], new Float32Array(16).fill(0.25));
+    const h = b.op('MatMul', [x, w], {}, { name: 'proj' });
+    const biased = b.op('Add', [h, b.initializer('bias', [4], new Float32Array(4).fill(0.1))], {}, { name: 'bias_add' });
+    const r = b.op('Add', [x, biased], {}, { name: 'residual' });
+    const joined = b.op('Concat', [h, x], { axis: { kind: 'int', value: -1 } }, { name: 'concat' });
+    b.op('Relu', [r], {}, { name: 'relu', outputs: ['y'] });
+    b.op('Identity', [joined], {}, { name: 'id', outputs: ['z'] });
+    b.output('y', F, [4, 4]);
+    b.output('z', F, [4, 8]);
+    return b.model();
+  };
+
+  for (const mode of ['fp16', 'bf16'] as const) {
+    it(`${mode}: the residual Add(x, attention) stays fp32 with the fp32-stream reason naming x`, () => {
+      const { report } = ampRewrite(residualBlock(), { mode });
+      const residual = report.nodes.find((n) => n.node === 'residual');
+      expect(residual?.color).toBe('NONE');
+      expect(residual?.rule).toBe('fp32-stream');
+      expect(residual?.reason).toMatch(/'x'/);
+    });
+
+    it(`${mode}: a clear op joining an allow output with an fp32 stream is not flooded`, () => {
+      const { report } = ampRewrite(residualBlock(), { mode });
+      expect(report.nodes.find((n) => n.node === 'concat')?.color).toBe('NONE');
+    });
+  }
+
+  it('bf16 still lets an infer op fed only by an allow op and weights follow it', () => {
+    const { report } = ampRewrite(residualBlock(), { mode: 'bf16' });
+    expect(report.nodes.find((n) => n.node === 'bias_add')?.rule).toBe('infer-after-allow');
+  });
+});

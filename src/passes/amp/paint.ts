@@ -309,15 +309,21 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   }
 
   // Step 4 (bf16 only), infer after allow: bfloat16 keeps fp32's range, so an infer op fed by an
-  // allow op and by nothing fragile can follow it.
+  // allow op and by nothing fragile can follow it. The fp32-stream rule of step 3 holds here too
+  // (one rule in both modes): a residual Add(x, attention) stays fp32, so the stream is not
+  // rounded to bfloat16's 8 bits at every layer.
   if (options.mode === 'bf16') {
     for (const node of nodes) {
       if (!isProcessable(node) || colorOf(node) !== 'NONE' || listOf(node) !== 'infer' || !accepts(node)) continue;
       const producers = ins(node);
       const allowProducer = producers.find((p) => colorOf(p) === 'ALLOW');
-      if (allowProducer && !producers.some((p) => colorOf(p) === 'DENY')) {
-        decide(node, 'ALLOW', 'infer-after-allow', `fed by ${describeNode(allowProducer)} and nothing fragile (bf16 keeps fp32's range)`);
+      if (!allowProducer || producers.some((p) => colorOf(p) === 'DENY')) continue;
+      const source = fp32Source(node);
+      if (source !== undefined) {
+        decide(node, 'NONE', 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
+        continue;
       }
+      decide(node, 'ALLOW', 'infer-after-allow', `fed by ${describeNode(allowProducer)} and nothing fragile (bf16 keeps fp32's range)`);
     }
   }
 
@@ -326,8 +332,11 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   const flood = nodes.filter((node) => colorOf(node) === 'ALLOW');
   while (flood.length) {
     const from = flood.pop() as onnx.INodeProto;
-    for (const next of [...outs(from), ...ins(from)]) {
+    const readers = outs(from);
+    for (const next of [...readers, ...ins(from)]) {
       if (!isProcessable(next) || colorOf(next) !== 'NONE' || listOf(next) !== 'clear' || !accepts(next)) continue;
+      // Forward, the fp32-stream rule again: a Concat of an allow op's output and an fp32 stream stays fp32.
+      if (readers.includes(next) && fp32Source(next) !== undefined) continue;
       decide(next, 'ALLOW', 'clear-flood', `next to ${describeNode(from)}`);
       flood.push(next);
     }
