@@ -73,6 +73,8 @@ export interface NodeAudit {
   rule: RuleCode;
   reason: string;
   castsAdded: string[];
+  /** Casts added after the node's outputs: a graph output it writes keeps its type through them. */
+  castsOnOutputs: string[];
 }
 
 export interface AmpSummary {
@@ -93,6 +95,8 @@ export interface AmpSummary {
   weightsKeptFp32: Array<{ name: string; reason: string }>;
   matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number };
   fp32Reasons: Array<{ rule: RuleCode; count: number; example: string }>;
+  /** Allow-list ops that already computed in float16/bfloat16 before the pass (a converted model), by op and type. */
+  alreadyLowPrecision: Array<{ op: string; type: string; count: number }>;
 }
 
 export interface AmpReport {
@@ -223,6 +227,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       rule: d.rule,
       reason: d.reason,
       castsAdded: d.castsAdded,
+      castsOnOutputs: d.castsOnOutputs ?? [],
     })),
     lists: Object.fromEntries(
       LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
@@ -266,5 +271,18 @@ function summarize(
     fp32Reasons: [...reasons.entries()]
       .map(([rule, { count, example }]) => ({ rule, count, example }))
       .sort((a, b) => b.count - a.count || a.rule.localeCompare(b.rule)),
+    alreadyLowPrecision: countAlreadyLowPrecision(decisions),
   };
+}
+
+function countAlreadyLowPrecision(decisions: NodeDecision[]): AmpSummary['alreadyLowPrecision'] {
+  const counts = new Map<string, { op: string; type: string; count: number }>();
+  for (const d of decisions) {
+    if (d.rule !== 'already-low-precision' || d.list !== 'allow' || !d.computesIn) continue;
+    const op = d.node.domain ? `${d.node.domain}:${d.node.op_type}` : (d.node.op_type ?? '');
+    const key = `${op} ${d.computesIn}`;
+    const entry = counts.get(key) ?? counts.set(key, { op, type: d.computesIn, count: 0 }).get(key)!;
+    entry.count++;
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || a.op.localeCompare(b.op) || a.type.localeCompare(b.type));
 }

@@ -20,7 +20,7 @@ export function renderAuditMarkdown(report: AmpReport, training?: LossScalingRep
   out.push('| scope | node | op | list | color | rule | reason | casts added |', '|---|---|---|---|---|---|---|---|');
   for (const n of report.nodes) {
     out.push(
-      `| ${cell(n.scope)} | ${cell(n.node)} | ${cell(n.domain ? `${n.domain}:${n.op}` : n.op)} | ${n.list ?? ''} | ${n.color} | ${n.rule} | ${cell(n.reason)} | ${cell(n.castsAdded.join(', '))} |`,
+      `| ${cell(n.scope)} | ${cell(n.node)} | ${cell(n.domain ? `${n.domain}:${n.op}` : n.op)} | ${n.list ?? ''} | ${n.color} | ${n.rule} | ${cell(n.reason)} | ${cell([...n.castsAdded, ...(n.castsOnOutputs ?? []).map((c) => `after output: ${c}`)].join(', '))} |`,
     );
   }
   out.push('', '## Effective lists', '');

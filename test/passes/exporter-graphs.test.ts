@@ -10,6 +10,9 @@ import { AmpError } from '../../src/onnx/errors.js';
 import { encodeModel } from '../../src/onnx/codec.js';
 import { ampRewrite } from '../../src/passes/amp.js';
 import { validateModel } from '../../src/passes/validate.js';
+import { buildControlFlow } from '../../src/builder/recipes/small-models.js';
+import { renderAuditMarkdown } from '../../src/report/audit.js';
+import { renderSummary } from '../../src/report/summary.js';
 
 const F = DataType.FLOAT;
 
@@ -115,5 +118,47 @@ describe('one fp32-stream rule in fp16 and bf16', () => {
   it('bf16 still lets an infer op fed only by an allow op and weights follow it', () => {
     const { report } = ampRewrite(residualBlock(), { mode: 'bf16' });
     expect(report.nodes.find((n) => n.node === 'bias_add')?.rule).toBe('infer-after-allow');
+  });
+});
+
+describe('a truthful audit', () => {
+  const mlp = () => {
+    const b = new GraphBuilder('g');
+    const x = b.input('x', F, [4, 4]);
+    const w = b.initializer('w', [4, 4], new Float32Array(16).fill(0.25));
+    const h = b.op('MatMul', [x, w], {}, { name: 'mm1' });
+    b.op('MatMul', [b.op('Relu', [h], {}, { name: 'relu' }), w], {}, { name: 'mm2', outputs: ['y'] });
+    b.output('y', F, [4, 4]);
+    return b.model();
+  };
+
+  it('control-flow nodes say their bodies are painted in their own scope, not that no float flows through them', () => {
+    const { report } = ampRewrite(buildControlFlow());
+    const flow = report.nodes.filter((n) => ['If', 'Loop', 'Scan'].includes(n.op));
+    expect(flow.length).toBeGreaterThan(0);
+    for (const node of flow) {
+      expect(node.rule).toBe('control-flow');
+      expect(node.reason).toMatch(/painted in their own scope/);
+      expect(node.reason).not.toMatch(/no float32 data/);
+    }
+  });
+
+  it('the Cast that keeps a graph output fp32 is attributed to the node that writes the output', () => {
+    const { model, report } = ampRewrite(mlp());
+    const mm2 = report.nodes.find((n) => n.node === 'mm2');
+    expect(mm2?.castsOnOutputs).toHaveLength(1);
+    const cast = (model.graph?.node ?? []).find((n) => n.name === mm2?.castsOnOutputs[0]);
+    expect(cast?.op_type).toBe('Cast');
+    expect(cast?.output).toEqual(['y']);
+    expect(renderAuditMarkdown(report)).toMatch(/after output: /);
+  });
+
+  it('an already converted model is summarised as already mixed precision, its MatMuls counted', () => {
+    const once = ampRewrite(mlp()).model;
+    const { report } = ampRewrite(once);
+    expect(report.summary.nothingToConvert).toBe(true);
+    expect(report.summary.alreadyLowPrecision).toEqual([{ op: 'MatMul', type: 'float16', count: 2 }]);
+    expect(report.nodes.find((n) => n.node === 'mm1')?.rule).toBe('already-low-precision');
+    expect(renderSummary(report.summary)).toMatch(/Already mixed precision: 2 MatMul in float16/);
   });
 });

@@ -160,6 +160,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       scope.renameNodeOutput(producer.node, producer.index, renamed);
       const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(`${name}/to_fp32`));
       scope.insertNodeAfter(producer.node, cast);
+      const producerDecision = decisions.get(producer.node);
+      if (producerDecision) (producerDecision.castsOnOutputs ??= []).push(cast.name);
       stats.castsToFloat32++;
       stats.castNodes.push(cast.name);
       low.delete(name);

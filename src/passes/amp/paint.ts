@@ -12,6 +12,7 @@ import { typeVariableOfInput, typeVariableOfOutput, typesOf, type OpSchema } fro
 import { schemaOf, type ElemTypes } from '../../onnx/type-inference.js';
 import { AmpError } from '../../onnx/errors.js';
 import { describeNode, type NodeDecision, type RuleCode } from './decisions.js';
+import { whyNoFloat32 } from './no-float32.js';
 import type { AttributeCondition, OpLists } from './op-lists.js';
 import type { PinnedNode } from './weight-range.js';
 import { findAttribute } from '../../onnx/attributes.js';
@@ -157,8 +158,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       continue;
     }
     if (!nodeFacts.mainVar) {
-      decision.rule = 'no-float-compute';
-      decision.reason = 'no float32 data flows through it';
+      Object.assign(decision, whyNoFloat32(node, scope, types));
       continue;
     }
     if (!entry && !hasFloatInput(node, scope, types)) {
