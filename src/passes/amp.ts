@@ -21,6 +21,7 @@ import { matrixFlops } from './amp/flops.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
 import { sortGraph } from './amp/graph-order.js';
+import { inlineLocalFunctions, localFunctionKey } from './amp/inline-functions.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -154,6 +155,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const target = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
   const lists = effectiveLists(options);
   const model = cloneMessage(input) as onnx.ModelProto;
+  const inlining = inlineLocalFunctions(model);
   const graph = new ModelGraph(model);
   sortGraph(graph);
   const opsets = opsetsOf(model);
@@ -183,6 +185,10 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
   const decisions = [...paints.values()].flatMap((paint) => [...paint.decisions.values()]);
+  for (const decision of decisions) {
+    const kept = inlining.kept.get(localFunctionKey(decision.node));
+    if (kept) Object.assign(decision, { color: 'NONE', rule: 'local-function', reason: kept, processable: false });
+  }
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   // Before the casts rename edges: shapes are looked up by the model's own value names.
   const flops = matrixFlops(decisions, inferShapes(graph));

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GraphBuilder } from '../../src/builder/graph-builder.js';
-import { buildUnsorted } from '../../src/builder/recipes/exporter-graphs.js';
+import { buildDynamoFunctions, buildUnsorted } from '../../src/builder/recipes/exporter-graphs.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { AmpError } from '../../src/onnx/errors.js';
 import { encodeModel } from '../../src/onnx/codec.js';
@@ -160,5 +160,36 @@ describe('a truthful audit', () => {
     expect(report.summary.alreadyLowPrecision).toEqual([{ op: 'MatMul', type: 'float16', count: 2 }]);
     expect(report.nodes.find((n) => n.node === 'mm1')?.rule).toBe('already-low-precision');
     expect(renderSummary(report.summary)).toMatch(/Already mixed precision: 2 MatMul in float16/);
+  });
+});
+
+describe('model-local functions (dynamo exporter)', () => {
+  it('inlines every call, nested ones included, and paints each call site', () => {
+    const { model, report } = ampRewrite(buildDynamoFunctions());
+    expect(model.functions ?? []).toHaveLength(0);
+    expect((model.graph?.node ?? []).some((n) => n.domain === 'pkg.torch.model')).toBe(false);
+    expect(validateModel(model)).toEqual([]);
+    const matmuls = report.nodes.filter((n) => n.op === 'MatMul');
+    expect(matmuls.map((n) => n.node).sort()).toEqual(['block_1/fc1/matmul', 'block_1/fc2/matmul', 'head_1/matmul']);
+    for (const node of matmuls) expect(node.color).toBe('ALLOW');
+    expect(report.nodes.find((n) => n.node === 'residual')?.rule).toBe('fp32-stream');
+  });
+
+  it("substitutes the call's attribute for the body's ref_attr_name, and the function's default when the call has none", () => {
+    const withCall = ampRewrite(buildDynamoFunctions()).model;
+    const alpha = (m: typeof withCall) => (m.graph?.node ?? []).find((n) => n.op_type === 'LeakyRelu')?.attribute?.find((a) => a.name === 'alpha')?.f;
+    expect(alpha(withCall)).toBeCloseTo(0.1);
+    const bare = buildDynamoFunctions();
+    bare.graph!.node!.find((n) => n.name === 'block_1')!.attribute = [];
+    expect(alpha(ampRewrite(bare).model)).toBeCloseTo(0.01);
+  });
+
+  it('a function that cannot be inlined is left as it is with the reason in the audit, never silently', () => {
+    const model = buildDynamoFunctions();
+    model.functions![0]!.opset_import![0]!.version = 17; // Linear imports ai.onnx 17, the model 18
+    const { report } = ampRewrite(model);
+    const head = report.nodes.find((n) => n.node === 'head_1');
+    expect(head?.rule).toBe('local-function');
+    expect(head?.reason).toMatch(/imports ai.onnx opset 17 but the model imports 18/);
   });
 });

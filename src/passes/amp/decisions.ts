@@ -24,6 +24,7 @@ export type RuleCode =
   | 'unlisted'
   | 'no-float-compute'
   | 'control-flow'
+  | 'local-function'
   | 'already-low-precision'
   | 'constant-source'
   | 'unknown-type'
