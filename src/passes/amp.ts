@@ -22,6 +22,7 @@ import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from 
 import { validateModel } from './validate.js';
 import { sortGraph } from './amp/graph-order.js';
 import { inlineLocalFunctions, localFunctionKey } from './amp/inline-functions.js';
+import { findKvCache, requireKvCache, storeKvCacheInFloat16, type KvCacheValues } from './amp/kv-cache.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -46,6 +47,11 @@ export interface AmpOptions {
    * initializers, they do not count as fp32 streams for the between-allow rule.
    */
   weightInputs?: readonly string[];
+  /**
+   * The decoder's key-value cache at the graph boundary: 'keep' (default) keeps its declared type;
+   * 'fp16' declares the past/present inputs and outputs float16 (half the cache memory).
+   */
+  kvCache?: 'keep' | 'fp16';
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
 }
@@ -98,6 +104,8 @@ export interface AmpSummary {
   fp32Reasons: Array<{ rule: RuleCode; count: number; example: string }>;
   /** Allow-list ops that already computed in float16/bfloat16 before the pass (a converted model), by op and type. */
   alreadyLowPrecision: Array<{ op: string; type: string; count: number }>;
+  /** With kvCache 'fp16': the cache inputs and outputs now declared float16. */
+  kvCacheFp16?: { inputs: string[]; outputs: string[] };
 }
 
 export interface AmpReport {
@@ -172,6 +180,12 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     weightInputs: new Set(options.weightInputs ?? []),
   };
 
+  let kvCache: KvCacheValues | undefined;
+  if (options.kvCache === 'fp16') {
+    kvCache = findKvCache(graph, model);
+    requireKvCache(kvCache);
+  }
+
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
   const paints = new Map<GraphScope, ScopePaint>();
   for (const scope of graph.scopes) paints.set(scope, paintScope(scope, types, opsets, lists, paintOptions));
@@ -195,9 +209,20 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
 
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
-  if (anyAllow) {
+  if (anyAllow || kvCache) {
     stats = planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs });
     graph.commit();
+    if (kvCache) {
+      storeKvCacheInFloat16(graph, model, kvCache, stats);
+      // The audit names only Casts that are still in the model.
+      const present = new Set<string>();
+      for (const scope of graph.scopes) for (const node of scope.currentNodes()) present.add(node.name ?? '');
+      for (const d of decisions) {
+        d.castsAdded = d.castsAdded.filter((c) => present.has(c));
+        if (d.castsOnOutputs) d.castsOnOutputs = d.castsOnOutputs.filter((c) => present.has(c));
+      }
+      stats.castNodes = stats.castNodes.filter((c) => present.has(c));
+    }
     if (options.validate ?? true) {
       const problems = validateModel(model);
       if (problems.length) {
@@ -222,7 +247,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
 
   const report: AmpReport = {
     pass: 'amp',
-    summary: summarize(decisions, stats, mode, anyAllow, flops),
+    summary: { ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops), ...(kvCache ? { kvCacheFp16: kvCache } : {}) },
     nodes: decisions.map((d) => ({
       node: d.node.name ?? '',
       op: d.node.op_type ?? '',
@@ -239,7 +264,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
     ) as AmpReport['lists'],
   };
-  return { model: result, report, modified: anyAllow };
+  return { model: result, report, modified: anyAllow || kvCache !== undefined };
 }
 
 function summarize(

@@ -28,6 +28,9 @@ export function renderSummary(summary: AmpSummary): string {
     return `${lines.join('\n')}\n`;
   }
   if (already) lines.push(`Already in reduced precision before the pass: ${already}`);
+  if (summary.kvCacheFp16) {
+    lines.push(`KV cache stored in FP16: ${summary.kvCacheFp16.inputs.length} inputs, ${summary.kvCacheFp16.outputs.length} outputs (graph I/O retyped)`);
+  }
   lines.push(`Weight casts to ${low} (Const and Variable casts): ${summary.weightCasts}`);
   lines.push(`Casts back to FP32 (graph outputs included): ${summary.fp32Casts}`);
   if (summary.castsRetargeted) lines.push(`Existing Casts now casting to ${low}: ${summary.castsRetargeted}`);

@@ -4,10 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { GraphBuilder } from '../../src/builder/graph-builder.js';
-import { buildDynamoFunctions, buildUnsorted } from '../../src/builder/recipes/exporter-graphs.js';
+import { buildDynamoFunctions, buildKvDecoder, buildUnsorted } from '../../src/builder/recipes/exporter-graphs.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { AmpError } from '../../src/onnx/errors.js';
 import { encodeModel } from '../../src/onnx/codec.js';
+import type { onnx } from '../../src/onnx/generated/onnx.js';
 import { ampRewrite } from '../../src/passes/amp.js';
 import { validateModel } from '../../src/passes/validate.js';
 import { buildControlFlow } from '../../src/builder/recipes/small-models.js';
@@ -191,5 +192,49 @@ describe('model-local functions (dynamo exporter)', () => {
     const head = report.nodes.find((n) => n.node === 'head_1');
     expect(head?.rule).toBe('local-function');
     expect(head?.reason).toMatch(/imports ai.onnx opset 17 but the model imports 18/);
+  });
+});
+
+describe('decoder with a key-value cache', () => {
+  const io = (model: { graph?: { input?: Array<{ name?: string | null; type?: unknown }> | null; output?: unknown } | null }, name: string) =>
+    [...((model.graph?.input ?? []) as onnx.IValueInfoProto[]), ...((model.graph?.output ?? []) as onnx.IValueInfoProto[])].find((v) => v.name === name)?.type?.tensor_type?.elem_type;
+  const cacheNames = ['past_key_values.0.key', 'past_key_values.0.value', 'present.0.key', 'present.0.value'];
+
+  it('keeps the cache in its declared type by default, converting GroupQueryAttention with its cache type variable', () => {
+    const { model, report } = ampRewrite(buildKvDecoder());
+    for (const name of cacheNames) expect(io(model, name), name).toBe(DataType.FLOAT);
+    expect(report.nodes.find((n) => n.op === 'GroupQueryAttention')?.color).toBe('ALLOW');
+    const gqa = (model.graph?.node ?? []).find((n) => n.op_type === 'GroupQueryAttention');
+    expect(gqa?.input?.[3]).toBe('past_key_values.0.key/to_fp16'); // T_CACHE follows T (rules/tied-type-variables.json)
+    expect(validateModel(model)).toEqual([]);
+  });
+
+  it('--kv-cache fp16 declares past and present float16 and drops the Casts at the boundary', () => {
+    const { model, report } = ampRewrite(buildKvDecoder(), { kvCache: 'fp16' });
+    for (const name of cacheNames) expect(io(model, name), name).toBe(DataType.FLOAT16);
+    const nodes = model.graph?.node ?? [];
+    const gqa = nodes.find((n) => n.op_type === 'GroupQueryAttention');
+    expect(gqa?.input?.slice(3, 5)).toEqual(['past_key_values.0.key', 'past_key_values.0.value']);
+    expect(gqa?.output?.slice(1)).toEqual(['present.0.key', 'present.0.value']);
+    expect(nodes.filter((n) => n.op_type === 'Cast' && [...(n.input ?? []), ...(n.output ?? [])].some((v) => cacheNames.includes(v)))).toEqual([]);
+    expect(validateModel(model)).toEqual([]);
+    expect(report.summary.kvCacheFp16).toEqual({ inputs: cacheNames.slice(0, 2), outputs: cacheNames.slice(2) });
+    const gqaAudit = report.nodes.find((n) => n.op === 'GroupQueryAttention');
+    for (const cast of gqaAudit?.castsAdded ?? []) expect(nodes.some((n) => n.name === cast), cast).toBe(true);
+    const plain = ampRewrite(buildKvDecoder()).report.summary;
+    expect(report.summary.targetCasts).toBe(plain.targetCasts - 2);
+    expect(report.summary.fp32Casts).toBe(plain.fp32Casts - 2);
+  });
+
+  it('--kv-cache fp16 on a model without a cache is a bad option naming what was looked for', () => {
+    expectAmpError(() => ampRewrite(buildUnsorted(), { kvCache: 'fp16' }), 'BAD_OPTION', /no float32 key-value cache input or output/);
+  });
+
+  it('in bf16 the embedding Gather and the residual stay fp32, as in fp16', () => {
+    for (const mode of ['fp16', 'bf16'] as const) {
+      const { report } = ampRewrite(buildKvDecoder(), { mode });
+      expect(report.nodes.find((n) => n.node === 'embed_tokens')?.color, mode).toBe('NONE');
+      expect(report.nodes.find((n) => n.node === 'layers.0/residual_add')?.color, mode).not.toBe('ALLOW');
+    }
   });
 });

@@ -64,7 +64,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const decision = decisions.get(node);
       const nodeFacts = facts.get(node);
       if (decision?.color !== 'ALLOW' || !nodeFacts?.schema) return DataType.FLOAT;
-      return typeVariableOfInput(nodeFacts.schema, index)?.typeStr === nodeFacts.mainVar ? target : DataType.FLOAT;
+      return nodeFacts.convertedVars.has(typeVariableOfInput(nodeFacts.schema, index)?.typeStr ?? '') ? target : DataType.FLOAT;
     };
     /** Whether every reader of `name` in this scope wants the target type (none reads it from a subgraph). */
     const allReadersWantTarget = (name: string): boolean => {

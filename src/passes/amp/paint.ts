@@ -13,6 +13,7 @@ import { schemaOf, type ElemTypes } from '../../onnx/type-inference.js';
 import { AmpError } from '../../onnx/errors.js';
 import { describeNode, type NodeDecision, type RuleCode } from './decisions.js';
 import { whyNoFloat32 } from './no-float32.js';
+import { tiedTypeVariables } from './tied-types.js';
 import type { AttributeCondition, OpLists } from './op-lists.js';
 import type { PinnedNode } from './weight-range.js';
 import { findAttribute } from '../../onnx/attributes.js';
@@ -36,6 +37,8 @@ export interface NodeFacts {
   schema: OpSchema | undefined;
   /** The type variable that carries the node's float32 data; the only one converted. */
   mainVar: string | undefined;
+  /** Type variables converted with mainVar (rules/tied-type-variables.json), mainVar included. */
+  convertedVars: ReadonlySet<string>;
   acceptsTarget: boolean;
 }
 
@@ -48,7 +51,7 @@ const STANDARD_DOMAINS = new Set(['', 'ai.onnx.ml']);
 
 export function analyzeNode(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes, opsets: OpsetMap, target: number): NodeFacts {
   const schema = schemaOf(node, opsets);
-  if (!schema) return { schema, mainVar: undefined, acceptsTarget: false };
+  if (!schema) return { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
   let mainVar: string | undefined;
   const consider = (formal: ReturnType<typeof typeVariableOfInput>, name: string | undefined): void => {
     if (mainVar || !formal || formal.heterogeneous || !name) return;
@@ -57,8 +60,9 @@ export function analyzeNode(node: onnx.INodeProto, scope: GraphScope, types: Ele
   };
   (node.input ?? []).forEach((name, i) => consider(typeVariableOfInput(schema, i), name));
   (node.output ?? []).forEach((name, i) => consider(typeVariableOfOutput(schema, i), name));
-  const acceptsTarget = mainVar !== undefined && (schema.typeConstraints[mainVar] ?? []).includes(tensorTypeString(target));
-  return { schema, mainVar, acceptsTarget };
+  const convertedVars = new Set(mainVar ? [mainVar, ...tiedTypeVariables(node.domain, node.op_type)] : []);
+  const acceptsTarget = mainVar !== undefined && [...convertedVars].every((v) => (schema.typeConstraints[v] ?? []).includes(tensorTypeString(target)));
+  return { schema, mainVar, convertedVars, acceptsTarget };
 }
 
 /**
