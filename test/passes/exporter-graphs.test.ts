@@ -238,3 +238,17 @@ describe('decoder with a key-value cache', () => {
     }
   });
 });
+
+describe('weights read inside loop bodies', () => {
+  it('casts an outer-scope weight once where it is defined, not inside the Loop body or the If branches', () => {
+    const { model } = ampRewrite(buildControlFlow());
+    const main = model.graph?.node ?? [];
+    const weightCasts = main.filter((n) => n.op_type === 'Cast' && n.input?.[0] === 'w');
+    expect(weightCasts).toHaveLength(1);
+    const loop = main.find((n) => n.op_type === 'Loop');
+    const body = loop?.attribute?.find((a) => a.name === 'body')?.g;
+    expect((body?.node ?? []).filter((n) => n.op_type === 'Cast' && n.input?.[0] === 'w')).toEqual([]);
+    expect((body?.node ?? []).find((n) => n.op_type === 'MatMul')?.input?.[1]).toBe(weightCasts[0]?.output?.[0]);
+    expect(validateModel(model)).toEqual([]);
+  });
+});
