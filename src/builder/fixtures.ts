@@ -45,7 +45,7 @@ export const FIXTURE_CASES: FixtureCase[] = [
   },
   {
     name: 'control-flow',
-    checks: 'MatMuls inside If branches and a Loop body are converted, with Casts of outer values inside the scope that reads them; branch and body outputs keep their types.',
+    checks: 'MatMuls inside If branches and a Loop body are converted, with Casts of outer activations inside the scope that reads them and the outer weight cast once in the main graph (not at every Loop iteration); branch and body outputs keep their types.',
     build: buildControlFlow,
     options: {},
   },
