@@ -3,13 +3,24 @@ import { statSync } from 'node:fs';
 import { dataTypeName, DataType } from '../onnx/data-types.js';
 import { longToNumber } from '../onnx/external-data.js';
 import { loadModel } from '../onnx/model-io.js';
+import { AmpError } from '../onnx/errors.js';
 import { forEachGraph, forEachTensor } from '../onnx/walk.js';
 import { ampRewrite } from '../passes/amp.js';
 import { renderSummary } from '../report/summary.js';
 import { ampOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
 
 export function runInspect(args: RewriteArgs, print: (text: string) => void): number {
-  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
+  // External weights are located and read only when the analysis asks (the float16 range check);
+  // without their data file, inspect still describes the graph and says what it could not check.
+  let model: ReturnType<typeof loadModel>;
+  let missingData: string | undefined;
+  try {
+    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  } catch (error) {
+    if (!(error instanceof AmpError) || !error.code.startsWith('EXTERNAL_DATA')) throw error;
+    missingData = error.message;
+    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
+  }
   const lines: string[] = [];
   lines.push(`model: ${args.model} (${statSync(args.model).size} bytes)`);
   lines.push(`ir_version ${longToNumber(model.ir_version)}, producer ${model.producer_name || '?'} ${model.producer_version || ''}`.trimEnd());
@@ -25,6 +36,7 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
     tensors.set(type, entry);
   });
   lines.push(`graphs: ${graphs} (main graph and subgraphs)`);
+  if (missingData) lines.push(`external data not available (${missingData}): weights not checked against float16's range`);
   lines.push(`stored tensors: ${[...tensors].map(([type, t]) => `${t.count} ${type} (${t.elements} values)`).join(', ') || 'none'}`);
 
   const { report } = ampRewrite(model, { ...ampOptionsFromArgs(args), validate: false });
