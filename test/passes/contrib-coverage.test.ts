@@ -4,35 +4,16 @@
  * table is on one of the four lists or, deliberately, in rules/unlisted.json with a reason.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attr, GraphBuilder } from '../../src/builder/graph-builder.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { knownOpTypes, schemaFor } from '../../src/onnx/schema.js';
 import { ampRewrite } from '../../src/passes/amp.js';
 import { buildOpLists, readUnlistedOps } from '../../src/passes/amp/op-lists.js';
-import { referenceDir } from '../support/corpus.js';
+import { kernelsFile, registeredKernels } from '../support/operator-kernels.js';
 
-const kernelsFile = path.join(referenceDir, 'OperatorKernels.md');
-
-/** Op names per (provider, domain) section of OperatorKernels.md. */
-export function registeredOps(markdown: string): Map<string, Set<string>> {
-  const sections = new Map<string, Set<string>>();
-  let provider = '';
-  let domain = '';
-  for (const line of markdown.split('\n')) {
-    const heading = /^## Operators implemented by (\w+)/.exec(line);
-    if (heading) provider = heading[1] as string;
-    const domainLine = /^\|\*\*Operator Domain:\*\* \*([\w.]+)\*/.exec(line);
-    if (domainLine) domain = domainLine[1] as string;
-    const op = /^\|([A-Za-z][A-Za-z0-9_]*)\|/.exec(line);
-    if (op && provider && domain) {
-      const key = `${provider} ${domain}`;
-      (sections.get(key) ?? sections.set(key, new Set()).get(key)!).add(op[1] as string);
-    }
-  }
-  return sections;
-}
+const registeredOps = (markdown: string): Map<string, Set<string>> =>
+  new Map([...registeredKernels(markdown)].map(([section, ops]) => [section, new Set(ops.keys())]));
 
 const lists = buildOpLists();
 const covered = (domain: string, op: string): boolean => lists.lookup(domain, op) !== undefined || lists.unlistedReason(domain, op) !== undefined;
