@@ -182,8 +182,10 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
 
   let kvCache: KvCacheValues | undefined;
   if (options.kvCache === 'fp16') {
-    kvCache = findKvCache(graph, model);
-    requireKvCache(kvCache);
+    const found = findKvCache(graph, model);
+    requireKvCache(found);
+    // A cache already declared float16 (the pass's own output) needs nothing: the rewrite stays idempotent.
+    if (found.inputs.length || found.outputs.length) kvCache = found;
   }
 
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
@@ -247,7 +249,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
 
   const report: AmpReport = {
     pass: 'amp',
-    summary: { ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops), ...(kvCache ? { kvCacheFp16: kvCache } : {}) },
+    summary: { ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops), ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}) },
     nodes: decisions.map((d) => ({
       node: d.node.name ?? '',
       op: d.node.op_type ?? '',

@@ -36,6 +36,8 @@ function kvRules(): KvRules {
 export interface KvCacheValues {
   inputs: string[];
   outputs: string[];
+  /** Cache inputs and outputs already declared float16 (a model converted before): nothing to do for them. */
+  alreadyFloat16: number;
 }
 
 /** The float32 graph inputs and outputs of the main graph that hold the key-value cache. */
@@ -45,26 +47,33 @@ export function findKvCache(graph: ModelGraph, model: onnx.IModelProto): KvCache
   const outputRegexes = outputPatterns.map((p) => new RegExp(p));
   const opsets = opsetsOf(model);
   const scope = graph.main;
-  const isFloat = (info: onnx.IValueInfoProto | undefined) => info?.type?.tensor_type?.elem_type === DataType.FLOAT;
+  const elemType = (info: onnx.IValueInfoProto | undefined) => info?.type?.tensor_type?.elem_type;
   const inputs = new Set<string>();
   const outputs = new Set<string>();
+  let alreadyFloat16 = 0;
+  const note = (set: Set<string>, name: string, info: onnx.IValueInfoProto) => {
+    if (elemType(info) === DataType.FLOAT) set.add(name);
+    else if (elemType(info) === DataType.FLOAT16) alreadyFloat16++;
+  };
   for (const [name, info] of scope.inputs) {
-    if (!isFloat(info) || scope.initializers.has(name)) continue;
+    const type = elemType(info);
+    if ((type !== DataType.FLOAT && type !== DataType.FLOAT16) || scope.initializers.has(name)) continue;
     const byName = inputRegexes.some((r) => r.test(name));
     const byFormal = scope.consumersOf(name).some((use) => {
       const schema = use.index >= 0 ? schemaOf(use.node, opsets) : undefined;
       return schema !== undefined && formalInputs.includes(typeVariableOfInput(schema, use.index)?.name ?? '');
     });
-    if (byName || byFormal) inputs.add(name);
+    if (byName || byFormal) note(inputs, name, info);
   }
   for (const [name, info] of scope.outputs) {
-    if (!isFloat(info)) continue;
+    const type = elemType(info);
+    if (type !== DataType.FLOAT && type !== DataType.FLOAT16) continue;
     const producer = scope.producerOf(name);
     const schema = producer ? schemaOf(producer.node, opsets) : undefined;
     const byFormal = schema !== undefined && producer !== undefined && formalOutputs.includes(typeVariableOfOutput(schema, producer.index)?.name ?? '');
-    if (byFormal || outputRegexes.some((r) => r.test(name))) outputs.add(name);
+    if (byFormal || outputRegexes.some((r) => r.test(name))) note(outputs, name, info);
   }
-  return { inputs: [...inputs], outputs: [...outputs] };
+  return { inputs: [...inputs], outputs: [...outputs], alreadyFloat16 };
 }
 
 /**
@@ -145,8 +154,9 @@ export function storeKvCacheInFloat16(
   return { castsRemoved, castsAdded };
 }
 
+/** Throws when the model has no cache at all; a cache already in float16 is fine (nothing to do). */
 export function requireKvCache(cache: KvCacheValues): void {
-  if (cache.inputs.length || cache.outputs.length) return;
+  if (cache.inputs.length || cache.outputs.length || cache.alreadyFloat16) return;
   const { inputPatterns, outputPatterns, formalInputs } = kvRules();
   throw new AmpError(
     'BAD_OPTION',
