@@ -40,6 +40,17 @@ describe('contrib op coverage', () => {
     expect(contrib.filter((op) => !covered('com.microsoft', op))).toEqual([]);
   });
 
+  it.skipIf(!existsSync(kernelsFile))('every default-domain op the CPU and CUDA providers register has a schema and a list (memory copies aside)', () => {
+    const sections = registeredOps(readFileSync(kernelsFile, 'utf8'));
+    const registered = [...(sections.get('CPUExecutionProvider ai.onnx') ?? []), ...(sections.get('CUDAExecutionProvider ai.onnx') ?? [])];
+    // ONNX's own ops come from its changelog; ONNX Runtime's additions need our hand-written schemas.
+    expect(registered.filter((op) => !/^Memcpy/.test(op) && !knownOpTypes('').includes(op))).toEqual([]);
+    for (const op of ['Affine', 'Crop', 'DynamicSlice', 'ImageScaler', 'ParametricSoftplus', 'Scale', 'ScaledTanh', 'SimplifiedLayerNormalization']) {
+      expect(schemaFor('', op, 1), op).toBeDefined();
+      expect(covered('', op), op).toBe(true);
+    }
+  });
+
   it.skipIf(!existsSync(kernelsFile))("ONNX Runtime's default-domain registrations used by its fusions have a schema and a list", () => {
     const sections = registeredOps(readFileSync(kernelsFile, 'utf8'));
     expect(sections.get('CPUExecutionProvider ai.onnx')?.has('SimplifiedLayerNormalization')).toBe(true);
