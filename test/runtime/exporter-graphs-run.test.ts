@@ -96,12 +96,13 @@ function asFloat32(ort: Ort, tensor: InstanceType<Ort['Tensor']>): InstanceType<
   return new ort.Tensor('float32', values, tensor.dims);
 }
 
-describe.skipIf(!kernelsAvailable)("exporter-shaped fixtures on ONNX Runtime's CPU provider", () => {
+describe("exporter-shaped fixtures on ONNX Runtime's CPU provider", () => {
   for (const fixture of FIXTURE_CASES.filter((c) => c.runTest === 'test/runtime/exporter-graphs-run.test.ts')) {
-    it(`${fixture.name} matches fp32`, async () => {
+    // Only the BERT fixture has contrib ops with float-only CPU kernels; it needs the kernel table.
+    it.skipIf(fixture.name === 'exporter-bert-fused' && !kernelsAvailable)(`${fixture.name} matches fp32`, async () => {
       const ort = await loadOrt();
-      const gaps = cpuFloat16Gaps();
-      expect(gaps).toEqual(expect.arrayContaining(['Attention', 'FastGelu']));
+      const gaps = kernelsAvailable ? cpuFloat16Gaps() : [];
+      if (kernelsAvailable) expect(gaps).toEqual(expect.arrayContaining(['Attention', 'FastGelu']));
       const model = fixture.build();
       const reference = await run(ort, model, feedsFor(ort, fixture.name, model, false));
       const { model: rewritten, report } = rewriteModel(model, cpuOptions(fixture.options, gaps));
