@@ -252,3 +252,31 @@ describe('weights read inside loop bodies', () => {
     expect(validateModel(model)).toEqual([]);
   });
 });
+
+describe('a decoder cache built from plain ops (Optimum-style Concat of past and new keys)', () => {
+  const plainDecoder = () => {
+    const b = new GraphBuilder('g');
+    const x = b.input('x', F, [1, 2, 8]);
+    const past = b.input('past_key_values.0.key', F, [1, 3, 8]);
+    const k = b.op('MatMul', [x, b.initializer('wk', [8, 8], new Float32Array(64).fill(0.1))], {}, { name: 'k_proj' });
+    const keys = b.op('Concat', [past, k], { axis: { kind: 'int', value: 1 } }, { name: 'concat_past', outputs: ['present.0.key'] });
+    const scores = b.op('MatMul', [x, b.op('Transpose', [keys], { perm: { kind: 'ints', value: [0, 2, 1] } }, { name: 'keys_t' })], {}, { name: 'scores' });
+    b.op('Softmax', [scores], { axis: { kind: 'int', value: -1 } }, { name: 'softmax', outputs: ['y'] });
+    b.output('y', F, [1, 2, 5]);
+    b.output('present.0.key', F, [1, 5, 8]);
+    return b.model();
+  };
+
+  for (const mode of ['fp16', 'bf16'] as const) {
+    it(`${mode}: found by name, retyped, and the result is valid with at most one Cast per cache edge`, () => {
+      const { model, report } = ampRewrite(plainDecoder(), { mode, kvCache: 'fp16' });
+      expect(validateModel(model)).toEqual([]);
+      expect(report.summary.kvCacheFp16).toEqual({ inputs: ['past_key_values.0.key'], outputs: ['present.0.key'] });
+      const nodes = model.graph?.node ?? [];
+      const castOf = (name: string) => nodes.filter((n) => n.op_type === 'Cast' && n.input?.[0] === name);
+      expect(castOf('past_key_values.0.key').length).toBeLessThanOrEqual(1);
+      const writer = nodes.find((n) => n.output?.includes('present.0.key'));
+      expect(writer).toBeDefined();
+    });
+  }
+});
