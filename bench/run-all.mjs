@@ -19,10 +19,14 @@ const providers = parseProviders(process.env.BENCH_EP ?? 'cpu');
 const gpu = providers[0] !== 'cpu';
 const { rewriteScale } = await import('./rewrite-scale.mjs');
 const { ioThroughput } = await import('./io-throughput.mjs');
+const { htmlReportLoad } = await import('./html-report.mjs');
 console.log('== rewrite speed against model size ==');
 const scale = await rewriteScale({ maxNodes: Number(process.env.BENCH_MAX_NODES ?? 1_000_000) });
 console.log('== loading, saving and converting weights ==');
 const io = await ioThroughput({ totalMiB: gpu ? 1024 : 256 });
+
+console.log('== the HTML audit of a 50,000-node graph in headless Chromium ==');
+const htmlReport = await htmlReportLoad({ nodes: 50_000 });
 
 console.log(`== fp32 against mixed precision on ${providers.join(',')} ==`);
 const ort = await loadOrt();
@@ -62,6 +66,7 @@ const record = {
   provider: pairs[0]?.variants[0]?.provider ?? providers[0],
   rewriteScale: scale.rows,
   io,
+  htmlReport,
   fp32VsAmp: pairs,
 };
 const dir = path.join(root, 'bench/results');

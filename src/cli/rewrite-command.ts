@@ -4,13 +4,16 @@ import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModel, saveModel, type SaveOptions } from '../onnx/model-io.js';
-import { ampPassInfo, type AmpOptions } from '../passes/amp.js';
+import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
+import { reportWarnings, unknownOpTypes, unmatchedPatterns } from './warnings.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
 import { renderTrainingSummary, rewriteModel, type RewriteOptions } from '../passes/pipeline.js';
 import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
+import { renderAuditHtml } from '../report/html/render-html.js';
 import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
+import { TARGETS, type Target } from '../passes/amp/target-policy.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { activationRanges } from '../runtime/activation-range.js';
 import { inputsFromFiles, randomInputs } from '../runtime/inputs.js';
@@ -38,7 +41,9 @@ export interface RewriteArgs {
   lossGrad?: string;
   gradSuffix?: string;
   stateSuffix?: string;
-  lossScale: string;
+  /** Absent: the mode's default (dynamic for fp16, none for bf16). */
+  lossScale?: string;
+  strict?: boolean;
   lossScaleInitial?: number;
   growthFactor?: number;
   backoffFactor?: number;
@@ -47,6 +52,7 @@ export interface RewriteArgs {
   maxScale?: number;
   inputs: string[];
   dim: string[];
+  target: Target;
   [flag: string]: unknown;
 }
 
@@ -66,7 +72,7 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
       default: 'keep',
       describe: "a decoder's past/present key-value cache inputs and outputs: 'keep' their declared type, or 'fp16' (halves the cache memory; the graph's I/O types change)",
     })
-    .option('report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json or audit.md (repeatable)' })
+    .option('report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json, audit.md or audit.html (repeatable)' })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' })
     .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON instead of text' })
     .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'also print the effective op lists' })
@@ -81,7 +87,12 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
       describe: 'run the fp32 model once (random inputs, or --inputs) and keep nodes that see values beyond float16 range in fp32',
     })
     .option('inputs', { type: 'string', array: true, default: [], describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json)' })
-    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension for random inputs: name=value (repeatable)' })
+    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension, for random inputs and for the static shapes of the FLOPs share and Tensor Core lint: name=value (repeatable)' })
+    .option('target', {
+      choices: [...TARGETS],
+      default: 'any',
+      describe: "the provider that will run the model (rules/kernels.json): cuda runs LayerNorm/Softmax in the low type mid-model (their kernels accumulate in fp32); cpu warns where ORT's CPU provider has no fast fp16/bf16 kernel",
+    })
     .option('external-data', {
       type: 'string',
       default: 'keep',
@@ -94,7 +105,7 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
     .option('loss-grad', { type: 'string', group: training, describe: 'the seed dLoss/dLoss (default <loss>_grad)' })
     .option('grad-suffix', { type: 'string', group: training, describe: 'gradients are <param><suffix> (default _grad)' })
     .option('state-suffix', { type: 'string', group: training, describe: 'updated state is <input><suffix> (default .next)' })
-    .option('loss-scale', { type: 'string', default: 'dynamic', group: training, describe: 'dynamic, static:<value> or none (bf16 needs none)' })
+    .option('loss-scale', { type: 'string', group: training, describe: 'dynamic, static:<value> or none (default: dynamic for fp16, none for bf16, whose range is fp32\'s)' })
     .option('loss-scale-initial', { type: 'number', group: training, describe: 'initial dynamic scale (default 65536)' })
     .option('growth-factor', { type: 'number', group: training, describe: 'scale multiplier after growth-interval finite steps (default 2)' })
     .option('backoff-factor', { type: 'number', group: training, describe: 'scale multiplier on overflow (default 0.5)' })
@@ -126,15 +137,15 @@ export function listChangesFromFlags(args: Record<string, unknown>): ListChanges
 
 export function rewriteOptionsFromArgs(args: RewriteArgs): RewriteOptions {
   const dynamicGiven = [args.lossScaleInitial, args.growthFactor, args.backoffFactor, args.growthInterval, args.minScale, args.maxScale].some((v) => v !== undefined);
-  if (dynamicGiven && args.lossScale !== 'dynamic') throw new AmpError('BAD_OPTION', 'the growth/backoff/interval/min/max options apply to --loss-scale dynamic only');
-  const explicitScale = args.lossScale !== 'dynamic' || dynamicGiven;
+  const lossScale = args.lossScale ?? (dynamicGiven ? 'dynamic' : undefined);
+  if (dynamicGiven && lossScale !== 'dynamic') throw new AmpError('BAD_OPTION', 'the growth/backoff/interval/min/max options apply to --loss-scale dynamic only');
   return {
     ...ampOptionsFromArgs(args),
     training: args.training,
     contract: { loss: args.loss, lossGrad: args.lossGrad, gradSuffix: args.gradSuffix, stateSuffix: args.stateSuffix },
-    ...(explicitScale || args.mode !== 'bf16'
+    ...(lossScale !== undefined
       ? {
-          lossScale: parseLossScale(args.lossScale, {
+          lossScale: parseLossScale(lossScale, {
             initial: args.lossScaleInitial,
             growthFactor: args.growthFactor,
             backoffFactor: args.backoffFactor,
@@ -156,12 +167,39 @@ export function ampOptionsFromArgs(args: RewriteArgs): AmpOptions {
     listChanges: [...(args.rules ? [readRulesFile(args.rules)] : []), { origin: 'command-line flags', changes: listChangesFromFlags(args) }],
     forceFp32: args.forceFp32,
     forceFp16: args.forceFp16,
+    target: args.target,
+    dims: parseDims(args.dim),
   };
 }
 
-function saveOptions(externalData: string): SaveOptions {
+/** --external-data: keep, embed, or a file name (with an extension) beside the output, so that a typo is not taken for one. */
+export function saveOptions(externalData: string): SaveOptions {
   if (externalData === 'keep' || externalData === 'embed') return { externalData };
+  if (!/^[^/\\]+\.[A-Za-z0-9]+$/.test(externalData) || externalData.startsWith('.')) {
+    throw new AmpError('BAD_OPTION', `--external-data ${externalData}: expected keep, embed, or a file name with an extension to gather the weights in, such as model.onnx.data`);
+  }
   return { externalData: { location: externalData } };
+}
+
+/** Warnings about options that name nothing: ops in no schema table, force patterns that match no node. */
+export function listWarnings(args: RewriteArgs): string[] {
+  const warnings: string[] = [];
+  for (const list of LIST_NAMES) {
+    const added = args[`${list}Add`];
+    if (typeof added === 'string') warnings.push(...unknownOpTypes(`--${list}-add`, splitOps(added)));
+    const fromEnv = process.env[`AMP_REWRITE_${list.toUpperCase()}LIST_ADD`];
+    if (fromEnv) warnings.push(...unknownOpTypes(`AMP_REWRITE_${list.toUpperCase()}LIST_ADD`, splitOps(fromEnv)));
+  }
+  if (args.rules) {
+    const { changes } = readRulesFile(args.rules);
+    for (const list of LIST_NAMES) warnings.push(...unknownOpTypes(`--rules ${args.rules}: ${list}.add`, changes[list]?.add ?? []));
+  }
+  return warnings;
+}
+
+export function patternWarnings(args: RewriteArgs, report: AmpReport): string[] {
+  const names = report.nodes.map((n) => n.node);
+  return [...unmatchedPatterns('--force-fp32', args.forceFp32, names), ...unmatchedPatterns('--force-fp16', args.forceFp16, names)];
 }
 
 export function parseDims(specs: readonly string[]): Map<string, number> {
@@ -184,23 +222,36 @@ async function calibrate(model: onnx.ModelProto, args: RewriteArgs): Promise<Map
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   if (!args.output && !args.dryRun) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx> (or --dry-run)');
   for (const report of args.report) {
-    if (!/\.(json|md)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json or .md`);
+    if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);
   }
   if (args.output && path.resolve(args.output) === path.resolve(args.model)) {
     throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
   }
   const options = rewriteOptionsFromArgs(args);
+  const save = saveOptions(args.externalData);
+  reportWarnings(listWarnings(args), Boolean(args.strict));
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
   if (args.calibrate) options.activationRanges = await calibrate(model, args);
   const { model: rewritten, report } = rewriteModel(model, options);
-  if (args.output && !args.dryRun) saveModel(rewritten, args.output, saveOptions(args.externalData));
+  reportWarnings(patternWarnings(args, report.amp), Boolean(args.strict));
+  if (args.output && !args.dryRun) saveModel(rewritten, args.output, save);
   for (const file of args.report) {
-    writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report.amp, report.training) : renderAuditJson(report.amp, report.training));
+    const text = file.endsWith('.html')
+      ? renderAuditHtml(report.amp, { title: path.basename(args.model) })
+      : file.endsWith('.md')
+        ? renderAuditMarkdown(report.amp, report.training)
+        : renderAuditJson(report.amp, report.training);
+    writeTextAtomically(file, text);
   }
   if (!args.quiet) {
     const text = renderSummary(report.amp.summary) + (report.training ? renderTrainingSummary(report.training) : '');
-    print(args.json ? `${JSON.stringify({ ...report.amp.summary, ...(report.training ? { training: trainingJson(report.training) } : {}) }, null, 2)}\n` : text);
-    if (args.verbose) print(renderLists(report.amp.lists));
+    if (args.json) {
+      const json = { ...report.amp.summary, ...(report.training ? { training: trainingJson(report.training) } : {}), ...(args.verbose ? { lists: report.amp.lists } : {}) };
+      print(`${JSON.stringify(json, null, 2)}\n`);
+    } else {
+      print(text);
+      if (args.verbose) print(renderLists(report.amp.lists));
+    }
   }
   return 0;
 }

@@ -8,6 +8,7 @@ export type AmpErrorCode =
   | 'EMPTY_FILE'
   | 'TRUNCATED'
   | 'NOT_ONNX'
+  | 'NOT_AN_AUDIT'
   | 'NEWER_IR'
   | 'EXTERNAL_DATA_MISSING'
   | 'EXTERNAL_DATA_OUT_OF_RANGE'
@@ -20,7 +21,8 @@ export type AmpErrorCode =
   | 'VALIDATION_FAILED'
   | 'TRAINING_CONTRACT'
   | 'RUNTIME_UNAVAILABLE'
-  | 'RUNTIME_FAILED';
+  | 'RUNTIME_FAILED'
+  | 'DEVICE_UNSUPPORTED';
 
 /** Exit status for each kind of failure, as documented in the README. */
 export const EXIT_CODES = {

@@ -107,7 +107,7 @@ export function externalRefOf(tensor: onnx.ITensorProto): ExternalDataRef | unde
 }
 
 /** Reads a byte range of a file; used for external tensors, one tensor at a time. */
-export function readFileRange(file: string, offset: number, length: number): Buffer {
+export function readFileRange(file: string, offset: number, length: number): Uint8Array {
   const out = Buffer.allocUnsafe(length);
   const fd = openSync(file, 'r');
   try {

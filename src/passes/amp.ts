@@ -23,6 +23,12 @@ import { validateModel } from './validate.js';
 import { sortGraph } from './amp/graph-order.js';
 import { inlineLocalFunctions, localFunctionKey } from './amp/inline-functions.js';
 import { findKvCache, requireKvCache, storeKvCacheInFloat16, type KvCacheValues } from './amp/kv-cache.js';
+import { tensorCoreLint, type TensorCoreLint } from './amp/tensor-core-lint.js';
+import { withStaticDims } from './amp/static-dims.js';
+import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
+import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
+import { checkAmpOptions } from '../api/check-options.js';
+import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope } from './amp/audit-graph.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -32,7 +38,7 @@ export interface AmpOptions {
   /** Changes to the op lists, applied in order after the defaults (a --rules file, flags). */
   listChanges?: ListChangeLayer[];
   /** Environment to read AMP_REWRITE_<LIST>LIST_<ADD|REMOVE> from; none when absent (the API stays pure). */
-  env?: NodeJS.ProcessEnv;
+  env?: Readonly<Record<string, string | undefined>>;
   /** Node names or /regex/ patterns kept fp32 whatever their op. */
   forceFp32?: string[];
   /** Node names or /regex/ patterns converted whatever their list (when their schema allows). */
@@ -52,6 +58,15 @@ export interface AmpOptions {
    * 'fp16' declares the past/present inputs and outputs float16 (half the cache memory).
    */
   kvCache?: 'keep' | 'fp16';
+  /**
+   * The execution provider the model will run on (rules/kernels.json): 'cuda' runs ops whose CUDA
+   * kernel accumulates in float32 (LayerNormalization, Softmax) in the low type in the middle of
+   * the model; 'cpu' warns where ONNX Runtime's CPU provider has no or a slow low-precision kernel.
+   * 'any' (default) assumes nothing.
+   */
+  target?: Target;
+  /** Sizes of symbolic input dimensions, for the static shapes of the FLOPs share and the Tensor Core lint (--dim). */
+  dims?: ReadonlyMap<string, number>;
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
 }
@@ -72,6 +87,13 @@ export const ampPassInfo = {
 
 export interface NodeAudit {
   node: string;
+  /** The node's name, or `Op#index` (its position in its graph) for an unnamed node. */
+  id: string;
+  /** What the node computes in after the rewrite: fp16/bf16 converted, fp32 kept, '-' no float data. */
+  precision: Precision;
+  /** Element types of its inputs and outputs after the rewrite (f32, f16, bf16, i64...; '' an omitted input). */
+  inputTypes: string[];
+  outputTypes: string[];
   op: string;
   domain: string;
   scope: string;
@@ -82,6 +104,11 @@ export interface NodeAudit {
   castsAdded: string[];
   /** Casts added after the node's outputs: a graph output it writes keeps its type through them. */
   castsOnOutputs: string[];
+  /** Input slots with types before and after, Casts on the edge, calibration range (audit-graph.ts). */
+  inputs: AuditNodeGraph['inputs'];
+  outputs: AuditNodeGraph['outputs'];
+  /** Scope paths of this node's subgraphs (If/Loop/Scan bodies). */
+  subgraphs: string[];
 }
 
 export interface AmpSummary {
@@ -106,6 +133,14 @@ export interface AmpSummary {
   alreadyLowPrecision: Array<{ op: string; type: string; count: number }>;
   /** With kvCache 'fp16': the cache inputs and outputs now declared float16. */
   kvCacheFp16?: { inputs: string[]; outputs: string[] };
+  /** The --target painted for ('any': no provider assumed). */
+  target: Target;
+  /** Nodes converted because the target's kernel accumulates in float32 (rule target-kernel). */
+  targetConverted: number;
+  /** Converted nodes the target's provider has no fast kernel for. */
+  targetWarnings: TargetWarning[];
+  /** Converted matrix ops whose dimensions are not multiples of 8; null under --target cpu (no Tensor Cores). */
+  tensorCoreLint: TensorCoreLint | null;
 }
 
 export interface AmpReport {
@@ -113,6 +148,8 @@ export interface AmpReport {
   summary: AmpSummary;
   nodes: NodeAudit[];
   lists: Record<ListName, Array<{ op: string; domain: string; reason: string; origin: string }>>;
+  /** The graphs the nodes live in, for drawing them (the HTML report). */
+  scopes: AuditScope[];
 }
 
 export interface AmpResult {
@@ -159,6 +196,7 @@ export function effectiveLists(options: AmpOptions): OpLists {
 }
 
 export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): AmpResult {
+  checkAmpOptions(options as Record<string, unknown>);
   const mode = options.mode ?? 'fp16';
   const target = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
   const lists = effectiveLists(options);
@@ -178,6 +216,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
         : new Map(),
     forceFp16: nodeMatcher(options.forceFp16 ?? []),
     weightInputs: new Set(options.weightInputs ?? []),
+    targetPolicy: targetPolicy(options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
   };
 
   let kvCache: KvCacheValues | undefined;
@@ -207,10 +246,15 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   }
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   // Before the casts rename edges: shapes are looked up by the model's own value names.
-  const flops = matrixFlops(decisions, inferShapes(graph));
+  const shapes = inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph);
+  const flops = matrixFlops(decisions, shapes);
+  const lint = options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes);
 
+  const ids = nodeIds(graph);
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
+  let typesAfter = types;
+  const wiring = snapshotWiring(decisions);
   if (anyAllow || kvCache) {
     stats = planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs });
     graph.commit();
@@ -225,6 +269,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       }
       stats.castNodes = stats.castNodes.filter((c) => present.has(c));
     }
+    typesAfter = inferElemTypes(graph, opsets);
     if (options.validate ?? true) {
       const problems = validateModel(model);
       if (problems.length) {
@@ -247,11 +292,21 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
 
+  const drawn = auditGraph(graph, decisions, wiring, types, typesAfter, options.activationRanges ?? new Map());
   const report: AmpReport = {
     pass: 'amp',
-    summary: { ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops), ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}) },
+    summary: {
+      ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops),
+      ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
+      target: options.target ?? 'any',
+      targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
+      targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
+      tensorCoreLint: lint,
+    },
     nodes: decisions.map((d) => ({
       node: d.node.name ?? '',
+      id: ids.get(d.node) ?? d.node.name ?? '',
+      ...nodeTypes(d, typesAfter, target),
       op: d.node.op_type ?? '',
       domain: d.node.domain ?? '',
       scope: d.scope.path,
@@ -261,10 +316,12 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       reason: d.reason,
       castsAdded: d.castsAdded,
       castsOnOutputs: d.castsOnOutputs ?? [],
+      ...(drawn.nodes.get(d.node) as AuditNodeGraph),
     })),
     lists: Object.fromEntries(
       LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
     ) as AmpReport['lists'],
+    scopes: drawn.scopes,
   };
   return { model: result, report, modified: anyAllow || kvCache !== undefined };
 }
@@ -275,7 +332,7 @@ function summarize(
   mode: 'fp16' | 'bf16',
   anyAllow: boolean,
   flops: AmpSummary['matrixFlops'],
-): AmpSummary {
+): Omit<AmpSummary, 'target' | 'targetConverted' | 'targetWarnings' | 'tensorCoreLint'> {
   const processable = decisions.filter((d) => d.processable);
   const reasons = new Map<RuleCode, { count: number; example: string }>();
   for (const d of decisions) {
@@ -293,7 +350,7 @@ function summarize(
     converted: decisions.filter((d) => d.color === 'ALLOW').length,
     targetCasts: stats?.castsToTarget ?? 0,
     allowConverted: decisions.filter((d) => d.color === 'ALLOW' && d.list === 'allow').length,
-    denyBlocking: processable.filter((d) => d.list === 'deny').length,
+    denyBlocking: processable.filter((d) => d.list === 'deny' && d.color !== 'ALLOW').length,
     blockedByDeny: decisions.filter((d) => d.rule === 'deny-upstream').length,
     weightCasts: stats?.weightCasts ?? 0,
     fp32Casts: stats?.castsToFloat32 ?? 0,

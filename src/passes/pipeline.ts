@@ -7,6 +7,7 @@ import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ampRewrite, type AmpOptions, type AmpReport } from './amp.js';
 import { addLossScaling, DEFAULT_DYNAMIC_SCALE, type LossScale, type LossScalingReport } from './loss-scaling.js';
+import { checkRewriteOptions } from '../api/check-options.js';
 import { looksLikeTrainingGraph, type ContractOptions } from './training/contract.js';
 
 export interface RewriteOptions extends AmpOptions {
@@ -23,6 +24,7 @@ export interface RewriteReport {
 }
 
 export function rewriteModel(model: onnx.IModelProto, options: RewriteOptions = {}): { model: onnx.ModelProto; report: RewriteReport; modified: boolean } {
+  checkRewriteOptions(options as Record<string, unknown>);
   const training = options.training ?? 'auto';
   const contractGiven = Object.values(options.contract ?? {}).some((v) => v !== undefined);
   const isTraining = training === 'on' || (training === 'auto' && (contractGiven || looksLikeTrainingGraph(model, options.contract?.stateSuffix)));

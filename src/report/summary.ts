@@ -3,6 +3,7 @@
  * print for Grappler's auto-mixed-precision pass; the lines after them are ours.
  */
 import type { AmpSummary } from '../passes/amp.js';
+import { renderTargetLines, renderTensorCoreLines } from './target-summary.js';
 
 const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(1)}%`;
 
@@ -46,6 +47,7 @@ export function renderSummary(summary: AmpSummary): string {
     lines.push('Top reasons nodes stayed FP32:');
     for (const reason of summary.fp32Reasons.slice(0, 5)) lines.push(`  ${reason.count} ${reason.rule} (e.g. ${reason.example})`);
   }
+  lines.push(...renderTensorCoreLines(summary), ...renderTargetLines(summary));
   return `${lines.join('\n')}\n`;
 }
 

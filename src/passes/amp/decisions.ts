@@ -9,6 +9,7 @@ export type Color = 'ALLOW' | 'DENY' | 'NONE';
 export type RuleCode =
   | 'allow-list'
   | 'force-fp16'
+  | 'target-kernel'
   | 'deny-list'
   | 'deny-upstream'
   | 'between-allow'

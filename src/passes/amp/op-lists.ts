@@ -100,7 +100,7 @@ export class OpLists {
 }
 
 /** Reads AMP_REWRITE_ALLOWLIST_ADD and friends (comma-separated op types). */
-export function changesFromEnvironment(env: NodeJS.ProcessEnv): ListChangeLayer[] {
+export function changesFromEnvironment(env: Readonly<Record<string, string | undefined>>): ListChangeLayer[] {
   const layers: ListChangeLayer[] = [];
   for (const list of LIST_NAMES) {
     for (const action of ['remove', 'add'] as const) {

@@ -18,6 +18,7 @@ import type { AttributeCondition, OpLists } from './op-lists.js';
 import type { PinnedNode } from './weight-range.js';
 import { findAttribute } from '../../onnx/attributes.js';
 import { longToNumber } from '../../onnx/external-data.js';
+import type { TargetPolicy } from './target-policy.js';
 
 export interface PaintOptions {
   target: number;
@@ -28,6 +29,8 @@ export interface PaintOptions {
   forceFp16: NodeMatcher;
   /** Graph inputs that hold weights (training parameters and optimizer state). */
   weightInputs: ReadonlySet<string>;
+  /** What the execution provider's kernels allow (--target); absent for 'any'. */
+  targetPolicy?: TargetPolicy;
 }
 
 export type NodeMatcher = (node: onnx.INodeProto) => boolean;
@@ -181,8 +184,10 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
         : unlistedReason(lists, node);
   }
 
+  // The target's kernel facts (target-policy.ts): a promoted node paints as an allow op.
+  const { promoted, kept } = options.targetPolicy?.promotions(scope, nodes, decisions) ?? { promoted: new Map(), kept: new Map() };
   const isProcessable = (node: onnx.INodeProto): boolean => decisions.get(node)?.processable === true;
-  const listOf = (node: onnx.INodeProto) => decisions.get(node)?.list;
+  const listOf = (node: onnx.INodeProto) => (promoted.has(node) ? 'allow' : decisions.get(node)?.list);
   const colorOf = (node: onnx.INodeProto) => decisions.get(node)?.color;
   const accepts = (node: onnx.INodeProto): boolean => facts.get(node)?.acceptsTarget === true;
 
@@ -212,7 +217,9 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       decide(node, 'NONE', 'schema-forbids', `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`);
       continue;
     }
-    decide(node, 'ALLOW', forced ? 'force-fp16' : 'allow-list', forced ? 'pinned to the target type by --force-fp16' : `${node.op_type} is on the allow list`);
+    const promotion = promoted.get(node);
+    if (promotion && !forced) decide(node, 'ALLOW', 'target-kernel', promotion.reason);
+    else decide(node, 'ALLOW', forced ? 'force-fp16' : 'allow-list', forced ? 'pinned to the target type by --force-fp16' : `${node.op_type} is on the allow list`);
   }
 
   // Step 2, deny forward through clear and infer. This is done so a fragile value is never
@@ -240,7 +247,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   }
   for (const node of nodes) {
     if (!isProcessable(node) || listOf(node) !== 'deny') continue;
-    decide(node, 'DENY', 'deny-list', `${node.op_type} is on the deny list`);
+    const keptWhy = kept.get(node);
+    decide(node, 'DENY', 'deny-list', `${node.op_type} is on the deny list${keptWhy ? `; ${keptWhy}` : ''}`);
   }
   for (const origin of nodes) {
     if (!isProcessable(origin) || listOf(origin) !== 'deny') continue;
@@ -299,7 +307,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     recheck.push(...outs(node));
   }
   for (const allowNode of nodes) {
-    if (colorOf(allowNode) !== 'ALLOW' || !['allow-list', 'force-fp16'].includes(decisions.get(allowNode)?.rule ?? '')) continue;
+    if (colorOf(allowNode) !== 'ALLOW' || !['allow-list', 'force-fp16', 'target-kernel'].includes(decisions.get(allowNode)?.rule ?? '')) continue;
     const backward = [...ins(allowNode)];
     while (backward.length) {
       const previous = backward.pop() as onnx.INodeProto;
