@@ -43,6 +43,7 @@ export function checkAmpOptions(options: Options): void {
   if (options !== undefined && (options === null || typeof options !== 'object')) fail('options', 'an object', options);
   checkChoice(options, 'mode', ['fp16', 'bf16']);
   checkChoice(options, 'weights', ['fp32', 'fp16']);
+  checkChoice(options, 'kvCache', ['keep', 'fp16']);
   checkStrings(options, 'forceFp32');
   checkStrings(options, 'forceFp16');
   checkStrings(options, 'weightInputs');

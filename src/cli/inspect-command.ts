@@ -19,7 +19,17 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
     if (!/\.(json|md)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json or .md`);
   }
   reportWarnings(listWarnings(args), Boolean(args.strict));
-  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
+  // External weights are located and read only when the analysis asks (the float16 range check);
+  // without their data file, inspect still describes the graph and says what it could not check.
+  let model: ReturnType<typeof loadModel>;
+  let missingData: string | undefined;
+  try {
+    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  } catch (error) {
+    if (!(error instanceof AmpError) || !error.code.startsWith('EXTERNAL_DATA')) throw error;
+    missingData = error.message;
+    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
+  }
   checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
   const lines: string[] = [];
   lines.push(`model: ${args.model} (${statSync(args.model).size} bytes)`);
@@ -36,6 +46,7 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
     tensors.set(type, entry);
   });
   lines.push(`graphs: ${graphs} (main graph and subgraphs)`);
+  if (missingData) lines.push(`external data not available (${missingData}): weights not checked against float16's range`);
   lines.push(`stored tensors: ${[...tensors].map(([type, t]) => `${t.count} ${type} (${t.elements} values)`).join(', ') || 'none'}`);
 
   const { report: rewrite } = rewriteModel(model, { ...rewriteOptionsFromArgs(args), validate: false });

@@ -29,6 +29,7 @@ export interface RewriteArgs {
   output?: string;
   mode: 'fp16' | 'bf16';
   weights: 'fp32' | 'fp16';
+  kvCache: 'keep' | 'fp16';
   report: string[];
   quiet: boolean;
   json: boolean;
@@ -75,6 +76,12 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
       ...ampPassInfo.options.weights,
       describe: ampPassInfo.options.weights.help,
       choices: [...ampPassInfo.options.weights.choices],
+    })
+    .option('kv-cache', {
+      type: 'string',
+      choices: ['keep', 'fp16'],
+      default: 'keep',
+      describe: "a decoder's past/present key-value cache inputs and outputs: 'keep' their declared type, or 'fp16' (halves the cache memory; the graph's I/O types change)",
     })
     .option('report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json, audit.md or audit.html (repeatable)' })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' })
@@ -181,6 +188,7 @@ export function ampOptionsFromArgs(args: RewriteArgs): AmpOptions {
   return {
     mode: args.mode,
     weights: args.weights,
+    ...(args.kvCache === 'fp16' ? { kvCache: 'fp16' as const } : {}),
     env: process.env,
     listChanges: [...(args.rules ? [readRulesFile(args.rules)] : []), { origin: 'command-line flags', changes: listChangesFromFlags(args) }],
     forceFp32: args.forceFp32,

@@ -17,6 +17,7 @@ export type AmpErrorCode =
   | 'WRITE_FAILED'
   | 'BAD_OPTION'
   | 'UNKNOWN_OP'
+  | 'BAD_GRAPH'
   | 'VALIDATION_FAILED'
   | 'TRAINING_CONTRACT'
   | 'RUNTIME_UNAVAILABLE'

@@ -274,6 +274,23 @@ export class GraphScope {
     return this.orderCache;
   }
 
+  /**
+   * Rewrites this scope's node list in topological order (stable: file order wherever it is
+   * free). ONNX requires the order but exporters and runtimes tolerate graphs without it; the
+   * rewrite's output must have it. Returns the nodes a cycle kept from being placed (left untouched).
+   */
+  sortTopologically(): onnx.INodeProto[] {
+    const { order, blocked } = this.topologicalOrder();
+    if (blocked.length) return blocked;
+    const current = this.currentNodes();
+    if (order.every((node, i) => node === current[i])) return [];
+    this.commit();
+    this.nodes = [...order];
+    this.graph.node = this.nodes;
+    this.orderCache = undefined;
+    return [];
+  }
+
   /** Element type declared for a value: graph input/output, value_info, initializer or Constant. */
   declaredElemType(name: string): number | undefined {
     for (let scope: GraphScope | undefined = this; scope; scope = scope.parent) {

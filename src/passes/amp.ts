@@ -20,6 +20,9 @@ import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type PinnedNode } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
+import { sortGraph } from './amp/graph-order.js';
+import { inlineLocalFunctions, localFunctionKey } from './amp/inline-functions.js';
+import { findKvCache, requireKvCache, storeKvCacheInFloat16, type KvCacheValues } from './amp/kv-cache.js';
 import { tensorCoreLint, type TensorCoreLint } from './amp/tensor-core-lint.js';
 import { withStaticDims } from './amp/static-dims.js';
 import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
@@ -54,6 +57,11 @@ export interface AmpOptions {
    * initializers, they do not count as fp32 streams for the between-allow rule.
    */
   weightInputs?: readonly string[];
+  /**
+   * The decoder's key-value cache at the graph boundary: 'keep' (default) keeps its declared type;
+   * 'fp16' declares the past/present inputs and outputs float16 (half the cache memory).
+   */
+  kvCache?: 'keep' | 'fp16';
   /**
    * The execution provider the model will run on (rules/kernels.json): 'cuda' runs ops whose CUDA
    * kernel accumulates in float32 (LayerNormalization, Softmax) in the low type in the middle of
@@ -98,6 +106,8 @@ export interface NodeAudit {
   rule: RuleCode;
   reason: string;
   castsAdded: string[];
+  /** Casts added after the node's outputs: a graph output it writes keeps its type through them. */
+  castsOnOutputs: string[];
   /** Input slots with types before and after, Casts on the edge, calibration range (audit-graph.ts). */
   inputs: AuditNodeGraph['inputs'];
   outputs: AuditNodeGraph['outputs'];
@@ -123,6 +133,10 @@ export interface AmpSummary {
   weightsKeptFp32: Array<{ name: string; reason: string }>;
   matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number };
   fp32Reasons: Array<{ rule: RuleCode; count: number; example: string }>;
+  /** Allow-list ops that already computed in float16/bfloat16 before the pass (a converted model), by op and type. */
+  alreadyLowPrecision: Array<{ op: string; type: string; count: number }>;
+  /** With kvCache 'fp16': the cache inputs and outputs now declared float16. */
+  kvCacheFp16?: { inputs: string[]; outputs: string[] };
   /** The --target painted for ('any': no provider assumed). */
   target: Target;
   /** Nodes converted because the target's kernel accumulates in float32 (rule target-kernel). */
@@ -191,7 +205,9 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const target = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
   const lists = effectiveLists(options);
   const model = cloneMessage(input) as onnx.ModelProto;
+  const inlining = inlineLocalFunctions(model);
   const graph = new ModelGraph(model);
+  sortGraph(graph);
   const opsets = opsetsOf(model);
   const types = inferElemTypes(graph, opsets);
   const weightPins = target === DataType.FLOAT16 ? nodesReadingOutOfRangeWeights(graph) : new Map<onnx.INodeProto, PinnedNode>();
@@ -222,6 +238,14 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     paintOptions.pinned = newlyPinned;
   }
 
+  let kvCache: KvCacheValues | undefined;
+  if (options.kvCache === 'fp16') {
+    const found = findKvCache(graph, model);
+    requireKvCache(found);
+    // A cache already declared float16 (the pass's own output) needs nothing: the rewrite stays idempotent.
+    if (found.inputs.length || found.outputs.length) kvCache = found;
+  }
+
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
   const paints = paintAll();
   for (const paint of paints.values()) {
@@ -240,6 +264,10 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
   const decisions = [...paints.values()].flatMap((paint) => [...paint.decisions.values()]);
+  for (const decision of decisions) {
+    const kept = inlining.kept.get(localFunctionKey(decision.node));
+    if (kept) Object.assign(decision, { color: 'NONE', rule: 'local-function', reason: kept, processable: false });
+  }
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   // Before the casts rename edges: shapes are looked up by the model's own value names.
   const shapes = inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph);
@@ -251,9 +279,20 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   let result: onnx.ModelProto = model;
   let typesAfter = types;
   const wiring = snapshotWiring(decisions);
-  if (anyAllow) {
+  if (anyAllow || kvCache) {
     stats = planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs });
     graph.commit();
+    if (kvCache) {
+      storeKvCacheInFloat16(graph, model, kvCache, stats);
+      // The audit names only Casts that are still in the model.
+      const present = new Set<string>();
+      for (const scope of graph.scopes) for (const node of scope.currentNodes()) present.add(node.name ?? '');
+      for (const d of decisions) {
+        d.castsAdded = d.castsAdded.filter((c) => present.has(c));
+        if (d.castsOnOutputs) d.castsOnOutputs = d.castsOnOutputs.filter((c) => present.has(c));
+      }
+      stats.castNodes = stats.castNodes.filter((c) => present.has(c));
+    }
     typesAfter = inferElemTypes(graph, opsets);
     if (options.validate ?? true) {
       const problems = validateModel(model);
@@ -281,7 +320,8 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const report: AmpReport = {
     pass: 'amp',
     summary: {
-      ...summarize(decisions, stats, mode, anyAllow, flops),
+      ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops),
+      ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
       target: options.target ?? 'any',
       targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
       targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
@@ -299,6 +339,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       rule: d.rule,
       reason: d.reason,
       castsAdded: d.castsAdded,
+      castsOnOutputs: d.castsOnOutputs ?? [],
       ...(drawn.nodes.get(d.node) as AuditNodeGraph),
     })),
     lists: Object.fromEntries(
@@ -306,7 +347,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     ) as AmpReport['lists'],
     scopes: drawn.scopes,
   };
-  return { model: result, report, modified: anyAllow };
+  return { model: result, report, modified: anyAllow || kvCache !== undefined };
 }
 
 function summarize(
@@ -344,5 +385,18 @@ function summarize(
     fp32Reasons: [...reasons.entries()]
       .map(([rule, { count, example }]) => ({ rule, count, example }))
       .sort((a, b) => b.count - a.count || a.rule.localeCompare(b.rule)),
+    alreadyLowPrecision: countAlreadyLowPrecision(decisions),
   };
+}
+
+function countAlreadyLowPrecision(decisions: NodeDecision[]): AmpSummary['alreadyLowPrecision'] {
+  const counts = new Map<string, { op: string; type: string; count: number }>();
+  for (const d of decisions) {
+    if (d.rule !== 'already-low-precision' || d.list !== 'allow' || !d.computesIn) continue;
+    const op = d.node.domain ? `${d.node.domain}:${d.node.op_type}` : (d.node.op_type ?? '');
+    const key = `${op} ${d.computesIn}`;
+    const entry = counts.get(key) ?? counts.set(key, { op, type: d.computesIn, count: 0 }).get(key)!;
+    entry.count++;
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || a.op.localeCompare(b.op) || a.type.localeCompare(b.type));
 }

@@ -31,7 +31,7 @@ export function renderAuditMarkdown(report: AmpReport, training?: LossScalingRep
   for (const n of report.nodes) {
     const types = `${n.inputTypes.map((t) => t || '·').join(', ')} → ${n.outputTypes.map((t) => t || '·').join(', ')}`;
     out.push(
-      `| ${cell(n.scope)} | ${cell(n.id)} | ${cell(n.domain ? `${n.domain}:${n.op}` : n.op)} | ${n.precision} | ${cell(types)} | ${n.list ?? ''} | ${n.rule} | ${cell(n.reason)} | ${cell(n.castsAdded.join(', '))} |`,
+      `| ${cell(n.scope)} | ${cell(n.id)} | ${cell(n.domain ? `${n.domain}:${n.op}` : n.op)} | ${n.precision} | ${cell(types)} | ${n.list ?? ''} | ${n.rule} | ${cell(n.reason)} | ${cell([...n.castsAdded, ...(n.castsOnOutputs ?? []).map((c) => `after output: ${c}`)].join(', '))} |`,
     );
   }
   out.push(...renderTensorCoreSection(report));

@@ -20,9 +20,18 @@ export function renderSummary(summary: AmpSummary): string {
     `Denylisted nodes blocking conversion: ${summary.denyBlocking}`,
     `Nodes blocked from conversion by denylisted nodes: ${summary.blockedByDeny}`,
   ];
+  const already = (summary.alreadyLowPrecision ?? []).map((a) => `${a.count} ${a.op} in ${a.type}`).join(', ');
   if (summary.nothingToConvert) {
-    lines.push('No allow-list ops found: nothing to convert, the model is written unchanged.');
+    lines.push(
+      already
+        ? `Already mixed precision: ${already}; no float32 allow-list op left to convert, the model is written unchanged.`
+        : 'No allow-list ops found: nothing to convert, the model is written unchanged.',
+    );
     return `${lines.join('\n')}\n`;
+  }
+  if (already) lines.push(`Already in reduced precision before the pass: ${already}`);
+  if (summary.kvCacheFp16) {
+    lines.push(`KV cache stored in FP16: ${summary.kvCacheFp16.inputs.length} inputs, ${summary.kvCacheFp16.outputs.length} outputs (graph I/O retyped)`);
   }
   lines.push(`Weight casts to ${low} (Const and Variable casts): ${summary.weightCasts}`);
   lines.push(`Casts back to FP32 (graph outputs included): ${summary.fp32Casts}`);

@@ -45,6 +45,18 @@ interface ListFile {
   ops: Array<{ op: string; domain?: string; reason: string; since?: number; onlyWhen?: AttributeCondition }>;
 }
 
+/** An op deliberately left off the four lists, with the reason (rules/unlisted.json). */
+export interface UnlistedOp {
+  op: string;
+  domain?: string;
+  reason: string;
+}
+
+export function readUnlistedOps(): UnlistedOp[] {
+  const file = JSON.parse(readFileSync(new URL('../../../rules/unlisted.json', import.meta.url), 'utf8')) as { ops: UnlistedOp[] };
+  return file.ops;
+}
+
 export function readDefaultList(name: ListName): ListFile {
   return JSON.parse(readFileSync(new URL(`../../../rules/${name}.json`, import.meta.url), 'utf8')) as ListFile;
 }
@@ -63,9 +75,18 @@ export class OpLists {
   private readonly byKey = new Map<string, OpListEntry>();
   readonly meanings: Record<ListName, string>;
 
-  constructor(entries: Iterable<OpListEntry>, meanings: Record<ListName, string>) {
+  /** Ops deliberately on no list (rules/unlisted.json), keyed like the lists, with the reason the audit shows. */
+  private readonly unlisted = new Map<string, string>();
+
+  constructor(entries: Iterable<OpListEntry>, meanings: Record<ListName, string>, unlisted: Iterable<UnlistedOp> = []) {
     this.meanings = meanings;
     for (const entry of entries) this.byKey.set(key(entry.domain, entry.op), entry);
+    for (const entry of unlisted) this.unlisted.set(key(entry.domain ?? '', entry.op), entry.reason);
+  }
+
+  /** Why an op is deliberately on no list, when rules/unlisted.json says so. */
+  unlistedReason(domain: string | null | undefined, op: string | null | undefined): string | undefined {
+    return this.unlisted.get(key(domain ?? '', op ?? ''));
   }
 
   lookup(domain: string | null | undefined, op: string | null | undefined): OpListEntry | undefined {
@@ -181,5 +202,5 @@ export function buildOpLists(layers: readonly ListChangeLayer[] = []): OpLists {
     }
     if (list[0]) entries.push(list[0]);
   }
-  return new OpLists(entries, meanings);
+  return new OpLists(entries, meanings, readUnlistedOps());
 }

@@ -53,8 +53,8 @@ export const DECISION_CATEGORIES: readonly DecisionCategory[] = [
     id: 'unprocessed',
     label: 'unprocessed',
     color: '#c8c8c8',
-    meaning: 'not painted: no float32 compute, a constant, unknown types or no schema',
-    rules: ['no-float-compute', 'constant-source', 'unknown-type', 'non-tensor-types', 'no-schema', 'schema-forbids'],
+    meaning: 'not painted: no float32 compute (control flow, already in reduced precision), a constant, an uninlined function, unknown types or no schema',
+    rules: ['no-float-compute', 'control-flow', 'already-low-precision', 'local-function', 'constant-source', 'unknown-type', 'non-tensor-types', 'no-schema', 'schema-forbids'],
   },
 ];
 
