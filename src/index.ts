@@ -15,3 +15,5 @@ export { buildOpLists, readRulesFile, type ListChanges, type ListChangeLayer, ty
 export { validateModel, type ValidationProblem } from './passes/validate.js';
 export { renderSummary } from './report/summary.js';
 export { renderAuditJson, renderAuditMarkdown } from './report/audit.js';
+export { createTrainer, type Trainer, type TrainerOptions, type TrainerLayout, type StepResult, type NonFiniteReport } from './runtime/trainer.js';
+export { splitInitialState, readInitialState, stateSidecarPath } from './passes/training/state-sidecar.js';

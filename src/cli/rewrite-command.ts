@@ -7,6 +7,7 @@ import { loadModel, saveModel, type SaveOptions } from '../onnx/model-io.js';
 import { ampPassInfo, type AmpOptions } from '../passes/amp.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
 import { renderTrainingSummary, rewriteModel, type RewriteOptions } from '../passes/pipeline.js';
+import { splitInitialState, stateSidecarPath } from '../passes/training/state-sidecar.js';
 import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderSummary } from '../report/summary.js';
@@ -31,6 +32,7 @@ export interface RewriteArgs {
   forceFp16: string[];
   allowNewerIr: boolean;
   externalData: string;
+  state: 'initializers' | 'inputs';
   calibrate: boolean;
   training: 'auto' | 'on' | 'off';
   loss?: string;
@@ -64,6 +66,11 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
     .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON instead of text' })
     .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'also print the effective op lists' })
     .option('dry-run', { type: 'boolean', default: false, describe: 'print the summary, write no model' })
+    .option('state', {
+      choices: ['initializers', 'inputs'],
+      default: 'initializers',
+      describe: "training graphs: keep the initial state as same-name initializers, or make the state plain inputs with the initial values in <out>.state.onnx (onnxruntime-node ignores feeds for inputs that have an initializer)",
+    })
     .option('rules', { type: 'string', describe: 'JSON file of list changes: {"allow": {"add": [...], "remove": [...]}, "deny": ...}' })
     .option('force-fp32', { type: 'string', array: true, default: [], describe: 'keep these nodes fp32: node names or /regex/ (repeatable)' })
     .option('force-fp16', { type: 'string', array: true, default: [], describe: 'convert these nodes: node names or /regex/ (repeatable)' })
@@ -173,6 +180,17 @@ async function calibrate(model: onnx.ModelProto, args: RewriteArgs): Promise<Map
   return activationRanges(ort, model, feeds);
 }
 
+/** Writes the model, or with --state inputs the model with plain state inputs and its initial-state sidecar. */
+function saveRewritten(model: onnx.ModelProto, args: RewriteArgs): void {
+  const output = args.output as string;
+  if (args.state !== 'inputs') return saveModel(model, output, saveOptions(args.externalData));
+  const { model: stepGraph, sidecar } = splitInitialState(model);
+  const sidecarPath = stateSidecarPath(output);
+  if (path.resolve(sidecarPath) === path.resolve(args.model)) throw new AmpError('BAD_OPTION', `--state inputs would write ${sidecarPath}, which is the input model; choose another -o`);
+  saveModel(sidecar, sidecarPath, saveOptions(args.externalData));
+  saveModel(stepGraph, output, saveOptions(args.externalData));
+}
+
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   if (!args.output && !args.dryRun) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx> (or --dry-run)');
   for (const report of args.report) {
@@ -185,7 +203,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
   if (args.calibrate) options.activationRanges = await calibrate(model, args);
   const { model: rewritten, report } = rewriteModel(model, options);
-  if (args.output && !args.dryRun) saveModel(rewritten, args.output, saveOptions(args.externalData));
+  if (args.output && !args.dryRun) saveRewritten(rewritten, args);
   for (const file of args.report) {
     writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report.amp, report.training) : renderAuditJson(report.amp, report.training));
   }

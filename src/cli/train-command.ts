@@ -9,6 +9,7 @@ import { rewriteModel } from '../passes/pipeline.js';
 import { loadMnist } from '../runtime/mnist.js';
 import { parseProviders } from '../runtime/session.js';
 import { train, type EpochResult, type TrainResult } from '../runtime/train.js';
+import type { NonFiniteReport } from '../runtime/trainer.js';
 import { machineDescription } from './execute-commands.js';
 
 export interface TrainArgs {
@@ -65,6 +66,10 @@ export function renderEpoch(label: string, e: EpochResult): string {
   return `${label} epoch ${e.epoch}: loss ${e.meanLoss.toFixed(4)}, test accuracy ${(100 * e.testAccuracy).toFixed(2)}%, ${e.msPerStep.toFixed(2)} ms/step, skipped ${e.skippedSteps} of ${e.steps}${scale}\n`;
 }
 
+export function renderNonFinite(label: string, where: NonFiniteReport): string {
+  return `${label}: first non-finite value at step ${where.step}: output '${where.output}' of ${where.op} node '${where.node}'\n`;
+}
+
 export function renderComparisonTable(results: Array<{ variant: string; result: TrainResult }>): string {
   const lines = ['variant  provider  final loss  test accuracy  ms/step  skipped  loss scale'];
   for (const { variant, result } of results) {
@@ -87,7 +92,7 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void): 
   const data = loadMnist({ seed: args.seed });
   const results: Array<{ variant: string; result: TrainResult }> = [];
   for (const variant of variants.length ? (variants as Variant[]) : ['as given']) {
-    const graph = variant === 'as given' ? model : variantGraph(model, variant as Variant);
+    const graph = variant === 'as given' ? args.graph : variantGraph(model, variant as Variant);
     const result = await train(graph, data, {
       epochs: args.epochs,
       batch: args.batch,
@@ -98,10 +103,12 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void): 
       ...(args.quiet ? {} : { onStep: progressBar(variant) }),
     });
     results.push({ variant, result });
-    if (!args.quiet) {
+    // -q drops the progress bar, and the per-epoch lines when a table follows; without --compare they are the result.
+    if (!args.quiet || !variants.length) {
       print(`${variant}: execution provider ${result.provider}\n`);
       for (const epoch of result.epochs) print(renderEpoch(variant, epoch));
     }
+    if (result.firstNonFinite) print(renderNonFinite(variant, result.firstNonFinite));
   }
   if (variants.length) print(renderComparisonTable(results));
   if (args.json) {
