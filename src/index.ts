@@ -17,3 +17,5 @@ export { renderSummary } from './report/summary.js';
 export { renderAuditJson, renderAuditMarkdown } from './report/audit.js';
 export { createTrainer, type Trainer, type TrainerOptions, type TrainerLayout, type StepResult, type NonFiniteReport } from './runtime/trainer.js';
 export { splitInitialState, readInitialState, stateSidecarPath } from './passes/training/state-sidecar.js';
+export { purePrecision, type PureTarget } from './passes/pure-precision.js';
+export { parseVariants, variantGraph, VARIANT_NAMES, type Variant, type VariantName } from './passes/training/variants.js';

@@ -12,6 +12,7 @@ import { hideBin } from 'yargs/helpers';
 import { AmpError, EXIT_CODES } from '../onnx/errors.js';
 import { runInspect } from './inspect-command.js';
 import { runTrain, trainOptions, type TrainArgs } from './train-command.js';
+import { exampleOptions, runExample, type ExampleArgs } from './example-command.js';
 import { benchOptions, compareOptions, runBench, runCompare, runOptions, runRun, type BenchArgs, type CompareArgs, type RunArgs } from './execute-commands.js';
 import { rewriteOptions, runRewrite, type RewriteArgs } from './rewrite-command.js';
 
@@ -80,6 +81,7 @@ await yargs(hideBin(process.argv))
   .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', runOptions, run<RunArgs>(runRun))
   .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', compareOptions, run<CompareArgs>(runCompare))
   .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', trainOptions, run<TrainArgs>(runTrain))
+  .command('example <kind>', "write one of the recipes' training-step graphs (the README's MNIST experiment)", exampleOptions, run<ExampleArgs>(runExample))
   .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', benchOptions, run<BenchArgs>(runBench))
   .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')
   .example('$0 model.onnx -o model.amp.onnx --mode bf16 --report audit.md', 'mixed bfloat16 with a readable audit')

@@ -88,10 +88,12 @@ function dimsOf(info: onnx.IValueInfoProto): Array<number | string> {
   return (info.type?.tensor_type?.shape?.dim ?? []).map((d) => (d.dim_param ? d.dim_param : Number(d.dim_value ?? 0)));
 }
 
+const FLOAT_TYPES: ReadonlySet<number> = new Set([DataType.FLOAT, DataType.FLOAT16, DataType.BFLOAT16, DataType.DOUBLE]);
+
 export function trainerLayout(model: onnx.IModelProto, contractOptions?: ContractOptions): TrainerLayout {
   const graph = new ModelGraph(model);
   const types = inferElemTypes(graph, opsetsOf(model));
-  const contract = detectContract(graph, types, contractOptions);
+  const contract = detectContract(graph, types, contractOptions, FLOAT_TYPES);
   const stateInputs = new Set(contract.state.map((s) => s.input));
   const feeds = (model.graph?.input ?? [])
     .filter((i) => !stateInputs.has(i.name ?? ''))
