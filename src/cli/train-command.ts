@@ -1,8 +1,10 @@
 /** `amp-rewrite train <graph.onnx>`: run a one-step training graph in a loop on MNIST. */
+import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModel } from '../onnx/model-io.js';
+import { stateSidecarPath, withInitialStateFrom } from '../passes/training/state-sidecar.js';
 import { parseVariants, variantGraph, type Variant } from '../passes/training/variants.js';
 import { loadMnist } from '../runtime/mnist.js';
 import { parseProviders } from '../runtime/session.js';
@@ -92,7 +94,9 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void): 
   const variants = args.compare === undefined ? [] : parseVariants(args.compare);
   if (args.compare !== undefined && !variants.length) throw new AmpError('BAD_OPTION', '--compare needs at least one variant');
   const providers = parseProviders(args.ep);
-  const model = loadModel(args.graph);
+  // A graph written with --state inputs: its variants are made from the stored-state form.
+  const sidecar = stateSidecarPath(args.graph);
+  const model = existsSync(sidecar) ? withInitialStateFrom(loadModel(args.graph), loadModel(sidecar), sidecar) : loadModel(args.graph);
   const lr = args.lr ?? recordedLearningRate(model) ?? 0.05;
   const data = loadMnist({ seed: args.seed });
   const results: VariantResult[] = [];

@@ -145,6 +145,9 @@ describe('createTrainer', () => {
     } finally {
       await trainer.release();
     }
+    const trained = cli(['train', output, '-q', '--max-steps', '2']);
+    expect(trained.stderr).toBe('');
+    expect(trained.stdout).toMatch(/as given epoch 1: .* loss scale 65536/);
   });
 
   it('why --state inputs exists: the same loop on the stored-state graph keeps training the initial weights', async () => {

@@ -72,3 +72,16 @@ export function readInitialState(sidecar: onnx.IModelProto, source: string): Map
   }
   return values;
 }
+
+/** The step graph with the sidecar's initial values back as same-name initializers (the stored-state form). */
+export function withInitialStateFrom(model: onnx.IModelProto, sidecar: onnx.IModelProto, source: string): onnx.ModelProto {
+  const copy = cloneMessage(model) as onnx.ModelProto;
+  const graph = copy.graph;
+  if (!graph) throw new AmpError('TRAINING_CONTRACT', 'the model has no graph');
+  const present = new Set((graph.initializer ?? []).map((t) => t.name ?? ''));
+  const inputs = new Set((graph.input ?? []).map((i) => i.name ?? ''));
+  for (const [name, tensor] of readInitialState(sidecar, source)) {
+    if (inputs.has(name) && !present.has(name)) graph.initializer = [...(graph.initializer ?? []), onnx.TensorProto.create({ ...tensor, name })];
+  }
+  return copy;
+}
