@@ -120,9 +120,8 @@ export async function train(model: string | onnx.IModelProto, data: { train: Dat
       let elapsed = 0;
       for (let step = 0; step < stepsPerEpoch; step++) {
         const feeds = { ...batchFeeds(trainer, data.train, order, step * options.batch, options.batch, layout), ...hyper };
-        const start = process.hrtime.bigint();
         const result = await trainer.step(feeds);
-        elapsed += Number(process.hrtime.bigint() - start) / 1e6;
+        elapsed += result.ms;
         lossSum += result.loss;
         options.onStep?.({ epoch, step: step + 1, steps: stepsPerEpoch, loss: result.loss });
       }

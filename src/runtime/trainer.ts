@@ -32,7 +32,10 @@ export interface TrainerOptions {
   contract?: ContractOptions;
   /** The initial-state file of a graph written with `--state inputs` (default: <model>.state.onnx beside a model file). */
   statePath?: string;
-  /** On a graph without the all-finite guard, find the node that first produced a non-finite value (default true). */
+  /**
+   * On a graph without the all-finite guard, check each step's loss and state outputs and find the
+   * node that first produced a non-finite value (default true; the check reads every state value).
+   */
   diagnose?: boolean;
 }
 
@@ -65,6 +68,8 @@ export interface StepResult {
   /** The first non-finite value of an unguarded graph, on the step it appeared. */
   nonFinite: NonFiniteReport | undefined;
   outputs: Record<string, Tensor>;
+  /** Time in ONNX Runtime's run, in milliseconds (the trainer's own checks not included). */
+  ms: number;
 }
 
 export interface Trainer {
@@ -225,7 +230,9 @@ export async function createTrainer(source: string | onnx.IModelProto, options: 
     async step(feeds) {
       const all = withState(feeds);
       const lossScale = scaleOf(state);
+      const start = process.hrtime.bigint();
       const outputs = await session.run(all);
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
       steps++;
       const loss = floatValues(outputs[layout.loss] as Tensor)[0] as number;
       const finite = outputs[LOSS_SCALE_NAMES.allFinite];
@@ -237,7 +244,7 @@ export async function createTrainer(source: string | onnx.IModelProto, options: 
         if (bad) nonFinite = firstNonFinite = (await locateNonFinite(all, steps)) ?? { step: steps, node: '?', op: '?', output: layout.loss };
       }
       state = new Map(layout.state.map(({ input, output }) => [input, outputs[output] as Tensor]));
-      return { step: steps, loss, skipped, lossScale, nonFinite, outputs };
+      return { step: steps, loss, skipped, lossScale, nonFinite, outputs, ms };
     },
     async infer(feeds, outputs) {
       return session.run(withState(feeds), [...outputs]);
