@@ -85,6 +85,6 @@ export async function runExample(args: ExampleArgs, print: (text: string) => voi
   const model = buildExample(args);
   saveModel(model, args.output);
   const inputs = (model.graph?.input ?? []).length;
-  print(`wrote ${args.output}: ${args.kind} training step (${args.optimizer}), ${inputs} inputs, ${(model.graph?.node ?? []).length} nodes; train it with: amp-rewrite train ${args.output} --compare fp32,amp,fp16\n`);
+  print(`wrote ${args.output}: ${args.kind} training step (${args.optimizer}), ${inputs} inputs, ${(model.graph?.node ?? []).length} nodes; train it with: amp-rewrite train ${args.output} --compare fp32,amp,amp:unscaled,fp16\n`);
   return 0;
 }

@@ -110,6 +110,10 @@ export async function train(model: string | onnx.IModelProto, data: { train: Dat
   });
   try {
     const layout = dataLayout(trainer);
+    const fixedBatch = layout.features.dims[0];
+    if (typeof fixedBatch === 'number' && fixedBatch > 0 && fixedBatch !== options.batch) {
+      throw new AmpError('BAD_OPTION', `the graph's input '${layout.features.name}' has a fixed batch of ${fixedBatch}: pass --batch ${fixedBatch}`, { subject: layout.features.name });
+    }
     const hyper: Record<string, Tensor> = layout.lr ? { [layout.lr.name]: floatTensor(trainer.ort, layout.lr.elemType, Float32Array.of(options.lr), []) } : {};
     const epochs: EpochResult[] = [];
     const stepsPerEpoch = Math.min(Math.floor(data.train.count / options.batch), options.maxSteps ?? Infinity);

@@ -44,6 +44,9 @@ describe('amp-rewrite example', () => {
     const { bytes, lr } = written(file);
     expect(Buffer.from(bytes).equals(Buffer.from(bytesOf(recipe)))).toBe(true);
     expect(lr).toBe('0.01');
+    const mismatch = cli(['train', file, '--batch', '32', '--max-steps', '1', '-q']);
+    expect(mismatch.status).toBe(2);
+    expect(mismatch.stderr).toMatch(/fixed batch of 16: pass --batch 16/);
   });
 
   it('writes the attention recipe over 28 rows of 28 pixels', () => {
