@@ -187,7 +187,9 @@ function saveRewritten(model: onnx.ModelProto, args: RewriteArgs): void {
   const { model: stepGraph, sidecar } = splitInitialState(model);
   const sidecarPath = stateSidecarPath(output);
   if (path.resolve(sidecarPath) === path.resolve(args.model)) throw new AmpError('BAD_OPTION', `--state inputs would write ${sidecarPath}, which is the input model; choose another -o`);
-  saveModel(sidecar, sidecarPath, saveOptions(args.externalData));
+  // Its own data file when one is asked for: sharing the model's would overwrite one with the other.
+  const sidecarData = args.externalData === 'keep' || args.externalData === 'embed' ? 'embed' : `${path.basename(sidecarPath)}.data`;
+  saveModel(sidecar, sidecarPath, saveOptions(sidecarData));
   saveModel(stepGraph, output, saveOptions(args.externalData));
 }
 

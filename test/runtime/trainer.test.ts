@@ -12,7 +12,7 @@ import type { Tensor } from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
 import { buildMlpTrainingStep, withInitialState, type Optimizer } from '../../src/builder/recipes/training.js';
 import { encodeModel } from '../../src/onnx/codec.js';
-import { loadModel } from '../../src/onnx/model-io.js';
+import { loadModel, saveModel } from '../../src/onnx/model-io.js';
 import { parseLossScale } from '../../src/passes/loss-scaling.js';
 import { rewriteModel } from '../../src/passes/pipeline.js';
 import { loadMnist, type Dataset } from '../../src/runtime/mnist.js';
@@ -144,6 +144,27 @@ describe('createTrainer', () => {
       expect(trainerLosses).toEqual(plainLosses);
     } finally {
       await trainer.release();
+    }
+    // With a new external data file, the sidecar gets one of its own and both read back whole.
+    const external = path.join(dir, 'external.onnx');
+    expect(cli([source, '-o', external, '--state', 'inputs', '-q', '--external-data', 'weights.bin']).status).toBe(0);
+    expect(existsSync(path.join(dir, 'external.state.onnx.data'))).toBe(true);
+    const externalTrainer = await createTrainer(external);
+    try {
+      expect((await externalTrainer.step(batch(ort, 0, 32))).loss).toBe(plainLosses[0]);
+    } finally {
+      await externalTrainer.release();
+    }
+    // A source whose weights live in an external data file: the sidecar reads them in.
+    const externalSource = path.join(dir, 'external-source.onnx');
+    saveModel(mlp(), externalSource, { externalData: { location: 'source.bin', sizeThreshold: 64 } });
+    const fromExternal = path.join(dir, 'from-external.onnx');
+    expect(cli([externalSource, '-o', fromExternal, '--state', 'inputs', '-q']).status).toBe(0);
+    const fromExternalTrainer = await createTrainer(fromExternal);
+    try {
+      expect((await fromExternalTrainer.step(batch(ort, 0, 32))).loss).toBe(plainLosses[0]);
+    } finally {
+      await fromExternalTrainer.release();
     }
     const trained = cli(['train', output, '-q', '--max-steps', '2']);
     expect(trained.stderr).toBe('');

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { cloneMessage } from '../../onnx/clone.js';
 import { DataType } from '../../onnx/data-types.js';
 import { AmpError } from '../../onnx/errors.js';
+import { isExternal, tensorRawBytes } from '../../onnx/external-data.js';
 import { onnx } from '../../onnx/generated/onnx.js';
 
 /** Where the initial state of `model.onnx` goes: `model.state.onnx` beside it. */
@@ -24,6 +25,12 @@ export function stateSidecarPath(modelPath: string): string {
 }
 
 const INITIAL_PREFIX = 'initial/';
+
+/** A copy under another name; an external tensor's bytes are read into it (its link to the data is per object). */
+function renamedTensor(tensor: onnx.ITensorProto, name: string): onnx.TensorProto {
+  if (!isExternal(tensor)) return onnx.TensorProto.create({ ...tensor, name });
+  return onnx.TensorProto.create({ name, dims: tensor.dims ?? [], data_type: tensor.data_type ?? DataType.FLOAT, raw_data: tensorRawBytes(tensor) ?? new Uint8Array() });
+}
 
 /**
  * Moves every initializer that gives a graph input its default into a sidecar model; returns the
@@ -48,7 +55,7 @@ export function splitInitialState(model: onnx.IModelProto): { model: onnx.ModelP
     graph: onnx.GraphProto.create({
       name: `${graph.name || 'model'}_initial_state`,
       doc_string: 'Initial values of the state inputs of the training step graph beside this file: run it with no feeds.',
-      initializer: moved.map((t) => onnx.TensorProto.create({ ...t, name: `${INITIAL_PREFIX}${t.name}` })),
+      initializer: moved.map((t) => renamedTensor(t, `${INITIAL_PREFIX}${t.name}`)),
       node: moved.map((t) => onnx.NodeProto.create({ op_type: 'Identity', name: `initial_state/${t.name}`, input: [`${INITIAL_PREFIX}${t.name}`], output: [t.name ?? ''] })),
       output: moved.map((t) => declared.get(t.name ?? '') as onnx.ValueInfoProto),
     }),
@@ -68,7 +75,8 @@ export function readInitialState(sidecar: onnx.IModelProto, source: string): Map
     if (node.op_type !== 'Identity' || !tensor || !output) {
       throw new AmpError('TRAINING_CONTRACT', `${source}: node '${node.name ?? ''}' is not an Identity of an initializer; not an initial-state file`, { subject: node.name ?? '' });
     }
-    values.set(output, { ...tensor, name: output, data_type: tensor.data_type ?? DataType.FLOAT });
+    // The tensor itself, not a copy: an external tensor's data is found through the object.
+    values.set(output, tensor);
   }
   return values;
 }
@@ -81,7 +89,8 @@ export function withInitialStateFrom(model: onnx.IModelProto, sidecar: onnx.IMod
   const present = new Set((graph.initializer ?? []).map((t) => t.name ?? ''));
   const inputs = new Set((graph.input ?? []).map((i) => i.name ?? ''));
   for (const [name, tensor] of readInitialState(sidecar, source)) {
-    if (inputs.has(name) && !present.has(name)) graph.initializer = [...(graph.initializer ?? []), onnx.TensorProto.create({ ...tensor, name })];
+    if (!inputs.has(name) || present.has(name)) continue;
+    graph.initializer = [...(graph.initializer ?? []), renamedTensor(tensor, name)];
   }
   return copy;
 }
