@@ -11,8 +11,9 @@ import { renderTrainingSummary, rewriteModel } from '../passes/pipeline.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
-import { listWarnings, patternWarnings, rewriteOptionsFromArgs, trainingJson, type RewriteArgs } from './rewrite-command.js';
+import { inputFilesOf, listWarnings, patternWarnings, rewriteOptionsFromArgs, trainingJson, type RewriteArgs } from './rewrite-command.js';
 import { reportWarnings } from './warnings.js';
+import { assertSeparateFiles } from '../onnx/safe-write.js';
 
 export function runInspect(args: RewriteArgs, print: (text: string) => void): number {
   for (const report of args.report) {
@@ -31,6 +32,8 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
     model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
   }
   checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
+  // A --report never replaces the model, its data, the --rules file, or another --report.
+  assertSeparateFiles(args.report.map((file) => ({ path: file, role: '--report' })), inputFilesOf(args, model));
   const lines: string[] = [];
   lines.push(`model: ${args.model} (${statSync(args.model).size} bytes)`);
   lines.push(`ir_version ${longToNumber(model.ir_version)}, producer ${model.producer_name || '?'} ${model.producer_version || ''}`.trimEnd());

@@ -338,7 +338,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
 }
 
 /** The files a rewrite reads: the model, its external data, the rules file and --inputs files. */
-function inputFilesOf(args: RewriteArgs, model: onnx.IModelProto): NamedPath[] {
+export function inputFilesOf(args: RewriteArgs, model: onnx.IModelProto): NamedPath[] {
   const files: NamedPath[] = [{ path: args.model, role: 'the input model' }];
   forEachTensor(model, (tensor) => {
     const ref = externalRefOf(tensor);

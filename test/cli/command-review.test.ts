@@ -1,0 +1,94 @@
+/**
+ * The merged commands used carelessly or with hostile paths: every output is checked against
+ * every input (symlinks and hard links included) before anything is written, options a command
+ * ignores are refused with why, and --json prints one JSON document on stdout.
+ */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../support/corpus.js';
+
+const bin = path.join(repoRoot, 'dist/cli/main.js');
+
+function cli(args: string[], cwd: string) {
+  const result = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd, timeout: 120_000 });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A folder holding a copy of the conv-block fixture as model.onnx. */
+function setup(): { dir: string; bytes: Buffer } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'amp-cli-review-'));
+  copyFileSync(path.join(repoRoot, 'fixtures/conv-block/model.onnx'), path.join(dir, 'model.onnx'));
+  return { dir, bytes: readFileSync(path.join(dir, 'model.onnx')) };
+}
+
+function expectRefused(result: ReturnType<typeof cli>, code: string, text?: string): void {
+  expect(result.code, result.stderr).toBe(2);
+  expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  expect(result.stderr).toContain(`[${code}]`);
+  if (text) expect(result.stderr).toContain(text);
+}
+
+describe('tune writes only files of its own', () => {
+  it('--overrides naming the input model is refused before anything is written', () => {
+    const { dir, bytes } = setup();
+    expectRefused(cli(['tune', 'model.onnx', '-o', 'out.onnx', '--overrides', 'model.onnx'], dir), 'UNSAFE_PATH', '--overrides');
+    expect(readFileSync(path.join(dir, 'model.onnx')).equals(bytes)).toBe(true);
+    expect(existsSync(path.join(dir, 'out.onnx'))).toBe(false);
+  });
+
+  it('-o reaching the input through a symlink, and --report twice, are refused', () => {
+    const { dir, bytes } = setup();
+    symlinkSync('model.onnx', path.join(dir, 'link.onnx'));
+    expectRefused(cli(['tune', 'link.onnx', '-o', 'model.onnx'], dir), 'UNSAFE_PATH', 'the input model');
+    expectRefused(cli(['tune', 'model.onnx', '-o', 'out.onnx', '--report', 'a.json', '--report', 'a.json'], dir), 'UNSAFE_PATH', 'same file');
+    expect(readFileSync(path.join(dir, 'model.onnx')).equals(bytes)).toBe(true);
+  });
+
+  it('--report a.html is an HTML page, and a --report with another extension is refused', () => {
+    const { dir } = setup();
+    const ok = cli(['tune', 'model.onnx', '-o', 'out.onnx', '--report', 'audit.html', '-q'], dir);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, 'audit.html'), 'utf8')).toMatch(/^<!DOCTYPE html>/);
+    expectRefused(cli(['tune', 'model.onnx', '-o', 'out2.onnx', '--report', 'model.onnx'], dir), 'BAD_OPTION', '.json, .md or .html');
+  });
+
+  it('--json prints one JSON document and nothing else on stdout', () => {
+    const { dir } = setup();
+    const result = cli(['tune', 'model.onnx', '-o', 'out.onnx', '--json'], dir);
+    expect(result.code, result.stderr).toBe(0);
+    const parsed = JSON.parse(result.stdout) as { pass: boolean; written: string[] };
+    expect(parsed.pass).toBe(true);
+    expect(parsed.written).toContain('out.onnx');
+  });
+
+  it('a NaN or negative tolerance is a bad option, not a search that fails or passes', () => {
+    const { dir } = setup();
+    expectRefused(cli(['tune', 'model.onnx', '-o', 'out.onnx', '--atol', 'NaN'], dir), 'BAD_OPTION', '--atol');
+    expectRefused(cli(['tune', 'model.onnx', '-o', 'out.onnx', '--rtol', '-1'], dir), 'BAD_OPTION', '--rtol');
+    expect(existsSync(path.join(dir, 'out.onnx'))).toBe(false);
+  });
+
+  it('rewrite options tune ignores are refused with why', () => {
+    const { dir } = setup();
+    for (const option of [['--state', 'inputs'], ['--dry-run'], ['--calibrate'], ['--headroom', '4'], ['--loss-scale', 'none']]) {
+      expectRefused(cli(['tune', 'model.onnx', '-o', 'out.onnx', ...option], dir), 'BAD_OPTION', `${option[0]} does not apply to tune`);
+    }
+  });
+});
+
+describe('inspect --report', () => {
+  it('never replaces the model through a symlink', () => {
+    const { dir, bytes } = setup();
+    symlinkSync('model.onnx', path.join(dir, 'audit.json'));
+    expectRefused(cli(['inspect', 'model.onnx', '--report', 'audit.json'], dir), 'UNSAFE_PATH', 'the input model');
+    expect(readFileSync(path.join(dir, 'model.onnx')).equals(bytes)).toBe(true);
+  });
+
+  it('--state is refused: inspect writes no model', () => {
+    const { dir } = setup();
+    expectRefused(cli(['inspect', 'model.onnx', '--state', 'inputs'], dir), 'BAD_OPTION', '--state does not apply to inspect');
+  });
+});
