@@ -4,7 +4,7 @@
  * ignores are refused with why, and --json prints one JSON document on stdout.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -90,5 +90,68 @@ describe('inspect --report', () => {
   it('--state is refused: inspect writes no model', () => {
     const { dir } = setup();
     expectRefused(cli(['inspect', 'model.onnx', '--state', 'inputs'], dir), 'BAD_OPTION', '--state does not apply to inspect');
+  });
+});
+
+describe('report', () => {
+  function withAudit(): { dir: string; audit: Buffer } {
+    const { dir } = setup();
+    const written = cli(['model.onnx', '--dry-run', '-q', '--report', 'audit.json'], dir);
+    expect(written.code, written.stderr).toBe(0);
+    return { dir, audit: readFileSync(path.join(dir, 'audit.json')) };
+  }
+
+  it('-o reaching the audit through a symlink or a hard link is refused, the audit intact', () => {
+    const { dir, audit } = withAudit();
+    symlinkSync('audit.json', path.join(dir, 'soft.html'));
+    linkSync(path.join(dir, 'audit.json'), path.join(dir, 'hard.html'));
+    expectRefused(cli(['report', 'audit.json', '-o', 'soft.html'], dir), 'UNSAFE_PATH', 'the input audit');
+    expectRefused(cli(['report', 'audit.json', '-o', 'hard.html'], dir), 'UNSAFE_PATH', 'the input audit');
+    expect(readFileSync(path.join(dir, 'audit.json')).equals(audit)).toBe(true);
+  });
+
+  it('a FIFO or a folder as the audit is exit 2 at once, not a hang', () => {
+    const { dir } = setup();
+    const fifo = spawnSync('mkfifo', [path.join(dir, 'fifo.json')]);
+    if (fifo.status === 0) expectRefused(cli(['report', 'fifo.json', '-o', 'page.html'], dir), 'READ_FAILED', 'FIFO');
+    expectRefused(cli(['report', '.', '-o', 'page.html'], dir), 'READ_FAILED', 'folder');
+  });
+
+  it('--json prints JSON, -q prints nothing', () => {
+    const { dir } = withAudit();
+    const json = cli(['report', 'audit.json', '-o', 'page.html', '--json'], dir);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ wrote: 'page.html', nodes: 9 });
+    const quiet = cli(['report', 'audit.json', '-o', 'page2.html', '-q'], dir);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).toBe('');
+  });
+});
+
+describe('--rules', () => {
+  it('a FIFO is exit 2 at once, not a hang', () => {
+    const { dir } = setup();
+    if (spawnSync('mkfifo', [path.join(dir, 'rules.json')]).status !== 0) return;
+    expectRefused(cli(['model.onnx', '--dry-run', '--rules', 'rules.json'], dir), 'READ_FAILED', '--rules');
+  });
+});
+
+describe('example', () => {
+  it('a huge --hidden is a bad option, not an internal error', () => {
+    const { dir } = setup();
+    expectRefused(cli(['example', 'mlp', '-o', 'ex.onnx', '--hidden', '1e12'], dir), 'BAD_OPTION', '--hidden');
+    expectRefused(cli(['example', 'mlp', '-o', 'ex.onnx', '--lr', 'Infinity'], dir), 'BAD_OPTION', '--lr');
+    expectRefused(cli(['example', 'mlp', '-o', 'ex.onnx', '--seed', 'NaN'], dir), 'BAD_OPTION', '--seed');
+    expect(existsSync(path.join(dir, 'ex.onnx'))).toBe(false);
+  });
+
+  it('--json prints JSON, -q prints nothing', () => {
+    const { dir } = setup();
+    const json = cli(['example', 'mlp', '-o', 'ex.onnx', '--json'], dir);
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ wrote: 'ex.onnx', kind: 'mlp' });
+    const quiet = cli(['example', 'mlp', '-o', 'ex2.onnx', '-q'], dir);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stdout).toBe('');
   });
 });
