@@ -1,6 +1,7 @@
 /** `run`, `compare` and `bench`: executing models on ONNX Runtime (loaded only by these commands). */
 import { mkdirSync } from 'node:fs';
-import { writeFileAtomically } from '../onnx/safe-write.js';
+import { assertSeparateFiles, writeFileAtomically } from '../onnx/safe-write.js';
+import { printable } from '../onnx/printable.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { Argv } from 'yargs';
@@ -19,7 +20,7 @@ import { loadOrt } from '../runtime/ort.js';
 import { describeProvider, openSession } from '../runtime/session.js';
 import { renderTensorSummary, summarizeTensor } from '../runtime/summarize.js';
 import { ortToTensorProto } from '../runtime/tensors.js';
-import { listWarnings, parseDims, patternWarnings, rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
+import { inputFilesOf, listWarnings, parseDims, patternWarnings, rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
 import { renderLists } from './render-lists.js';
 import { reportWarnings } from './warnings.js';
 import { rewriteModel } from '../passes/pipeline.js';
@@ -59,10 +60,18 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
     const outputs = await runSession(opened.session, feeds, args.model);
     const summaries = opened.session.outputNames.map((name) => summarizeTensor(name, outputs[name]!));
     if (args.saveOutputs) {
-      mkdirSync(args.saveOutputs, { recursive: true });
-      for (const name of opened.session.outputNames) {
-        const file = path.join(args.saveOutputs, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`);
-        writeFileAtomically(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
+      const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`) }));
+      // Two outputs whose names clean to one file, or an output file that is the model or an --inputs file: refused before any is written.
+      assertSeparateFiles(
+        files.map((f) => ({ path: f.path, role: `--save-outputs file of output '${printable(f.name)}'` })),
+        [{ path: args.model, role: 'the model' }, ...args.inputs.map((spec) => ({ path: spec.slice(spec.indexOf('=') + 1), role: 'an --inputs file' }))],
+      );
+      try {
+        mkdirSync(args.saveOutputs, { recursive: true });
+        for (const { name, path: file } of files) writeFileAtomically(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new AmpError('WRITE_FAILED', `--save-outputs ${printable(args.saveOutputs, 400)}: cannot write the outputs there (${code ?? String(error)}); it must be a folder`, { subject: args.saveOutputs, cause: error });
       }
     }
     print(
@@ -227,10 +236,14 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   requireNumber('runs', args.runs, { integer: true, min: 1 });
   requireNumber('warmup', args.warmup, { integer: true, min: 0 });
   requireNumber('seed', args.seed, { integer: true });
+  if (args.batchStart !== undefined) requireNumber('batch-start', args.batchStart, { integer: true, min: 1 });
+  requireNumber('max-batch', args.maxBatch, { integer: true, min: 1 });
   if (args.batchSearch && args.inputs.length) throw new AmpError('BAD_OPTION', '--batch-search makes random inputs of each batch size: drop --inputs');
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  // --out is checked before the runs: never the model, its data, the --rules file or an --inputs file.
+  if (args.out) assertSeparateFiles([{ path: args.out, role: '--out' }], inputFilesOf(args, model));
   const { model: amp, report: { amp: report } } = rewriteModel(model, options);
   reportWarnings(patternWarnings(args, report), Boolean(args.strict));
   const providers = providersOf(args);

@@ -4,11 +4,14 @@
  * ignores are refused with why, and --json prints one JSON document on stdout.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, linkSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { encodeModel } from '../../src/onnx/codec.js';
+import { DataType } from '../../src/onnx/data-types.js';
 import { repoRoot } from '../support/corpus.js';
+import { model, node, valueInfo } from '../support/models.js';
 
 const bin = path.join(repoRoot, 'dist/cli/main.js');
 
@@ -153,5 +156,48 @@ describe('example', () => {
     const quiet = cli(['example', 'mlp', '-o', 'ex2.onnx', '-q'], dir);
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stdout).toBe('');
+  });
+});
+
+describe('run --save-outputs, bench --out, train --json FILE', () => {
+  it('run --save-outputs naming a file is exit 2, not an internal error', () => {
+    const { dir, bytes } = setup();
+    expectRefused(cli(['run', 'model.onnx', '--save-outputs', 'model.onnx'], dir), 'WRITE_FAILED', 'must be a folder');
+    expect(readFileSync(path.join(dir, 'model.onnx')).equals(bytes)).toBe(true);
+  });
+
+  it('run --save-outputs never replaces an --inputs file', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'amp-cli-review-'));
+    const identity = model({
+      node: [node('Identity', ['x'], ['y'], 'copy')],
+      input: [valueInfo('x', DataType.FLOAT, [1, 4])],
+      output: [valueInfo('y', DataType.FLOAT, [1, 4])],
+    });
+    writeFileSync(path.join(dir, 'identity.onnx'), encodeModel(identity));
+    const saved = cli(['run', 'identity.onnx', '--save-outputs', 'out'], dir);
+    expect(saved.code, saved.stderr).toBe(0);
+    const input = readFileSync(path.join(dir, 'out', 'y.pb'));
+    // out/y.pb fed as x, and y saved into out/ again: the output file would be the input file.
+    expectRefused(cli(['run', 'identity.onnx', '--save-outputs', 'out', '--inputs', 'x=out/y.pb'], dir), 'UNSAFE_PATH', 'an --inputs file');
+    expect(readFileSync(path.join(dir, 'out', 'y.pb')).equals(input)).toBe(true);
+  });
+
+  it('bench --out naming the input model is refused before any run', () => {
+    const { dir, bytes } = setup();
+    expectRefused(cli(['bench', 'model.onnx', '--out', 'model.onnx', '--runs', '1', '--warmup', '0', '--isolation', 'in-process'], dir), 'UNSAFE_PATH', '--out');
+    expect(readFileSync(path.join(dir, 'model.onnx')).equals(bytes)).toBe(true);
+    expectRefused(cli(['bench', 'model.onnx', '--state', 'inputs'], dir), 'BAD_OPTION', '--state does not apply to bench');
+    expectRefused(cli(['bench', 'model.onnx', '--batch-search', '--max-batch', '-1'], dir), 'BAD_OPTION', '--max-batch');
+  });
+
+  it('train --json FILE naming the graph is refused before training; bad counts are bad options', () => {
+    const { dir } = setup();
+    expect(cli(['example', 'mlp', '-o', 'step.onnx', '-q'], dir).code).toBe(0);
+    const bytes = readFileSync(path.join(dir, 'step.onnx'));
+    expectRefused(cli(['train', 'step.onnx', '--json', 'step.onnx', '--max-steps', '1', '-q'], dir), 'UNSAFE_PATH', '--json');
+    expect(readFileSync(path.join(dir, 'step.onnx')).equals(bytes)).toBe(true);
+    expectRefused(cli(['train', 'step.onnx', '--max-steps', '-1'], dir), 'BAD_OPTION', '--max-steps');
+    expectRefused(cli(['train', 'step.onnx', '--epochs', '1.5'], dir), 'BAD_OPTION', '--epochs');
+    expectRefused(cli(['train', 'step.onnx', '--batch', '1e12', '--max-steps', '1'], dir), 'BAD_OPTION', 'training examples');
   });
 });
