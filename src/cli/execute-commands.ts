@@ -241,7 +241,7 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   if (args.batchSearch && args.inputs.length) throw new AmpError('BAD_OPTION', '--batch-search makes random inputs of each batch size: drop --inputs');
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
-  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
   // --out is checked before the runs: never the model, its data, the --rules file or an --inputs file.
   if (args.out) assertSeparateFiles([{ path: args.out, role: '--out' }], inputFilesOf(args, model));
   const { model: amp, report: { amp: report } } = rewriteModel(model, options);

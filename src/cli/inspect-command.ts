@@ -25,7 +25,7 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
   let model: ReturnType<typeof loadModel>;
   let missingData: string | undefined;
   try {
-    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
   } catch (error) {
     if (!(error instanceof AmpError) || !error.code.startsWith('EXTERNAL_DATA')) throw error;
     missingData = error.message;

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { encodeModel } from '../../src/onnx/codec.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { repoRoot } from '../support/corpus.js';
-import { model, node, valueInfo } from '../support/models.js';
+import { floatTensor, model, node, valueInfo } from '../support/models.js';
+import { saveModel } from '../../src/onnx/model-io.js';
 
 const bin = path.join(repoRoot, 'dist/cli/main.js');
 
@@ -199,5 +200,26 @@ describe('run --save-outputs, bench --out, train --json FILE', () => {
     expectRefused(cli(['train', 'step.onnx', '--max-steps', '-1'], dir), 'BAD_OPTION', '--max-steps');
     expectRefused(cli(['train', 'step.onnx', '--epochs', '1.5'], dir), 'BAD_OPTION', '--epochs');
     expectRefused(cli(['train', 'step.onnx', '--batch', '1e12', '--max-steps', '1'], dir), 'BAD_OPTION', 'training examples');
+  });
+});
+
+describe('--allow-external-outside', () => {
+  it('is honoured by inspect and bench, not silently ignored', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'amp-cli-review-'));
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'amp-cli-elsewhere-'));
+    const matmul = model({
+      node: [node('MatMul', ['x', 'w'], ['y'], 'mm')],
+      input: [valueInfo('x', DataType.FLOAT, [1, 32])],
+      output: [valueInfo('y', DataType.FLOAT, [1, 16])],
+      initializer: [floatTensor('w', [32, 16], new Array(512).fill(0.5))],
+    });
+    saveModel(matmul, path.join(elsewhere, 'model.onnx'), { externalData: { location: 'weights.bin' } });
+    copyFileSync(path.join(elsewhere, 'model.onnx'), path.join(dir, 'model.onnx'));
+    symlinkSync(path.join(elsewhere, 'weights.bin'), path.join(dir, 'weights.bin'));
+    expectRefused(cli(['inspect', 'model.onnx'], dir), 'UNSAFE_PATH', '--allow-external-outside');
+    const inspected = cli(['inspect', 'model.onnx', '--allow-external-outside'], dir);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    const benched = cli(['bench', 'model.onnx', '--allow-external-outside', '--runs', '1', '--warmup', '0', '--isolation', 'in-process', '-q'], dir);
+    expect(benched.stderr).not.toContain('UNSAFE_PATH');
   });
 });
