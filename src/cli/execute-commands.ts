@@ -37,6 +37,7 @@ export interface RunArgs extends RuntimeArgs {
   model: string;
   saveOutputs?: string;
   json: boolean;
+  quiet?: boolean;
 }
 
 export function runOptions(yargs: Argv): Argv<RunArgs> {
@@ -45,6 +46,7 @@ export function runOptions(yargs: Argv): Argv<RunArgs> {
       .positional('model', { type: 'string', demandOption: true, describe: 'ONNX model to run' })
       .option('save-outputs', { type: 'string', describe: 'folder to write each output to as <name>.pb (ONNX TensorProto)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the output summaries as JSON' })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success (with --save-outputs)' })
       .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" }),
   ) as unknown as Argv<RunArgs>;
 }
@@ -74,6 +76,7 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
         throw new AmpError('WRITE_FAILED', `--save-outputs ${printable(args.saveOutputs, 400)}: cannot write the outputs there (${code ?? String(error)}); it must be a folder`, { subject: args.saveOutputs, cause: error });
       }
     }
+    if (args.quiet && !args.json) return 0;
     print(
       args.json
         ? `${JSON.stringify({ provider: opened.provider, ...(check ? { device: check.device, deviceNotes: check.notes } : {}), outputs: summaries }, null, 2)}\n`
@@ -92,6 +95,7 @@ export interface CompareArgs extends RuntimeArgs {
   atol: number;
   rtol: number;
   json: boolean;
+  quiet?: boolean;
   numerics: string;
 }
 
@@ -109,6 +113,7 @@ export function compareOptions(yargs: Argv): Argv<CompareArgs> {
         describe: 'emulate: round every float16/bfloat16 value as a GPU does (any provider); native: what ONNX Runtime computes; auto: emulate on cpu, native on a GPU',
       })
       .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing: the exit code says pass (0) or fail (1)' })
       .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" })
       .epilogue(`Tolerance: ${TOLERANCE_RULE}.\nExit codes: 0 every output within tolerance, 1 some output outside it, 2 bad input or options, or a model ONNX Runtime cannot load or run (REFERENCE_FAILED names the reference).`),
   ) as unknown as Argv<CompareArgs>;
@@ -154,7 +159,7 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   const tolerance = { atol: args.atol, rtol: args.rtol, rule: TOLERANCE_RULE };
   if (args.json) {
     print(`${JSON.stringify({ provider: expected.provider, numerics, pass, tolerance, notices, outputs: rows }, null, 2)}\n`);
-  } else {
+  } else if (!args.quiet) {
     const lines = [describeProvider(expected), describeNumerics(numerics, expected.provider), ...notices.map((n) => `notice: ${n}`)];
     lines.push(`tolerance: atol ${args.atol}, rtol ${args.rtol}: ${TOLERANCE_RULE}`);
     print(`${lines.join('\n')}\n${renderComparison(rows)}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`);

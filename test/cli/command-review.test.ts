@@ -223,3 +223,16 @@ describe('--allow-external-outside', () => {
     expect(benched.stderr).not.toContain('UNSAFE_PATH');
   });
 });
+
+describe('-q on run and compare', () => {
+  it('prints nothing; compare still says pass or fail by its exit code', () => {
+    const { dir } = setup();
+    const run = cli(['run', 'model.onnx', '-q', '--save-outputs', 'out'], dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(existsSync(path.join(dir, 'out', 'probabilities.pb'))).toBe(true);
+    const same = cli(['compare', 'model.onnx', 'model.onnx', '-q'], dir);
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stdout).toBe('');
+  });
+});
