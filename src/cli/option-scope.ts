@@ -4,6 +4,7 @@
  * command lists here the shared options that do not apply to it, with why; giving one is an error.
  * A new command that shares a builder adds one entry.
  */
+import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 
 export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -53,6 +54,15 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     numerics: 'bench does not calibrate (a --calibrate option)',
   },
 };
+
+/** A command's --help does not list the shared options that are errors for it. */
+export function withoutNotApplicable<T>(command: string, builder: (yargs: Argv) => Argv<T>): (yargs: Argv) => Argv<T> {
+  return (yargs) => {
+    let built = builder(yargs);
+    for (const option of Object.keys(NOT_APPLICABLE[command] ?? {})) built = built.hide(option);
+    return built;
+  };
+}
 
 /** The one-letter aliases the commands define. */
 export const SHORT_ALIASES: Readonly<Record<string, string>> = { o: 'output', q: 'quiet', v: 'verbose', h: 'help' };

@@ -236,3 +236,22 @@ describe('-q on run and compare', () => {
     expect(same.stdout).toBe('');
   });
 });
+
+describe('--help lists what the command takes', () => {
+  it('inspect, tune and bench --help leave out the shared options that are errors for them', () => {
+    const { dir } = setup();
+    const listed = (command: string) => cli([command, '--help'], dir).stdout;
+    expect(listed('inspect')).not.toMatch(/--dry-run|--calibrate|--external-data|-o, --output/);
+    expect(listed('tune')).not.toMatch(/--dry-run|--calibrate|--headroom|--state |--loss-scale /);
+    expect(listed('tune')).toMatch(/--output +where to write the tuned model/);
+    expect(listed('bench')).not.toMatch(/--dry-run|--calibrate|--report|--state /);
+    expect(listed('inspect')).toMatch(/--report/);
+  });
+
+  it('inspect --report audit.html, as its --help says, draws the page', () => {
+    const { dir } = setup();
+    const result = cli(['inspect', 'model.onnx', '-q', '--report', 'audit.html'], dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(path.join(dir, 'audit.html'), 'utf8')).toMatch(/^<!DOCTYPE html>/);
+  });
+});
