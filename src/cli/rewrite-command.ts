@@ -345,7 +345,8 @@ export function inputFilesOf(args: RewriteArgs, model: onnx.IModelProto): NamedP
     if (ref) files.push({ path: ref.file, role: `the external data of tensor '${printable(tensor.name)}'` });
   });
   if (args.rules) files.push({ path: args.rules, role: 'the --rules file' });
-  for (const spec of args.inputs) {
+  // Library callers (the fuzz test, inspect's API use) may pass no --inputs at all.
+  for (const spec of args.inputs ?? []) {
     const at = spec.indexOf('=');
     files.push({ path: at > 0 ? spec.slice(at + 1) : spec, role: 'an --inputs file' });
   }
