@@ -241,8 +241,10 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   requireNumber('runs', args.runs, { integer: true, min: 1 });
   requireNumber('warmup', args.warmup, { integer: true, min: 0 });
   requireNumber('seed', args.seed, { integer: true });
-  if (args.batchStart !== undefined) requireNumber('batch-start', args.batchStart, { integer: true, min: 1 });
-  requireNumber('max-batch', args.maxBatch, { integer: true, min: 1 });
+  if (args.batchSearch) {
+    if (args.batchStart !== undefined) requireNumber('batch-start', args.batchStart, { integer: true, min: 1 });
+    requireNumber('max-batch', args.maxBatch, { integer: true, min: 1 });
+  }
   if (args.batchSearch && args.inputs.length) throw new AmpError('BAD_OPTION', '--batch-search makes random inputs of each batch size: drop --inputs');
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
