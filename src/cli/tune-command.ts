@@ -15,6 +15,7 @@ import { inputBatches, modelAwareRandomInputs } from '../runtime/calibration.js'
 import { TOLERANCE_RULE } from '../runtime/compare.js';
 import { defaultNumerics, parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
+import { looksLikeTrainingGraph } from '../passes/training/contract.js';
 import { METRICS, overridesFile, tune, type Metric, type TuneResult } from '../runtime/tune.js';
 
 export interface TuneArgs extends RewriteArgs, RuntimeArgs {
@@ -84,6 +85,10 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
   }
   const save = saveOptions(args.externalData);
   const { model } = loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
+  // tune runs the list-based pass alone: a training step would come out without its loss scaling and fp32 state guards.
+  if (looksLikeTrainingGraph(model)) {
+    throw new AmpError('BAD_OPTION', `${args.model} is a training step graph (an output X.next for an input X): tune checks inference outputs; rewrite it with amp-rewrite ${args.model} -o <out.onnx>`, { subject: args.model });
+  }
   // Every output a file of its own, not an input (symlinks and hard links included): checked before anything runs or is written.
   const inputs = inputFilesOf(args, model);
   const texts = [

@@ -255,3 +255,12 @@ describe('--help lists what the command takes', () => {
     expect(readFileSync(path.join(dir, 'audit.html'), 'utf8')).toMatch(/^<!DOCTYPE html>/);
   });
 });
+
+describe('tune on a training step graph', () => {
+  it('is refused: the list-based pass alone would drop loss scaling and the fp32 state guards', () => {
+    const { dir } = setup();
+    expect(cli(['example', 'mlp', '-o', 'step.onnx', '-q'], dir).code).toBe(0);
+    expectRefused(cli(['tune', 'step.onnx', '-o', 'tuned.onnx'], dir), 'BAD_OPTION', 'training step graph');
+    expect(existsSync(path.join(dir, 'tuned.onnx'))).toBe(false);
+  });
+});
