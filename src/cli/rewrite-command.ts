@@ -15,6 +15,7 @@ import type { onnx } from '../onnx/generated/onnx.js';
 import { activationRanges } from '../runtime/activation-range.js';
 import { inputsFromFiles, randomInputs } from '../runtime/inputs.js';
 import { loadOrt } from '../runtime/ort.js';
+import { mark, phase } from '../onnx/phases.js';
 
 export interface RewriteArgs {
   model: string;
@@ -181,11 +182,12 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   if (args.output && path.resolve(args.output) === path.resolve(args.model)) {
     throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
   }
+  mark('startupMs');
   const options = rewriteOptionsFromArgs(args);
-  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  const model = phase('loadMs', () => loadModel(args.model, { allowNewerIr: args.allowNewerIr }));
   if (args.calibrate) options.activationRanges = await calibrate(model, args);
-  const { model: rewritten, report } = rewriteModel(model, options);
-  if (args.output && !args.dryRun) saveModel(rewritten, args.output, saveOptions(args.externalData));
+  const { model: rewritten, report } = phase('passMs', () => rewriteModel(model, options));
+  if (args.output && !args.dryRun) phase('saveMs', () => saveModel(rewritten, args.output as string, saveOptions(args.externalData)));
   for (const file of args.report) {
     writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report.amp, report.training) : renderAuditJson(report.amp, report.training));
   }

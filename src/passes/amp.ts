@@ -20,6 +20,7 @@ import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
+import { phase } from '../onnx/phases.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -148,17 +149,17 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const mode = options.mode ?? 'fp16';
   const target = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
   const lists = effectiveLists(options);
-  const model = cloneMessage(input) as onnx.ModelProto;
-  const graph = new ModelGraph(model);
+  const model = phase('cloneMs', () => cloneMessage(input) as onnx.ModelProto);
+  const graph = phase('graphModelMs', () => new ModelGraph(model));
   const opsets = opsetsOf(model);
-  const types = inferElemTypes(graph, opsets);
+  const types = phase('typeInferenceMs', () => inferElemTypes(graph, opsets));
   const paintOptions = {
     target,
     mode,
     forceFp32: nodeMatcher(options.forceFp32 ?? []),
     pinned:
       target === DataType.FLOAT16
-        ? new Map([...nodesSeeingOutOfRangeActivations(graph, options.activationRanges ?? new Map()), ...nodesReadingOutOfRangeWeights(graph)])
+        ? phase('weightRangeMs', () => new Map([...nodesSeeingOutOfRangeActivations(graph, options.activationRanges ?? new Map()), ...nodesReadingOutOfRangeWeights(graph)]))
         : new Map(),
     forceFp16: nodeMatcher(options.forceFp16 ?? []),
     weightInputs: new Set(options.weightInputs ?? []),
@@ -166,7 +167,9 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
 
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
   const paints = new Map<GraphScope, ScopePaint>();
-  for (const scope of graph.scopes) paints.set(scope, paintScope(scope, types, opsets, lists, paintOptions));
+  phase('paintMs', () => {
+    for (const scope of graph.scopes) paints.set(scope, paintScope(scope, types, opsets, lists, paintOptions));
+  });
   if (castProblem) {
     // Without a Cast that can reach the target type, nothing may be converted.
     for (const paint of paints.values()) {
@@ -179,15 +182,15 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const decisions = [...paints.values()].flatMap((paint) => [...paint.decisions.values()]);
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   // Before the casts rename edges: shapes are looked up by the model's own value names.
-  const flops = matrixFlops(decisions, inferShapes(graph));
+  const flops = phase('shapeInferenceMs', () => matrixFlops(decisions, inferShapes(graph)));
 
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
   if (anyAllow) {
-    stats = planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs });
-    graph.commit();
+    stats = phase('castPlanMs', () => planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs }));
+    phase('commitMs', () => graph.commit());
     if (options.validate ?? true) {
-      const problems = validateModel(model);
+      const problems = phase('validationMs', () => validateModel(model));
       if (problems.length) {
         const first = problems[0] as { node: string; message: string };
         throw new AmpError(
