@@ -10,10 +10,14 @@ import { getHeapStatistics } from 'node:v8';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { AmpError, EXIT_CODES } from '../onnx/errors.js';
-import { runInspect } from './inspect-command.js';
-import { runTrain, trainOptions, type TrainArgs } from './train-command.js';
-import { benchOptions, compareOptions, runBench, runCompare, runOptions, runRun, type BenchArgs, type CompareArgs, type RunArgs } from './execute-commands.js';
+import type { TrainArgs } from './train-command.js';
+import type { BenchArgs, CompareArgs, RunArgs } from './execute-commands.js';
 import { rewriteOptions, runRewrite, type RewriteArgs } from './rewrite-command.js';
+
+// Commands other than the rewrite load their modules (ONNX Runtime, MNIST, training) only when run.
+const inspectCommand = () => import('./inspect-command.js');
+const trainCommand = () => import('./train-command.js');
+const executeCommands = () => import('./execute-commands.js');
 
 const INTERNAL_ERROR = 3;
 
@@ -76,11 +80,11 @@ await yargs(hideBin(process.argv))
   .scriptName('amp-rewrite')
   .usage('$0 <model.onnx> -o <out.onnx> [options]\n\nAutomatic mixed precision for ONNX models: runs MatMul/Conv/Gemm and their neighbours in float16 or bfloat16, keeps softmax, normalisation, reductions and losses in float32, and inserts Casts only where precision changes.')
   .command('$0 <model>', 'rewrite a model to mixed precision and print the summary', rewriteOptions, run<RewriteArgs>(runRewrite))
-  .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', rewriteOptions, run<RewriteArgs>(runInspect))
-  .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', runOptions, run<RunArgs>(runRun))
-  .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', compareOptions, run<CompareArgs>(runCompare))
-  .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', trainOptions, run<TrainArgs>(runTrain))
-  .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', benchOptions, run<BenchArgs>(runBench))
+  .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', rewriteOptions, run<RewriteArgs>(async (a, p) => (await inspectCommand()).runInspect(a, p)))
+  .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', async (y) => (await executeCommands()).runOptions(y), run<RunArgs>(async (a, p) => (await executeCommands()).runRun(a, p)))
+  .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', async (y) => (await executeCommands()).compareOptions(y), run<CompareArgs>(async (a, p) => (await executeCommands()).runCompare(a, p)))
+  .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', async (y) => (await trainCommand()).trainOptions(y), run<TrainArgs>(async (a, p) => (await trainCommand()).runTrain(a, p)))
+  .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', async (y) => (await executeCommands()).benchOptions(y), run<BenchArgs>(async (a, p) => (await executeCommands()).runBench(a, p)))
   .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')
   .example('$0 model.onnx -o model.amp.onnx --mode bf16 --report audit.md', 'mixed bfloat16 with a readable audit')
   .example('$0 model.onnx --dry-run --verbose', 'the summary and the effective lists, nothing written')
