@@ -186,7 +186,8 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   const options = rewriteOptionsFromArgs(args);
   const model = phase('loadMs', () => loadModel(args.model, { allowNewerIr: args.allowNewerIr }));
   if (args.calibrate) options.activationRanges = await calibrate(model, args);
-  const { model: rewritten, report } = phase('passMs', () => rewriteModel(model, options));
+  // The loaded model is not used after the rewrite: no copy of it is needed.
+  const { model: rewritten, report } = phase('passMs', () => rewriteModel(model, { ...options, inPlace: true }));
   if (args.output && !args.dryRun) phase('saveMs', () => saveModel(rewritten, args.output as string, saveOptions(args.externalData)));
   for (const file of args.report) {
     writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report.amp, report.training) : renderAuditJson(report.amp, report.training));

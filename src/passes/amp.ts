@@ -47,6 +47,11 @@ export interface AmpOptions {
   weightInputs?: readonly string[];
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
+  /**
+   * Edit `input` itself instead of a copy (default false). For callers that drop the input
+   * afterwards, such as the CLI: a copy of a big model's message tree costs time and memory.
+   */
+  inPlace?: boolean;
 }
 
 /** The pass's declaration: the CLI's --help and the README are written from it. */
@@ -149,7 +154,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const mode = options.mode ?? 'fp16';
   const target = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
   const lists = effectiveLists(options);
-  const model = phase('cloneMs', () => cloneMessage(input) as onnx.ModelProto);
+  const model = options.inPlace ? (input as onnx.ModelProto) : phase('cloneMs', () => cloneMessage(input) as onnx.ModelProto);
   const graph = phase('graphModelMs', () => new ModelGraph(model));
   const opsets = opsetsOf(model);
   const types = phase('typeInferenceMs', () => inferElemTypes(graph, opsets));

@@ -36,7 +36,8 @@ export function rewriteModel(model: onnx.IModelProto, options: RewriteOptions = 
   const lossScale = options.lossScale ?? (options.mode === 'bf16' ? { kind: 'none' as const } : DEFAULT_DYNAMIC_SCALE);
   const scaled = addLossScaling(model, lossScale, options.contract);
   const weightInputs = [...(options.weightInputs ?? []), ...scaled.report.contract.state.map((s) => s.input)];
-  const result = ampRewrite(scaled.model, { ...options, weightInputs });
+  // scaled.model is the loss-scaling pass's own copy: the AMP pass may edit it in place.
+  const result = ampRewrite(scaled.model, { ...options, weightInputs, inPlace: true });
   return { model: result.model, report: { amp: result.report, training: scaled.report }, modified: true };
 }
 
