@@ -111,6 +111,8 @@ export interface AmpResult {
   model: onnx.ModelProto;
   report: AmpReport;
   modified: boolean;
+  /** The graph model of `model` as the pass left it (committed), when it was modified. */
+  graph?: ModelGraph;
 }
 
 export function nodeMatcher(patterns: readonly string[]): NodeMatcher {
@@ -195,7 +197,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     stats = phase('castPlanMs', () => planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs }));
     phase('commitMs', () => graph.commit());
     if (options.validate ?? true) {
-      const problems = phase('validationMs', () => validateModel(model));
+      const problems = phase('validationMs', () => validateModel(model, graph));
       if (problems.length) {
         const first = problems[0] as { node: string; message: string };
         throw new AmpError(
@@ -234,7 +236,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
     ) as AmpReport['lists'],
   };
-  return { model: result, report, modified: anyAllow };
+  return { model: result, report, modified: anyAllow, ...(anyAllow ? { graph } : {}) };
 }
 
 function summarize(

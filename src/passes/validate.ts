@@ -16,8 +16,11 @@ export interface ValidationProblem {
   message: string;
 }
 
-export function validateModel(model: onnx.IModelProto): ValidationProblem[] {
-  const graph = new ModelGraph(model);
+/**
+ * `graph`: the graph model of `model` a pass kept up to date through its edits (committed), to
+ * save building it again; test/passes/graph-reuse.test.ts checks that it matches a fresh one.
+ */
+export function validateModel(model: onnx.IModelProto, graph: ModelGraph = new ModelGraph(model)): ValidationProblem[] {
   const opsets = opsetsOf(model);
   const types = inferElemTypes(graph, opsets);
   const problems: ValidationProblem[] = [];
