@@ -5,6 +5,7 @@
  * so a load/save cycle is lossless.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { constants as bufferConstants } from 'node:buffer';
 import path from 'node:path';
 import Long from 'long';
 import { AmpError } from './errors.js';
@@ -108,6 +109,10 @@ export function externalRefOf(tensor: onnx.ITensorProto): ExternalDataRef | unde
 
 /** Reads a byte range of a file; used for external tensors, one tensor at a time. */
 export function readFileRange(file: string, offset: number, length: number): Buffer {
+  if (length > bufferConstants.MAX_LENGTH) {
+    // One Buffer holds at most MAX_LENGTH bytes; callers that can stream use tensor-chunks.ts.
+    throw new AmpError('MODEL_TOO_LARGE', `${file}: ${length} bytes at ${offset} do not fit in one buffer (at most ${bufferConstants.MAX_LENGTH}); keep them in external data`);
+  }
   const out = Buffer.allocUnsafe(length);
   const fd = openSync(file, 'r');
   try {

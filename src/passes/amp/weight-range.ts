@@ -8,7 +8,7 @@ import { DataType } from '../../onnx/data-types.js';
 import { FLOAT16_MAX } from '../../onnx/float16.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { ModelGraph } from '../../onnx/graph.js';
-import { readFloat32 } from '../../onnx/tensor-data.js';
+import { largestFiniteMagnitude } from '../../onnx/tensor-data.js';
 import { attributeTypedOps } from '../../onnx/type-inference.js';
 
 export interface PinnedNode {
@@ -16,12 +16,6 @@ export interface PinnedNode {
   reason: string;
   /** The input slot that reads the weight; -1 when the node is pinned whatever it converts. */
   inputIndex: number;
-}
-
-function largestFinite(tensor: onnx.ITensorProto): number {
-  let largest = 0;
-  for (const value of readFloat32(tensor)) if (Number.isFinite(value) && Math.abs(value) > largest) largest = Math.abs(value);
-  return largest;
 }
 
 /** Nodes that read a float32 weight (initializer, Constant or ConstantOfShape value) outside float16's range. */
@@ -39,7 +33,7 @@ export function nodesReadingOutOfRangeWeights(graph: ModelGraph): Map<onnx.INode
       if (value?.data_type === DataType.FLOAT && output) weights.push([output, value]);
     }
     for (const [name, tensor] of weights) {
-      const largest = largestFinite(tensor);
+      const largest = largestFiniteMagnitude(tensor);
       if (largest < limit) continue;
       const readers = [scope, ...graph.scopes.filter((s) => s !== scope && s.resolve(name)?.scope === scope)];
       for (const reader of readers) {
