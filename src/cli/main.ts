@@ -3,12 +3,10 @@
  * The amp-rewrite command line: a thin shell over the library. It parses arguments, calls the
  * API, renders, and maps errors to the documented exit codes (README, "Exit codes").
  */
-import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { totalmem } from 'node:os';
-import { getHeapStatistics } from 'node:v8';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { rerunWithLargerHeapIfNeeded } from './large-heap.js';
 import { AmpError, EXIT_CODES } from '../onnx/errors.js';
 import type { TrainArgs } from './train-command.js';
 import type { BenchArgs, CompareArgs, RunArgs } from './execute-commands.js';
@@ -21,29 +19,7 @@ const executeCommands = () => import('./execute-commands.js');
 
 const INTERNAL_ERROR = 3;
 
-/**
- * Node's default heap (about 4 GiB) holds a model of roughly half a million nodes through the
- * rewrite. For a large model file, run again with a heap sized to the machine, once.
- */
-function rerunWithLargerHeapIfNeeded(): void {
-  if (process.env.AMP_REWRITE_HEAP_SET) return;
-  const largeModel = process.argv.slice(2).some((arg) => {
-    try {
-      return arg.endsWith('.onnx') && statSync(arg).size > 64 * 2 ** 20;
-    } catch {
-      return false;
-    }
-  });
-  const wanted = Math.floor((totalmem() * 0.75) / 2 ** 20);
-  if (!largeModel || getHeapStatistics().heap_size_limit / 2 ** 20 >= wanted) return;
-  const child = spawnSync(process.execPath, [`--max-old-space-size=${wanted}`, ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, AMP_REWRITE_HEAP_SET: '1' },
-  });
-  process.exit(child.status ?? INTERNAL_ERROR);
-}
-
-rerunWithLargerHeapIfNeeded();
+await rerunWithLargerHeapIfNeeded();
 
 function print(text: string): void {
   process.stdout.write(text);
