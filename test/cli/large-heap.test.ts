@@ -10,7 +10,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../support/corpus.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'amp-heap-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const children: number[] = [];
+afterAll(() => {
+  // A child left running (the behaviour under test broken) is ended here, not left behind.
+  for (const pid of children) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  rmSync(work, { recursive: true, force: true });
+});
 const model = path.join(work, 'model.onnx');
 writeFileSync(model, 'not read, only its size matters');
 const script = path.join(work, 'command.mjs');
@@ -50,7 +55,9 @@ function start(name: string, mode = 'wait') {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => parent.on('exit', (code, signal) => resolve({ code, signal })));
   const child = async () => {
     expect(await waitFor(() => existsSync(report) && readFileSync(report, 'utf8').length > 0)).toBe(true);
-    return JSON.parse(readFileSync(report, 'utf8')) as { pid: number; heap: number; parentHeap: number; execArgv: string[] };
+    const found = JSON.parse(readFileSync(report, 'utf8')) as { pid: number; heap: number; parentHeap: number; execArgv: string[] };
+    children.push(found.pid);
+    return found;
   };
   return { parent, exited, child };
 }
