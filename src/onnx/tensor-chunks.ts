@@ -26,7 +26,39 @@ export function float32Count(tensor: onnx.ITensorProto): number {
 export function forEachFloat32Chunk(tensor: onnx.ITensorProto, visit: (bits: Int32Array, first: number) => void, chunkBytes = CHUNK_BYTES): void {
   const name = tensor.name ?? '';
   if (tensor.data_type !== DataType.FLOAT) throw new Error(`tensor '${name}' is not float32`);
-  const scratch = new ArrayBuffer(chunkBytes);
+  const raw = tensor.raw_data;
+  if (!isExternal(tensor) && raw && raw.length && raw.byteOffset % 4 === 0 && raw.length <= chunkBytes) {
+    // Small and aligned (most weights of a big graph): read in place, no copy.
+    requireWholeFloats(raw.length, name);
+    visit(new Int32Array(raw.buffer, raw.byteOffset, raw.length / 4), 0);
+    return;
+  }
+  const scratch = takeScratch(chunkBytes);
+  try {
+    readChunks(tensor, name, scratch, visit);
+  } finally {
+    releaseScratch(scratch);
+  }
+}
+
+/** One chunk buffer for the whole process, reused (a fresh one if a visit reads another tensor). */
+let spare: ArrayBuffer | undefined;
+
+function takeScratch(bytes: number): ArrayBuffer {
+  if (spare && spare.byteLength === bytes) {
+    const taken = spare;
+    spare = undefined;
+    return taken;
+  }
+  return new ArrayBuffer(bytes);
+}
+
+function releaseScratch(buffer: ArrayBuffer): void {
+  if (buffer.byteLength === CHUNK_BYTES) spare = buffer;
+}
+
+function readChunks(tensor: onnx.ITensorProto, name: string, scratch: ArrayBuffer, visit: (bits: Int32Array, first: number) => void): void {
+  const chunkBytes = scratch.byteLength;
   const bytes = new Uint8Array(scratch);
   const words = chunkBytes / 4;
   if (isExternal(tensor)) {
