@@ -12,28 +12,32 @@ export const FLOAT16_OVERFLOW_BITS = 0x477ff000;
 const INFINITY_BITS = 0x7f800000;
 /** 2^16: from here float16's exponent field overflows whatever the rounding. */
 const FLOAT16_INFINITE_BITS = 0x47800000;
-/** 2^-14, float16's smallest normal. */
-const FLOAT16_MIN_NORMAL_BITS = 0x38800000;
 /** Below 2^-25 a value rounds to zero in float16. */
 const FLOAT16_UNDERFLOW_BITS = 0x33000000;
-/** Rebias the exponent from 127 to 15 (-112 << 23) and add just under half an fp16 ulp (0xfff). */
-const REBIAS_AND_HALF = -(112 << 23) + 0xfff;
 
-/** Converts `source[i]` (float32 bits) to float16 bits in `target[i]`, for i < source.length. */
-export function float32BitsToFloat16(source: Int32Array, target: Uint16Array): void {
+/**
+ * Converts `source[i]` (float32 bits) to float16 bits in `target[i]`, for i < source.length, and
+ * returns the largest finite magnitude seen, as bits, at least `largest` (the range scan, fused).
+ */
+export function float32BitsToFloat16(source: Int32Array, target: Uint16Array, largest = 0): number {
   const n = source.length;
   for (let i = 0; i < n; i++) {
     const x = source[i] as number;
     const abs = x & 0x7fffffff;
     const sign = (x >>> 16) & 0x8000;
-    if (abs - FLOAT16_MIN_NORMAL_BITS >= 0 && abs < FLOAT16_INFINITE_BITS) {
+    if (abs > largest && abs < 0x7f800000) largest = abs; // finite only
+    // Literal constants in the hot loops (module constants cost a check per use): 0x38800000 is
+    // 2^-14, float16's smallest normal; 0x47800000 is 2^16 (FLOAT16_INFINITE_BITS); -939520001 is
+    // -(112 << 23) + 0xfff: rebias the exponent from 127 to 15 and add just under half an fp16 ulp.
+    if (abs >= 0x38800000 && abs < 0x47800000) {
       // Normal: the +0xfff (+1 when the kept mantissa is odd) carries exactly when RNE rounds up,
       // and a carry out of the mantissa moves into the exponent, which is right (65520 -> inf).
-      target[i] = sign | ((abs + REBIAS_AND_HALF + ((abs >>> 13) & 1)) >>> 13);
+      target[i] = sign | ((abs - 939520001 + ((abs >>> 13) & 1)) >>> 13);
     } else {
       target[i] = sign | float16OutsideNormal(abs);
     }
   }
+  return largest;
 }
 
 /** The rare cases, out of the hot loop: inf, NaN, overflow, subnormal and zero. */
@@ -55,7 +59,7 @@ export function float32BitsToBfloat16(source: Int32Array, target: Uint16Array): 
   const n = source.length;
   for (let i = 0; i < n; i++) {
     const x = source[i] as number;
-    if ((x & 0x7fffffff) > INFINITY_BITS) target[i] = (x >>> 16) | 0x40;
+    if ((x & 0x7fffffff) > 0x7f800000) target[i] = (x >>> 16) | 0x40; // NaN
     else target[i] = (x + 0x7fff + ((x >>> 16) & 1)) >>> 16;
   }
 }
@@ -69,7 +73,7 @@ export function largestFiniteBits(source: Int32Array, start = 0): number {
   const n = source.length;
   for (let i = 0; i < n; i++) {
     const abs = (source[i] as number) & 0x7fffffff;
-    if (abs > largest && abs < INFINITY_BITS) largest = abs;
+    if (abs > largest && abs < 0x7f800000) largest = abs; // finite only
   }
   return largest;
 }

@@ -50,12 +50,9 @@ export function lowPrecisionCopy(tensor: onnx.ITensorProto, target: number): Low
   forEachFloat32Chunk(tensor, (chunk, first) => {
     if (outOfRange) return;
     if (target === DataType.FLOAT16) {
-      largest = largestFiniteBits(chunk, largest);
-      if (largest >= FLOAT16_OVERFLOW_BITS) {
-        outOfRange = true;
-        return;
-      }
-      float32BitsToFloat16(chunk, bits.subarray(first, first + chunk.length));
+      // One pass: convert and find the largest magnitude; a chunk past fp16's range ends the copy.
+      largest = float32BitsToFloat16(chunk, bits.subarray(first, first + chunk.length), largest);
+      outOfRange = largest >= FLOAT16_OVERFLOW_BITS;
     } else {
       float32BitsToBfloat16(chunk, bits.subarray(first, first + chunk.length));
     }

@@ -91,5 +91,8 @@ describe('fp32 -> fp16 / bf16 conversion of arrays', () => {
     expect(float32FromBits(largestFiniteBits(bits))).toBe(65520);
     expect(fitsFloat16(values)).toBe(false);
     expect(largestFiniteBits(new Int32Array(Float32Array.from([NaN, Infinity]).buffer))).toBe(0);
+    // The fp16 conversion finds the same largest magnitude in the same pass.
+    expect(float32FromBits(float32BitsToFloat16(bits, new Uint16Array(bits.length)))).toBe(65520);
+    expect(float32BitsToFloat16(new Int32Array(Float32Array.from([NaN, -Infinity, 0.5]).buffer), new Uint16Array(3))).toBe(0x3f000000);
   });
 });
