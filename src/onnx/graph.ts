@@ -243,17 +243,20 @@ export class GraphScope {
     nodes.forEach((node, i) => position.set(node, i));
     const waiting = new Int32Array(nodes.length);
     const dependents: number[][] = nodes.map(() => []);
+    // lastReader[p] === i: node i already counted producer p (no Set or array per node: a big
+    // graph's sort allocated one of each for every node).
+    const lastReader = new Int32Array(nodes.length).fill(-1);
+    const read = (name: string | null | undefined, i: number): void => {
+      const producer = name ? this.producers.get(name)?.node : undefined;
+      const at = producer === undefined ? undefined : position.get(producer);
+      if (at === undefined || at === i || lastReader[at] === i) return;
+      lastReader[at] = i;
+      waiting[i] = (waiting[i] as number) + 1;
+      (dependents[at] as number[]).push(i);
+    };
     nodes.forEach((node, i) => {
-      const needs = new Set<number>();
-      const reads = [...(node.input ?? [])];
-      for (const child of this.childrenByNode.get(node) ?? []) reads.push(...child.outerReferences);
-      for (const name of reads) {
-        const producer = name ? this.producers.get(name)?.node : undefined;
-        const at = producer === undefined ? undefined : position.get(producer);
-        if (at !== undefined && at !== i) needs.add(at);
-      }
-      waiting[i] = needs.size;
-      for (const at of needs) (dependents[at] as number[]).push(i);
+      for (const name of node.input ?? []) read(name, i);
+      for (const child of this.childrenByNode.get(node) ?? []) for (const name of child.outerReferences) read(name, i);
     });
     // A min-heap of file positions keeps the result stable (file order wherever it is already
     // topological) and the whole sort O(n log n).
