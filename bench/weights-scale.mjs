@@ -63,7 +63,7 @@ export async function conversionThroughput({ mib = 256 } = {}) {
 }
 
 /** Eight MatMuls, each reading a [rows, 256] float32 weight from one sparse data file. */
-async function writeBigModel(dir, gib) {
+export async function writeBigModel(dir, gib) {
   const { onnx, encodeModel } = await import(path.join(root, 'dist/index.js'));
   const matmuls = 8;
   const cols = 256;
