@@ -75,6 +75,11 @@ return { benchmark: 'rewrite-scale', rows };
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({ options: { 'max-nodes': { type: 'string', default: '1000000' }, out: { type: 'string' } } });
-  const result = await rewriteScale({ maxNodes: Number(values['max-nodes']) });
+  const os = await import('node:os');
+  const result = {
+    date: new Date().toISOString(),
+    machine: `${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load ${os.loadavg()[0].toFixed(1)}`,
+    ...(await rewriteScale({ maxNodes: Number(values['max-nodes']) })),
+  };
   if (values.out) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
 }
