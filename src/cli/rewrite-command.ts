@@ -12,8 +12,6 @@ import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
 import type { onnx } from '../onnx/generated/onnx.js';
-import { activationRanges } from '../runtime/activation-range.js';
-import { inputsFromFiles, randomInputs } from '../runtime/inputs.js';
 import { loadOrt } from '../runtime/ort.js';
 import { mark, phase } from '../onnx/phases.js';
 
@@ -169,6 +167,8 @@ export function parseDims(specs: readonly string[]): Map<string, number> {
 
 /** The fp32 calibration run, on ONNX Runtime (loaded only here). */
 async function calibrate(model: onnx.ModelProto, args: RewriteArgs): Promise<Map<string, number>> {
+  // Loaded here: a rewrite without --calibrate needs none of the runtime modules.
+  const [{ activationRanges }, { inputsFromFiles, randomInputs }] = await Promise.all([import('../runtime/activation-range.js'), import('../runtime/inputs.js')]);
   const ort = await loadOrt();
   const feeds = args.inputs.length ? inputsFromFiles(ort, model, args.inputs) : randomInputs(ort, model, { dims: parseDims(args.dim), seed: 0 });
   return activationRanges(ort, model, feeds);
