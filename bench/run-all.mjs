@@ -20,6 +20,7 @@ const providers = parseProviders(process.env.BENCH_EP ?? 'cpu');
 const gpu = providers[0] !== 'cpu';
 const { rewriteScale } = await import('./rewrite-scale.mjs');
 const { ioThroughput } = await import('./io-throughput.mjs');
+const { htmlReportLoad } = await import('./html-report.mjs');
 const { phaseBreakdown } = await import('./phase-breakdown.mjs');
 const { conversionThroughput, bigExternalModel } = await import('./weights-scale.mjs');
 console.log('== the whole command, phase by phase, against onnxconverter-common ==');
@@ -32,6 +33,9 @@ const conversion = await conversionThroughput();
 // BENCH_BIG_WEIGHTS_GIB=0 skips the model with external weights far over 2 GB (a sparse file).
 const bigGib = Number(process.env.BENCH_BIG_WEIGHTS_GIB ?? 8);
 const bigModel = bigGib > 0 ? await bigExternalModel({ gib: bigGib }) : null;
+
+console.log('== the HTML audit of a 50,000-node graph in headless Chromium ==');
+const htmlReport = await htmlReportLoad({ nodes: 50_000 });
 
 console.log(`== fp32 against mixed precision on ${providers.join(',')} ==`);
 const ort = await loadOrt();
@@ -75,6 +79,7 @@ const record = {
   io,
   weightConversion: conversion,
   bigExternalModel: bigModel,
+  htmlReport,
   fp32VsAmp: pairs,
 };
 const dir = path.join(root, 'bench/results');

@@ -15,3 +15,18 @@ export { buildOpLists, readRulesFile, type ListChanges, type ListChangeLayer, ty
 export { validateModel, type ValidationProblem } from './passes/validate.js';
 export { renderSummary } from './report/summary.js';
 export { renderAuditJson, renderAuditMarkdown } from './report/audit.js';
+export { TARGETS, type Target, type TargetWarning } from './passes/amp/target-policy.js';
+export { type TensorCoreLint, type LintFinding } from './passes/amp/tensor-core-lint.js';
+export { rewriteModel, renderTrainingSummary, type RewriteOptions, type RewriteReport } from './passes/pipeline.js';
+export { parseLossScale, DEFAULT_DYNAMIC_SCALE, type LossScale, type LossScalingReport } from './passes/loss-scaling.js';
+export { runModel, compareModels, benchModel, calibrate, type ModelSource, type InputOptions, type ExecuteOptions, type RunResult, type CompareResult, type BenchOptions, type BenchReport } from './api/execute.js';
+export type { Provider, TensorSummary, BenchResult, VariantResult } from './api/types.js';
+export type { OutputComparison } from './runtime/compare.js';
+export { renderAuditHtml, type HtmlReportOptions } from './report/html/render-html.js';
+export type { AuditEdge, AuditScope } from './passes/amp/audit-graph.js';
+export { checkModel, type CheckOptions } from './onnx/check-model.js';
+export { loadModelFile, type SaveResult } from './onnx/model-io.js';
+export { printable } from './onnx/printable.js';
+export { emulateNumerics, EMULATION_SCOPE, type EmulationReport, type EmulationResult } from './passes/emulate-numerics.js';
+export { calibrate as calibrateActivations, modelAwareRandomInputs, inputBatches, gatherIndexInputs, DEFAULT_HEADROOM, type Calibration, type CalibrationOptions } from './runtime/calibration.js';
+export { tune, rankCandidates, judgeOutput, overridesFile, METRICS, type TuneOptions, type TuneResult, type NodeEvidence, type Metric } from './runtime/tune.js';

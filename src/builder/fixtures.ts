@@ -7,13 +7,16 @@ import type { onnx } from '../onnx/generated/onnx.js';
 import type { RewriteOptions } from '../passes/pipeline.js';
 import { buildControlFlow, buildConvBlock, buildOutOfRangeWeight } from './recipes/small-models.js';
 import { buildTransformer } from './recipes/transformer.js';
+import { buildDynamoFunctions, buildKvDecoder, buildOrtFusedBert, buildUnsorted } from './recipes/exporter-graphs.js';
 import { buildAttentionTrainingStep, buildMlpTrainingStep, withInitialState } from './recipes/training.js';
 
 export interface FixtureCase {
   name: string;
   checks: string;
   build: () => onnx.ModelProto;
-  options: Pick<RewriteOptions, 'mode' | 'weights' | 'forceFp32' | 'forceFp16' | 'lossScale'>;
+  options: Pick<RewriteOptions, 'mode' | 'weights' | 'forceFp32' | 'forceFp16' | 'lossScale' | 'kvCache'>;
+  /** The test that runs this fixture on ONNX Runtime with inputs of its own (its inputs must be consistent, e.g. a cache length). */
+  runTest?: string;
 }
 
 const smallTransformer = () => buildTransformer({ batch: 2, sequence: 8, model: 32, heads: 4, ffn: 64, layers: 1, vocab: 16, seed: 3 });
@@ -45,7 +48,7 @@ export const FIXTURE_CASES: FixtureCase[] = [
   },
   {
     name: 'control-flow',
-    checks: 'MatMuls inside If branches and a Loop body are converted, with Casts of outer values inside the scope that reads them; branch and body outputs keep their types.',
+    checks: 'MatMuls inside If branches and a Loop body are converted, with Casts of outer activations inside the scope that reads them and the outer weight cast once in the main graph (not at every Loop iteration); branch and body outputs keep their types.',
     build: buildControlFlow,
     options: {},
   },
@@ -66,5 +69,40 @@ export const FIXTURE_CASES: FixtureCase[] = [
     checks: 'a training step with attention (MatMul, Softmax, LayerNormalization) and SGD with momentum: Softmax and LayerNormalization with their backward stay fp32.',
     build: () => withInitialState(buildAttentionTrainingStep({ sequence: 4, width: 8, classes: 3, batch: 'batch', optimizer: 'sgd-momentum', seed: 1 })),
     options: {},
+  },
+  {
+    name: 'exporter-bert-fused',
+    checks: "a BERT encoder after ONNX Runtime's fusion: MatMuls, Attention and MultiHeadAttention in fp16; EmbedLayerNormalization and SkipLayerNormalization fp32 (LayerNormalization's rule); FastGelu and BiasGelu between MatMuls follow them (activation rule).",
+    build: buildOrtFusedBert,
+    options: {},
+    runTest: 'test/runtime/exporter-graphs-run.test.ts',
+  },
+  {
+    name: 'exporter-decoder-kv',
+    checks: 'a decoder layer with RotaryEmbedding, GroupQueryAttention (its cache type converted with it), SimplifiedLayerNormalization and past/present KV: the cache keeps its float32 I/O by default, the embedding Gather and the residual stay fp32.',
+    build: buildKvDecoder,
+    options: {},
+    runTest: 'test/runtime/exporter-graphs-run.test.ts',
+  },
+  {
+    name: 'exporter-decoder-kv-fp16',
+    checks: '--kv-cache fp16 on the same decoder: past and present are declared float16 and GroupQueryAttention reads and writes them without Casts.',
+    build: buildKvDecoder,
+    options: { kvCache: 'fp16' },
+    runTest: 'test/runtime/exporter-graphs-run.test.ts',
+  },
+  {
+    name: 'exporter-dynamo-functions',
+    checks: 'a dynamo-style model of local functions (Block calling Linear twice, attribute references): every call inlined and painted at its call site, the residual fp32.',
+    build: buildDynamoFunctions,
+    options: {},
+    runTest: 'test/runtime/exporter-graphs-run.test.ts',
+  },
+  {
+    name: 'exporter-unsorted',
+    checks: 'a graph whose node list is not in topological order: sorted stably before painting, the output valid.',
+    build: buildUnsorted,
+    options: {},
+    runTest: 'test/runtime/exporter-graphs-run.test.ts',
   },
 ];

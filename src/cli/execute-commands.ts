@@ -1,5 +1,6 @@
 /** `run`, `compare` and `bench`: executing models on ONNX Runtime (loaded only by these commands). */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { writeFileAtomically } from '../onnx/safe-write.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { Argv } from 'yargs';
@@ -8,15 +9,25 @@ import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModel } from '../onnx/model-io.js';
 import { onnx } from '../onnx/generated/onnx.js';
-import { benchmarkPair, type BenchResult } from '../runtime/bench.js';
-import { compareOutput, scaledTolerance, type OutputComparison } from '../runtime/compare.js';
+import { benchVariants, batchDimension, searchBatches, type VariantBenchResult } from '../runtime/variant-bench.js';
+import type { BatchSearchResult } from '../runtime/batch-search.js';
+import { inProcessRunner, ISOLATION_DESCRIPTIONS, ISOLATION_METHODS, processRunner, type FeedSpec, type IsolationMethod, type VariantRunner } from '../runtime/isolated-bench.js';
+import { TOLERANCE_RULE, type OutputComparison } from '../runtime/compare.js';
+import { compareRuns, runOnce, runUnder } from '../runtime/compare-models.js';
+import { defaultNumerics, describeNumerics, parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
 import { describeProvider, openSession } from '../runtime/session.js';
 import { renderTensorSummary, summarizeTensor } from '../runtime/summarize.js';
 import { ortToTensorProto } from '../runtime/tensors.js';
-import { rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
+import { listWarnings, parseDims, patternWarnings, rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
+import { renderLists } from './render-lists.js';
+import { reportWarnings } from './warnings.js';
 import { rewriteModel } from '../passes/pipeline.js';
+import { checkCudaDevice, lowPrecisionTypesOf } from '../runtime/device-check.js';
+import type { DeviceDeps } from './train-command.js';
 import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
+import { requireNumber } from './numeric-options.js';
+import { runSession } from '../runtime/run-session.js';
 
 type Print = (text: string) => void;
 
@@ -32,26 +43,33 @@ export function runOptions(yargs: Argv): Argv<RunArgs> {
     yargs
       .positional('model', { type: 'string', demandOption: true, describe: 'ONNX model to run' })
       .option('save-outputs', { type: 'string', describe: 'folder to write each output to as <name>.pb (ONNX TensorProto)' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the output summaries as JSON' }),
+      .option('json', { type: 'boolean', default: false, describe: 'print the output summaries as JSON' })
+      .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" }),
   ) as unknown as Argv<RunArgs>;
 }
 
-export async function runRun(args: RunArgs, print: Print): Promise<number> {
+export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {}): Promise<number> {
+  requireNumber('seed', args.seed, { integer: true });
   const model = loadModel(args.model);
+  const check = checkCudaDevice(providersOf(args), lowPrecisionTypesOf(model), args.model, deps.queryDevice);
   const ort = await loadOrt();
   const feeds = feedsOf(ort, model, args);
   const opened = await openSession(args.model, providersOf(args));
   try {
-    const outputs = await opened.session.run(feeds);
+    const outputs = await runSession(opened.session, feeds, args.model);
     const summaries = opened.session.outputNames.map((name) => summarizeTensor(name, outputs[name]!));
     if (args.saveOutputs) {
       mkdirSync(args.saveOutputs, { recursive: true });
       for (const name of opened.session.outputNames) {
         const file = path.join(args.saveOutputs, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`);
-        writeFileSync(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
+        writeFileAtomically(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
       }
     }
-    print(args.json ? `${JSON.stringify({ provider: opened.provider, outputs: summaries }, null, 2)}\n` : `${describeProvider(opened)}\n${summaries.map(renderTensorSummary).join('\n')}\n`);
+    print(
+      args.json
+        ? `${JSON.stringify({ provider: opened.provider, ...(check ? { device: check.device, deviceNotes: check.notes } : {}), outputs: summaries }, null, 2)}\n`
+        : `${check ? `${check.notes.join('\n')}\n` : ''}${describeProvider(opened)}\n${summaries.map(renderTensorSummary).join('\n')}\n`,
+    );
     return 0;
   } finally {
     await opened.session.release();
@@ -65,6 +83,7 @@ export interface CompareArgs extends RuntimeArgs {
   atol: number;
   rtol: number;
   json: boolean;
+  numerics: string;
 }
 
 export function compareOptions(yargs: Argv): Argv<CompareArgs> {
@@ -74,21 +93,33 @@ export function compareOptions(yargs: Argv): Argv<CompareArgs> {
       .positional('candidate', { type: 'string', demandOption: true, describe: 'the model to check (typically the mixed-precision one)' })
       .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
       .option('rtol', { type: 'number', default: 1e-2, describe: 'relative tolerance per element' })
-      .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' }),
+      .option('numerics', {
+        type: 'string',
+        choices: ['auto', 'emulate', 'native'],
+        default: 'auto',
+        describe: 'emulate: round every float16/bfloat16 value as a GPU does (any provider); native: what ONNX Runtime computes; auto: emulate on cpu, native on a GPU',
+      })
+      .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' })
+      .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" })
+      .epilogue(`Tolerance: ${TOLERANCE_RULE}.\nExit codes: 0 every output within tolerance, 1 some output outside it, 2 bad input or options, or a model ONNX Runtime cannot load or run (REFERENCE_FAILED names the reference).`),
   ) as unknown as Argv<CompareArgs>;
 }
 
+/** An error figure, or n/a where no element was finite in both runs. */
+const figure = (value: number, width: number, format: (v: number) => string): string => (Number.isNaN(value) ? 'n/a' : format(value)).padStart(width);
+
 export function renderComparison(rows: OutputComparison[]): string {
-  const header = 'output                          elements  max abs err  max rel err  cosine      nan/inf ref  nan/inf new  result';
+  const header = 'output                          elements    finite  max abs err  max rel err    cosine  nan/inf ref  nan/inf new  result';
   const lines = rows.map((r) =>
     [
       r.name.padEnd(30).slice(0, 30),
       String(r.elements).padStart(10),
-      r.maxAbsError.toExponential(3).padStart(12),
-      r.maxRelError.toExponential(3).padStart(12),
-      r.cosine.toFixed(6).padStart(9),
-      String(r.referenceNonFinite).padStart(12),
-      String(r.candidateNonFinite).padStart(12),
+      String(r.finite).padStart(9),
+      figure(r.maxAbsError, 12, (v) => v.toExponential(3)),
+      figure(r.maxRelError, 12, (v) => v.toExponential(3)),
+      figure(r.cosine, 9, (v) => v.toFixed(6)),
+      `${r.referenceNaN}/${r.referenceInf}`.padStart(12),
+      `${r.candidateNaN}/${r.candidateInf}`.padStart(12),
       `  ${r.pass ? 'pass' : `FAIL (${r.mismatched} outside tolerance${r.note ? `; ${r.note}` : ''})`}`,
     ].join(' '),
   );
@@ -96,31 +127,30 @@ export function renderComparison(rows: OutputComparison[]): string {
 }
 
 export async function runCompare(args: CompareArgs, print: Print): Promise<number> {
+  requireNumber('atol', args.atol, { min: 0 });
+  requireNumber('rtol', args.rtol, { min: 0 });
+  requireNumber('seed', args.seed, { integer: true });
   const reference = loadModel(args.reference);
-  loadModel(args.candidate);
+  const candidate = loadModel(args.candidate);
+  const asked = parseNumerics(args.numerics);
   const ort = await loadOrt();
-  const feeds = feedsOf(ort, reference, args);
+  const notices: string[] = [];
+  const feeds = feedsOf(ort, reference, args, notices);
   const providers = providersOf(args);
-  const a = await openSession(args.reference, providers);
-  const b = await openSession(args.candidate, providers);
-  try {
-    const expected = await a.session.run(feeds);
-    const got = await b.session.run(feeds);
-    const rows = a.session.outputNames.map((name) => {
-      if (!got[name]) return { ...compareOutput(name, expected[name]!, expected[name]!, { atol: 0, rtol: 0 }), pass: false, note: 'missing in the candidate' };
-      return compareOutput(name, expected[name]!, got[name]!, scaledTolerance(expected[name]!, args.atol, args.rtol));
-    });
-    const pass = rows.every((r) => r.pass);
-    print(
-      args.json
-        ? `${JSON.stringify({ provider: a.provider, pass, outputs: rows }, null, 2)}\n`
-        : `${describeProvider(a)}\n${renderComparison(rows)}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`,
-    );
-    return pass ? 0 : 1;
-  } finally {
-    await a.session.release();
-    await b.session.release();
+  const expected = await runOnce(encodeModel(reference), feeds, providers, 'reference');
+  const numerics = asked ?? defaultNumerics(expected.provider);
+  const got = await runUnder(candidate, numerics, feeds, [expected.provider], 'candidate');
+  const rows = compareRuns(expected, got, args.atol, args.rtol);
+  const pass = rows.every((r) => r.pass);
+  const tolerance = { atol: args.atol, rtol: args.rtol, rule: TOLERANCE_RULE };
+  if (args.json) {
+    print(`${JSON.stringify({ provider: expected.provider, numerics, pass, tolerance, notices, outputs: rows }, null, 2)}\n`);
+  } else {
+    const lines = [describeProvider(expected), describeNumerics(numerics, expected.provider), ...notices.map((n) => `notice: ${n}`)];
+    lines.push(`tolerance: atol ${args.atol}, rtol ${args.rtol}: ${TOLERANCE_RULE}`);
+    print(`${lines.join('\n')}\n${renderComparison(rows)}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`);
   }
+  return pass ? 0 : 1;
 }
 
 // ---- bench ----
@@ -128,6 +158,16 @@ export interface BenchArgs extends RewriteArgs, RuntimeArgs {
   runs: number;
   warmup: number;
   out?: string;
+  isolation: IsolationMethod;
+  batchSearch: boolean;
+  batchDim?: string;
+  batchStart?: number;
+  maxBatch: number;
+}
+
+/** What bench takes from the machine; tests pass a faked device query and runner. */
+export interface BenchDeps extends DeviceDeps {
+  runner?: VariantRunner;
 }
 
 export function benchOptions(yargs: Argv): Argv<BenchArgs> {
@@ -135,57 +175,129 @@ export function benchOptions(yargs: Argv): Argv<BenchArgs> {
     rewriteOptions(yargs)
       .option('runs', { type: 'number', default: 30, describe: 'timed runs of each model' })
       .option('warmup', { type: 'number', default: 5, describe: 'untimed runs of each model first' })
-      .option('out', { type: 'string', describe: 'write the results as JSON here' }),
+      .option('out', { type: 'string', describe: 'write the results as JSON here' })
+      .option('isolation', {
+        choices: [...ISOLATION_METHODS],
+        default: 'process',
+        describe: 'process: each variant alone in its own process (TF32 set per process); in-process: one after another with intra-op spinning off',
+      })
+      .option('batch-search', { type: 'boolean', default: false, describe: 'also find the largest batch that fits for fp32 and amp (doubling, then bisecting), with the throughput at each' })
+      .option('batch-dim', { type: 'string', describe: "the symbolic batch dimension for --batch-search (default: the first input's first dimension)" })
+      .option('batch-start', { type: 'number', describe: 'first batch size --batch-search tries (default: the benchmarked batch)' })
+      .option('max-batch', { type: 'number', default: 1 << 20, describe: 'largest batch --batch-search tries' }),
   ) as unknown as Argv<BenchArgs>;
 }
 
-export function renderBench(result: BenchResult, model: string): string {
-  const lines = [`model: ${model}  batch ${result.batch}, ${result.runs} runs after ${result.warmup} warm-up, alternating`];
-  lines.push('variant  provider  median ms   p90 ms   items/s      RSS growth MiB  GPU memory MiB');
+const cells = (row: Array<[string, number]>) => row.map(([text, width]) => (width < 0 ? text.padEnd(-width) : text.padStart(width))).join(' ');
+
+export function renderBench(result: VariantBenchResult & { method: string; batchSearch?: Record<'fp32' | 'amp', BatchSearchResult> }, model: string): string {
+  const lines = [`model: ${model}  batch ${result.batch}, ${result.runs} runs after ${result.warmup} warm-up`, `method: ${result.method}`];
+  lines.push('variant    provider  TF32   median ms    p90 ms      items/s  RSS growth MiB  GPU memory MiB');
   for (const v of result.variants) {
     lines.push(
-      `${v.label.padEnd(8)} ${v.provider.padEnd(8)} ${v.medianMs.toFixed(3).padStart(10)} ${v.p90Ms.toFixed(3).padStart(8)} ${v.itemsPerSecond.toFixed(1).padStart(10)} ${v.rssGrowthMiB.toFixed(1).padStart(16)} ${v.gpuMemoryGrowthMiB === null ? '             n/a' : v.gpuMemoryGrowthMiB.toFixed(0).padStart(16)}`,
+      cells([
+        [v.label, -10],
+        [v.provider, -9],
+        [v.tf32 === null ? 'n/a' : v.tf32 ? 'on' : 'off', -4],
+        [v.medianMs.toFixed(3), 11],
+        [v.p90Ms.toFixed(3), 9],
+        [v.itemsPerSecond.toFixed(1), 12],
+        [v.rssGrowthMiB.toFixed(1), 15],
+        [v.gpuMemoryGrowthMiB === null ? 'n/a' : v.gpuMemoryGrowthMiB.toFixed(0), 15],
+      ]),
     );
   }
-  lines.push(`speed-up of amp over fp32: ${result.speedup.toFixed(2)}x`);
-  lines.push(renderComparison(result.accuracy).trimEnd());
+  lines.push(`speed-up of amp: ${Object.entries(result.speedups).map(([label, x]) => `${x.toFixed(2)}x over ${label}`).join(', ')}`);
+  for (const [label, rows] of Object.entries(result.accuracyByVariant)) {
+    lines.push(`accuracy of ${label} against fp32:`, renderComparison(rows).trimEnd());
+  }
+  if (result.batchSearch) {
+    for (const label of ['fp32', 'amp'] as const) {
+      const search = result.batchSearch[label];
+      const tried = search.trials.map((t) => (t.fits ? `${t.batch}: ${t.itemsPerSecond?.toFixed(0)}/s` : `${t.batch}: out of memory`)).join(', ');
+      lines.push(`largest batch, ${label}: ${search.largest ?? 'none'}${search.reachedLimit ? ' (limit reached)' : ''}${search.itemsPerSecond ? ` at ${search.itemsPerSecond.toFixed(0)} items/s` : ''} [${tried}]`);
+    }
+    const { fp32, amp } = result.batchSearch;
+    if (fp32.largest && amp.largest) lines.push(`amp fits ${(amp.largest / fp32.largest).toFixed(2)}x the fp32 batch`);
+  }
   return `${lines.join('\n')}\n`;
 }
 
-export async function runBench(args: BenchArgs, print: Print): Promise<number> {
-  if (args.runs < 1 || args.warmup < 0) throw new AmpError('BAD_OPTION', '--runs must be at least 1 and --warmup at least 0');
+export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = {}): Promise<number> {
+  requireNumber('runs', args.runs, { integer: true, min: 1 });
+  requireNumber('warmup', args.warmup, { integer: true, min: 0 });
+  requireNumber('seed', args.seed, { integer: true });
+  if (args.batchSearch && args.inputs.length) throw new AmpError('BAD_OPTION', '--batch-search makes random inputs of each batch size: drop --inputs');
+  const options = rewriteOptionsFromArgs(args);
+  reportWarnings(listWarnings(args), Boolean(args.strict));
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
-  const { model: amp, report: { amp: report } } = rewriteModel(model, rewriteOptionsFromArgs(args));
+  const { model: amp, report: { amp: report } } = rewriteModel(model, options);
+  reportWarnings(patternWarnings(args, report), Boolean(args.strict));
+  const providers = providersOf(args);
+  const check = checkCudaDevice(providers, lowPrecisionTypesOf(amp), args.model, deps.queryDevice);
+  if (check && !args.quiet && !args.json) print(`${check.notes.join('\n')}\n`);
   const ort = await loadOrt();
-  const feeds = feedsOf(ort, model, args);
-  const firstInput = Object.values(feeds)[0];
-  const batch = firstInput?.dims[0] ?? 1;
-  const result = await benchmarkPair(
-    [
-      { label: 'fp32', model: encodeModel(model) },
-      { label: 'amp', model: encodeModel(amp) },
-    ],
-    providersOf(args),
-    feeds,
-    { runs: args.runs, warmup: args.warmup, batch, tolerance: { atol: 1e-2, rtol: 1e-2 } },
-  );
+  // The inputs are checked here, once; each variant's worker makes the same ones from the same spec.
+  feedsOf(ort, model, args);
+  const feeds: FeedSpec = { inputs: args.inputs, dims: Object.fromEntries(parseDims(args.dim)), seed: args.seed };
+  const runner = deps.runner ?? (args.isolation === 'in-process' ? inProcessRunner : processRunner());
+  const models = { fp32: encodeModel(model), amp: encodeModel(amp) };
+  const result = await benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance: { atol: 1e-2, rtol: 1e-2 } }, runner);
+  const batchSearch = args.batchSearch
+    ? await searchBatches(
+        models,
+        {
+          providers,
+          batchDim: args.batchDim ?? batchDimension(model),
+          start: args.batchStart ?? result.batch,
+          max: args.maxBatch,
+          runs: Math.min(args.runs, 10),
+          warmup: Math.min(args.warmup, 2),
+          feeds,
+        },
+        runner,
+      )
+    : undefined;
   const provider = result.variants[0]?.provider;
+  const method = ISOLATION_DESCRIPTIONS[args.isolation];
   const record = {
     benchmark: 'fp32-vs-amp',
     model: args.model,
     date: new Date().toISOString(),
     machine: machineDescription(),
     provider,
+    device: check?.device ?? null,
     cpuOnly: provider === 'cpu',
+    isolation: args.isolation,
+    method,
+    target: report.summary.target,
     summary: report.summary,
     ...result,
+    ...(batchSearch ? { batchSearch } : {}),
   };
   if (args.out) writeTextAtomically(args.out, `${JSON.stringify(record, null, 2)}\n`);
-  if (!args.quiet) {
-    print(renderBench(result, args.model));
-    if (provider === 'cpu') print('note: ran on the CPU provider, which computes float16 by casting to float32: expect no speed-up here; GPUs are where AMP pays.\n');
+  if (args.json) {
+    print(`${JSON.stringify({ ...record, ...(args.verbose ? { lists: report.lists } : {}) }, null, 2)}\n`);
+  } else if (!args.quiet) {
+    print(renderBench({ ...result, method, ...(batchSearch ? { batchSearch } : {}) }, args.model));
+    if (provider === 'cpu') print(cpuProviderNote(report.summary));
+    if (args.verbose) print(renderLists(report.lists));
   }
-  return 0;
+  // A FAIL row means the mixed-precision model's outputs left the tolerance: the same exit as compare's.
+  return result.accuracy.every((row) => row.pass) ? 0 : 1;
+}
+
+/**
+ * What a CPU figure means. ORT's CPU provider has float16 kernels for few ops (the rest run through
+ * Casts to float32) and its float16 Gemm, which MatMulAddFusion makes from every MatMul + bias Add,
+ * is a slow reference loop: the AMP model can be many times slower than fp32 there.
+ */
+export function cpuProviderNote(summary: { target: string; targetWarnings: readonly unknown[] }): string {
+  const found =
+    summary.target === 'cpu'
+      ? `; --target cpu found ${summary.targetWarnings.length} converted nodes without a fast kernel (see the summary)`
+      : '; rewrite with --target cpu to list the nodes affected';
+  return `note: ran on the CPU provider (ONNX Runtime's), which has float16 kernels for few ops (the others run through Casts to float32) and a slow reference float16 Gemm that its MatMulAddFusion makes from MatMul + Add${found}. CPU figures are not GPU evidence.\n`;
 }
 
 export function machineDescription(): string {

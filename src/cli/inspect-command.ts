@@ -1,15 +1,36 @@
 /** `amp-rewrite inspect <model.onnx>`: what a model holds and what the AMP pass would decide for it. */
 import { statSync } from 'node:fs';
 import { dataTypeName, DataType } from '../onnx/data-types.js';
+import { AmpError } from '../onnx/errors.js';
 import { longToNumber } from '../onnx/external-data.js';
+import { checkModel } from '../onnx/check-model.js';
 import { loadModel } from '../onnx/model-io.js';
 import { forEachGraph, forEachTensor } from '../onnx/walk.js';
-import { ampRewrite } from '../passes/amp.js';
+import { writeTextAtomically } from '../onnx/io-text.js';
+import { renderTrainingSummary, rewriteModel } from '../passes/pipeline.js';
+import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderSummary } from '../report/summary.js';
-import { ampOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
+import { renderLists } from './render-lists.js';
+import { listWarnings, patternWarnings, rewriteOptionsFromArgs, trainingJson, type RewriteArgs } from './rewrite-command.js';
+import { reportWarnings } from './warnings.js';
 
 export function runInspect(args: RewriteArgs, print: (text: string) => void): number {
-  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
+  for (const report of args.report) {
+    if (!/\.(json|md)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json or .md`);
+  }
+  reportWarnings(listWarnings(args), Boolean(args.strict));
+  // External weights are located and read only when the analysis asks (the float16 range check);
+  // without their data file, inspect still describes the graph and says what it could not check.
+  let model: ReturnType<typeof loadModel>;
+  let missingData: string | undefined;
+  try {
+    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  } catch (error) {
+    if (!(error instanceof AmpError) || !error.code.startsWith('EXTERNAL_DATA')) throw error;
+    missingData = error.message;
+    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
+  }
+  checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
   const lines: string[] = [];
   lines.push(`model: ${args.model} (${statSync(args.model).size} bytes)`);
   lines.push(`ir_version ${longToNumber(model.ir_version)}, producer ${model.producer_name || '?'} ${model.producer_version || ''}`.trimEnd());
@@ -25,9 +46,15 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
     tensors.set(type, entry);
   });
   lines.push(`graphs: ${graphs} (main graph and subgraphs)`);
+  if (missingData) lines.push(`external data not available (${missingData}): weights not checked against float16's range`);
   lines.push(`stored tensors: ${[...tensors].map(([type, t]) => `${t.count} ${type} (${t.elements} values)`).join(', ') || 'none'}`);
 
-  const { report } = ampRewrite(model, { ...ampOptionsFromArgs(args), validate: false });
+  const { report: rewrite } = rewriteModel(model, { ...rewriteOptionsFromArgs(args), validate: false });
+  const report = rewrite.amp;
+  reportWarnings(patternWarnings(args, report), Boolean(args.strict));
+  for (const file of args.report) {
+    writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report, rewrite.training) : renderAuditJson(report, rewrite.training));
+  }
   const byOp = new Map<string, { count: number; list: string; colors: Map<string, number> }>();
   for (const node of report.nodes) {
     const op = node.domain ? `${node.domain}:${node.op}` : node.op;
@@ -37,12 +64,31 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
     entry.colors.set(outcome, (entry.colors.get(outcome) ?? 0) + 1);
     byOp.set(op, entry);
   }
+  if (args.quiet) return 0;
+  if (args.json) {
+    const json = {
+      model: args.model,
+      bytes: statSync(args.model).size,
+      irVersion: longToNumber(model.ir_version),
+      producer: { name: model.producer_name ?? '', version: model.producer_version ?? '' },
+      opsets: (model.opset_import ?? []).map((o) => ({ domain: o.domain || 'ai.onnx', version: longToNumber(o.version) })),
+      graphs,
+      storedTensors: [...tensors].map(([type, t]) => ({ type, ...t })),
+      ops: [...byOp].map(([op, e]) => ({ op, count: e.count, list: e.list, outcomes: Object.fromEntries(e.colors) })),
+      summary: report.summary,
+      ...(rewrite.training ? { training: trainingJson(rewrite.training) } : {}),
+      ...(args.verbose ? { lists: report.lists } : {}),
+    };
+    print(`${JSON.stringify(json, null, 2)}\n`);
+    return 0;
+  }
   lines.push('', 'ops (count, list, what the pass would do):');
   const width = Math.max(4, ...[...byOp.keys()].map((op) => op.length));
   for (const [op, entry] of [...byOp].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]))) {
     const outcomes = [...entry.colors].map(([what, n]) => `${n} ${what}`).join(', ');
     lines.push(`  ${op.padEnd(width)} ${String(entry.count).padStart(5)}  ${entry.list.padEnd(5)}  ${outcomes}`);
   }
-  print(`${lines.join('\n')}\n\n${renderSummary(report.summary)}`);
+  print(`${lines.join('\n')}\n\n${renderSummary(report.summary)}${rewrite.training ? renderTrainingSummary(rewrite.training) : ''}`);
+  if (args.verbose) print(renderLists(report.lists));
   return 0;
 }

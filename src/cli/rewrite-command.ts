@@ -1,17 +1,28 @@
 /** `amp-rewrite <model.onnx> -o <out.onnx>`: the AMP pass from the command line. */
 import path from 'node:path';
 import type { Argv } from 'yargs';
+import { checkModel } from '../onnx/check-model.js';
+import { decodeModel } from '../onnx/codec.js';
+import { externalRefOf } from '../onnx/external-data.js';
+import { printable } from '../onnx/printable.js';
+import { assertSeparateFiles, type NamedPath } from '../onnx/safe-write.js';
+import { forEachTensor } from '../onnx/walk.js';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
-import { loadModel, saveModel, type SaveOptions } from '../onnx/model-io.js';
-import { ampPassInfo, type AmpOptions } from '../passes/amp.js';
+import { loadModelFile, saveModel, type SaveOptions } from '../onnx/model-io.js';
+import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
+import { reportWarnings, unknownOpTypes, unmatchedPatterns } from './warnings.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
 import { renderTrainingSummary, rewriteModel, type RewriteOptions } from '../passes/pipeline.js';
 import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
+import { renderAuditHtml } from '../report/html/render-html.js';
 import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
+import { TARGETS, type Target } from '../passes/amp/target-policy.js';
 import type { onnx } from '../onnx/generated/onnx.js';
+import { calibrate, inputBatches, modelAwareRandomInputs, type Calibration } from '../runtime/calibration.js';
+import { parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
 import { mark, phase } from '../onnx/phases.js';
 
@@ -20,6 +31,7 @@ export interface RewriteArgs {
   output?: string;
   mode: 'fp16' | 'bf16';
   weights: 'fp32' | 'fp16';
+  kvCache: 'keep' | 'fp16';
   report: string[];
   quiet: boolean;
   json: boolean;
@@ -29,6 +41,7 @@ export interface RewriteArgs {
   forceFp32: string[];
   forceFp16: string[];
   allowNewerIr: boolean;
+  allowExternalOutside?: boolean;
   externalData: string;
   calibrate: boolean;
   training: 'auto' | 'on' | 'off';
@@ -36,7 +49,9 @@ export interface RewriteArgs {
   lossGrad?: string;
   gradSuffix?: string;
   stateSuffix?: string;
-  lossScale: string;
+  /** Absent: the mode's default (dynamic for fp16, none for bf16). */
+  lossScale?: string;
+  strict?: boolean;
   lossScaleInitial?: number;
   growthFactor?: number;
   backoffFactor?: number;
@@ -45,6 +60,12 @@ export interface RewriteArgs {
   maxScale?: number;
   inputs: string[];
   dim: string[];
+  target: Target;
+  numerics?: string;
+  headroom: number;
+  inputScale: number;
+  inputDistribution: 'uniform' | 'normal';
+  calibrationBatches: number;
   [flag: string]: unknown;
 }
 
@@ -58,7 +79,13 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
       describe: ampPassInfo.options.weights.help,
       choices: [...ampPassInfo.options.weights.choices],
     })
-    .option('report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json or audit.md (repeatable)' })
+    .option('kv-cache', {
+      type: 'string',
+      choices: ['keep', 'fp16'],
+      default: 'keep',
+      describe: "a decoder's past/present key-value cache inputs and outputs: 'keep' their declared type, or 'fp16' (halves the cache memory; the graph's I/O types change)",
+    })
+    .option('report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json, audit.md or audit.html (repeatable)' })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' })
     .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON instead of text' })
     .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'also print the effective op lists' })
@@ -67,13 +94,33 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
     .option('force-fp32', { type: 'string', array: true, default: [], describe: 'keep these nodes fp32: node names or /regex/ (repeatable)' })
     .option('force-fp16', { type: 'string', array: true, default: [], describe: 'convert these nodes: node names or /regex/ (repeatable)' })
     .option('allow-newer-ir', { type: 'boolean', default: false, describe: 'accept models with an IR version newer than 14' })
+    .option('allow-external-outside', {
+      type: 'boolean',
+      default: false,
+      describe: "accept external data files whose real path (after symlinks) is outside the model's folder (ONNX Runtime refuses them)",
+    })
     .option('calibrate', {
       type: 'boolean',
       default: false,
-      describe: 'run the fp32 model once (random inputs, or --inputs) and keep nodes that see values beyond float16 range in fp32',
+      describe: 'run the model on calibration inputs (--inputs, or random ones that respect the model) and keep nodes that see values beyond float16 range (less the headroom), or that flush to zero, in fp32',
     })
-    .option('inputs', { type: 'string', array: true, default: [], describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json)' })
-    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension for random inputs: name=value (repeatable)' })
+    .option('target', {
+      choices: [...TARGETS],
+      default: 'any',
+      describe: "the provider that will run the model (rules/kernels.json): cuda runs LayerNorm/Softmax in the low type mid-model (their kernels accumulate in fp32); cpu warns where ORT's CPU provider has no fast fp16/bf16 kernel",
+    })
+    .option('inputs', {
+      type: 'string',
+      array: true,
+      default: [],
+      describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json), or a folder (one batch) of them, or a folder of batch folders',
+    })
+    .option('headroom', { type: 'number', default: 2, describe: '--calibrate pins values at or above 65504 / headroom (default 2: above half of float16\'s max)' })
+    .option('input-scale', { type: 'number', default: 1, describe: 'random calibration floats: uniform in [-scale, scale), or the standard deviation with --input-distribution normal' })
+    .option('input-distribution', { choices: ['uniform', 'normal'], default: 'uniform', describe: 'distribution of random calibration floats' })
+    .option('calibration-batches', { type: 'number', default: 2, describe: 'random calibration batches (different seeds)' })
+    .option('numerics', { choices: ['emulate', 'native'], describe: '--calibrate: also run the emulated float16 rewrite to find where overflows start (emulate, the default) or not (native)' })
+    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension, for random inputs and for the static shapes of the FLOPs share and Tensor Core lint: name=value (repeatable)' })
     .option('external-data', {
       type: 'string',
       default: 'keep',
@@ -86,7 +133,7 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
     .option('loss-grad', { type: 'string', group: training, describe: 'the seed dLoss/dLoss (default <loss>_grad)' })
     .option('grad-suffix', { type: 'string', group: training, describe: 'gradients are <param><suffix> (default _grad)' })
     .option('state-suffix', { type: 'string', group: training, describe: 'updated state is <input><suffix> (default .next)' })
-    .option('loss-scale', { type: 'string', default: 'dynamic', group: training, describe: 'dynamic, static:<value> or none (bf16 needs none)' })
+    .option('loss-scale', { type: 'string', group: training, describe: 'dynamic, static:<value> or none (default: dynamic for fp16, none for bf16, whose range is fp32\'s)' })
     .option('loss-scale-initial', { type: 'number', group: training, describe: 'initial dynamic scale (default 65536)' })
     .option('growth-factor', { type: 'number', group: training, describe: 'scale multiplier after growth-interval finite steps (default 2)' })
     .option('backoff-factor', { type: 'number', group: training, describe: 'scale multiplier on overflow (default 0.5)' })
@@ -118,15 +165,15 @@ export function listChangesFromFlags(args: Record<string, unknown>): ListChanges
 
 export function rewriteOptionsFromArgs(args: RewriteArgs): RewriteOptions {
   const dynamicGiven = [args.lossScaleInitial, args.growthFactor, args.backoffFactor, args.growthInterval, args.minScale, args.maxScale].some((v) => v !== undefined);
-  if (dynamicGiven && args.lossScale !== 'dynamic') throw new AmpError('BAD_OPTION', 'the growth/backoff/interval/min/max options apply to --loss-scale dynamic only');
-  const explicitScale = args.lossScale !== 'dynamic' || dynamicGiven;
+  const lossScale = args.lossScale ?? (dynamicGiven ? 'dynamic' : undefined);
+  if (dynamicGiven && lossScale !== 'dynamic') throw new AmpError('BAD_OPTION', 'the growth/backoff/interval/min/max options apply to --loss-scale dynamic only');
   return {
     ...ampOptionsFromArgs(args),
     training: args.training,
     contract: { loss: args.loss, lossGrad: args.lossGrad, gradSuffix: args.gradSuffix, stateSuffix: args.stateSuffix },
-    ...(explicitScale || args.mode !== 'bf16'
+    ...(lossScale !== undefined
       ? {
-          lossScale: parseLossScale(args.lossScale, {
+          lossScale: parseLossScale(lossScale, {
             initial: args.lossScaleInitial,
             growthFactor: args.growthFactor,
             backoffFactor: args.backoffFactor,
@@ -143,61 +190,160 @@ export function ampOptionsFromArgs(args: RewriteArgs): AmpOptions {
   return {
     mode: args.mode,
     weights: args.weights,
+    ...(args.kvCache === 'fp16' ? { kvCache: 'fp16' as const } : {}),
     env: process.env,
     listChanges: [...(args.rules ? [readRulesFile(args.rules)] : []), { origin: 'command-line flags', changes: listChangesFromFlags(args) }],
     forceFp32: args.forceFp32,
     forceFp16: args.forceFp16,
+    target: args.target,
+    dims: parseDims(args.dim),
   };
 }
 
-function saveOptions(externalData: string): SaveOptions {
+/** --external-data: keep, embed, or a file name (with an extension) beside the output, so that a typo is not taken for one. */
+export function saveOptions(externalData: string): SaveOptions {
   if (externalData === 'keep' || externalData === 'embed') return { externalData };
+  if (!/^[^/\\]+\.[A-Za-z0-9]+$/.test(externalData) || externalData.startsWith('.')) {
+    throw new AmpError('BAD_OPTION', `--external-data ${externalData}: expected keep, embed, or a file name with an extension to gather the weights in, such as model.onnx.data`);
+  }
   return { externalData: { location: externalData } };
+}
+
+/** Warnings about options that name nothing: ops in no schema table, force patterns that match no node. */
+export function listWarnings(args: RewriteArgs): string[] {
+  const warnings: string[] = [];
+  for (const list of LIST_NAMES) {
+    const added = args[`${list}Add`];
+    if (typeof added === 'string') warnings.push(...unknownOpTypes(`--${list}-add`, splitOps(added)));
+    const fromEnv = process.env[`AMP_REWRITE_${list.toUpperCase()}LIST_ADD`];
+    if (fromEnv) warnings.push(...unknownOpTypes(`AMP_REWRITE_${list.toUpperCase()}LIST_ADD`, splitOps(fromEnv)));
+  }
+  if (args.rules) {
+    const { changes } = readRulesFile(args.rules);
+    for (const list of LIST_NAMES) warnings.push(...unknownOpTypes(`--rules ${args.rules}: ${list}.add`, changes[list]?.add ?? []));
+  }
+  return warnings;
+}
+
+export function patternWarnings(args: RewriteArgs, report: AmpReport): string[] {
+  const names = report.nodes.map((n) => n.node);
+  return [...unmatchedPatterns('--force-fp32', args.forceFp32, names), ...unmatchedPatterns('--force-fp16', args.forceFp16, names)];
 }
 
 export function parseDims(specs: readonly string[]): Map<string, number> {
   const dims = new Map<string, number>();
   for (const spec of specs) {
     const match = /^([^=]+)=(\d+)$/.exec(spec);
-    if (!match) throw new AmpError('BAD_OPTION', `--dim ${spec}: expected name=size, e.g. --dim batch=8`);
-    dims.set(match[1] as string, Number(match[2]));
+    if (!match) throw new AmpError('BAD_OPTION', `--dim ${printable(spec, 200)}: expected name=size, e.g. --dim batch=8`);
+    const size = Number(match[2]);
+    // ONNX Runtime takes dimensions as int32 in places; beyond that no input fits in memory anyway.
+    if (size > 2 ** 31 - 1) throw new AmpError('BAD_OPTION', `--dim ${printable(spec, 200)}: ${match[2]} is larger than any dimension can be (2^31-1)`);
+    dims.set(match[1] as string, size);
   }
   return dims;
 }
 
-/** The fp32 calibration run, on ONNX Runtime (loaded only here). */
-async function calibrate(model: onnx.ModelProto, args: RewriteArgs): Promise<Map<string, number>> {
-  // Loaded here: a rewrite without --calibrate needs none of the runtime modules.
-  const [{ activationRanges }, { inputsFromFiles, randomInputs }] = await Promise.all([import('../runtime/activation-range.js'), import('../runtime/inputs.js')]);
+/** The calibration runs, on ONNX Runtime (loaded only here). */
+async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampOptions: AmpOptions, notices: string[]): Promise<Calibration> {
   const ort = await loadOrt();
-  const feeds = args.inputs.length ? inputsFromFiles(ort, model, args.inputs) : randomInputs(ort, model, { dims: parseDims(args.dim), seed: 0 });
-  return activationRanges(ort, model, feeds);
+  if (!(Number.isInteger(args.calibrationBatches) && args.calibrationBatches >= 1)) throw new AmpError('BAD_OPTION', `--calibration-batches ${args.calibrationBatches}: expected a positive integer`);
+  if (!(args.inputScale > 0)) throw new AmpError('BAD_OPTION', `--input-scale ${args.inputScale}: expected a positive number`);
+  const batches = args.inputs.length
+    ? inputBatches(ort, model, args.inputs)
+    : Array.from({ length: args.calibrationBatches }, (_, seed) =>
+        modelAwareRandomInputs(ort, model, { dims: parseDims(args.dim), seed, defaultDim: 1, notices, scale: args.inputScale, distribution: args.inputDistribution }),
+      );
+  return calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions });
 }
 
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   if (!args.output && !args.dryRun) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx> (or --dry-run)');
   for (const report of args.report) {
-    if (!/\.(json|md)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json or .md`);
-  }
-  if (args.output && path.resolve(args.output) === path.resolve(args.model)) {
-    throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
+    if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);
   }
   mark('startupMs');
   const options = rewriteOptionsFromArgs(args);
-  const model = phase('loadMs', () => loadModel(args.model, { allowNewerIr: args.allowNewerIr }));
-  if (args.calibrate) options.activationRanges = await calibrate(model, args);
-  // The loaded model is not used after the rewrite: no copy of it is needed.
-  const { model: rewritten, report } = phase('passMs', () => rewriteModel(model, { ...options, inPlace: true }));
-  if (args.output && !args.dryRun) phase('saveMs', () => saveModel(rewritten, args.output as string, saveOptions(args.externalData)));
-  for (const file of args.report) {
-    writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report.amp, report.training) : renderAuditJson(report.amp, report.training));
+  reportWarnings(listWarnings(args), Boolean(args.strict));
+  const { model, bytes } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false }));
+  // Every output must be a file of its own: not an input (through a symlink, a hard link or
+  // /proc/self/cwd included), not another output. Checked before anything is written.
+  const inputs = inputFilesOf(args, model);
+  const writesModel = Boolean(args.output && !args.dryRun);
+  const outputs = [
+    ...(writesModel ? [{ path: args.output as string, role: '-o' }] : []),
+    ...args.report.map((file) => ({ path: file, role: '--report' })),
+  ];
+  assertSeparateFiles(outputs, inputs);
+  // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
+  checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
+  options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
+  const notices: string[] = [];
+  if (args.calibrate) {
+    const calibration = await calibrateFromArgs(model, args, options, notices);
+    Object.assign(options, { activationRanges: calibration.ranges, activationLimit: calibration.limit, flushedShares: calibration.flushedShares });
   }
+  // The loaded model is not used after the rewrite: the pass edits it in place, no copy. If the
+  // output fails validation, the input's own check runs on a fresh decode of its bytes.
+  const { model: rewritten, report, modified } = phase('passMs', () => {
+    try {
+      return rewriteModel(model, { ...options, inPlace: true });
+    } catch (error) {
+      if (error instanceof AmpError && error.code === 'VALIDATION_FAILED' && options.check) {
+        checkModel(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { ...options.check, structure: false });
+      }
+      throw error;
+    }
+  });
+  reportWarnings(patternWarnings(args, report.amp), Boolean(args.strict));
+  const notes: string[] = [];
+  if (writesModel) {
+    const saved = phase('saveMs', () =>
+      saveModel(rewritten, args.output as string, {
+        ...saveOptions(args.externalData),
+        ...(modified ? {} : { unchangedBytes: bytes }),
+        protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
+      }),
+    );
+    for (const { requested, actual } of saved.renamedData) {
+      notes.push(`External data: ${printable(path.basename(requested))} already exists and was not overwritten; the weights are in ${printable(path.basename(actual))}`);
+    }
+  }
+  for (const file of args.report) {
+    const text = file.endsWith('.html')
+      ? renderAuditHtml(report.amp, { title: path.basename(args.model) })
+      : file.endsWith('.md')
+        ? renderAuditMarkdown(report.amp, report.training)
+        : renderAuditJson(report.amp, report.training);
+    writeTextAtomically(file, text);
+  }
+  for (const note of notes) process.stderr.write(`amp-rewrite: note: ${note}\n`);
   if (!args.quiet) {
     const text = renderSummary(report.amp.summary) + (report.training ? renderTrainingSummary(report.training) : '');
-    print(args.json ? `${JSON.stringify({ ...report.amp.summary, ...(report.training ? { training: trainingJson(report.training) } : {}) }, null, 2)}\n` : text);
-    if (args.verbose) print(renderLists(report.amp.lists));
+    if (args.json) {
+      const json = { ...report.amp.summary, ...(report.training ? { training: trainingJson(report.training) } : {}), ...(args.verbose ? { lists: report.amp.lists } : {}) };
+      print(`${JSON.stringify(json, null, 2)}\n`);
+    } else {
+      for (const notice of notices) print(`notice: ${notice}\n`);
+      print(text);
+      if (args.verbose) print(renderLists(report.amp.lists));
+    }
   }
   return 0;
+}
+
+/** The files a rewrite reads: the model, its external data, the rules file and --inputs files. */
+function inputFilesOf(args: RewriteArgs, model: onnx.IModelProto): NamedPath[] {
+  const files: NamedPath[] = [{ path: args.model, role: 'the input model' }];
+  forEachTensor(model, (tensor) => {
+    const ref = externalRefOf(tensor);
+    if (ref) files.push({ path: ref.file, role: `the external data of tensor '${printable(tensor.name)}'` });
+  });
+  if (args.rules) files.push({ path: args.rules, role: 'the --rules file' });
+  for (const spec of args.inputs) {
+    const at = spec.indexOf('=');
+    files.push({ path: at > 0 ? spec.slice(at + 1) : spec, role: 'an --inputs file' });
+  }
+  return files;
 }
 
 /** The training part of the JSON summary: names, not node objects. */

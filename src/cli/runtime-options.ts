@@ -1,5 +1,6 @@
 /** Options shared by the commands that execute models: provider, inputs, symbolic dimensions. */
 import type { Argv } from 'yargs';
+import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { inputsFromFiles, randomInputs, type Feeds } from '../runtime/inputs.js';
 import type { Ort } from '../runtime/ort.js';
@@ -10,6 +11,7 @@ export interface RuntimeArgs {
   ep: string;
   inputs: string[];
   dim: string[];
+  dimDefault: number;
   seed: number;
 }
 
@@ -22,6 +24,7 @@ export function runtimeOptions<T>(yargs: Argv<T>): Argv<T & RuntimeArgs> {
     })
     .option('inputs', { type: 'string', array: true, default: [], describe: 'input tensors: name=file or files in input order (.pb TensorProto, .npy, .json); random when absent' })
     .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension for random inputs: name=value (repeatable)' })
+    .option('dim-default', { type: 'number', default: 1, describe: 'size of every symbolic dimension not given with --dim (a notice names each)' })
     .option('seed', { type: 'number', default: 0, describe: 'seed for random inputs' }) as unknown as Argv<T & RuntimeArgs>;
 }
 
@@ -29,6 +32,11 @@ export function providersOf(args: RuntimeArgs): Provider[] {
   return parseProviders(args.ep);
 }
 
-export function feedsOf(ort: Ort, model: onnx.IModelProto, args: RuntimeArgs): Feeds {
-  return args.inputs.length ? inputsFromFiles(ort, model, args.inputs) : randomInputs(ort, model, { dims: parseDims(args.dim), seed: args.seed });
+/** Inputs from --inputs, or random ones; symbolic dimensions without --dim take --dim-default, noted in `notices`. */
+export function feedsOf(ort: Ort, model: onnx.IModelProto, args: RuntimeArgs, notices?: string[]): Feeds {
+  if (args.inputs.length) return inputsFromFiles(ort, model, args.inputs);
+  if (args.dimDefault !== undefined && !(Number.isInteger(args.dimDefault) && args.dimDefault >= 1)) {
+    throw new AmpError('BAD_OPTION', `--dim-default ${args.dimDefault}: expected a positive integer`);
+  }
+  return randomInputs(ort, model, { dims: parseDims(args.dim), seed: args.seed, defaultDim: args.dimDefault, notices });
 }

@@ -3,6 +3,12 @@ import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModel } from '../onnx/model-io.js';
+import { checkCudaDevice, lowPrecisionTypesOf, type DeviceQuery } from '../runtime/device-check.js';
+
+/** What the commands that run models take from the machine; tests pass a faked device query. */
+export interface DeviceDeps {
+  queryDevice?: DeviceQuery;
+}
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ampRewrite } from '../passes/amp.js';
 import { rewriteModel } from '../passes/pipeline.js';
@@ -39,7 +45,7 @@ export function trainOptions(yargs: Argv): Argv<TrainArgs> {
     .option('compare', { type: 'string', describe: 'train variants of an fp32 graph side by side: a comma list of fp32, amp, fp16' })
     .option('max-steps', { type: 'number', describe: 'stop each epoch after this many steps' })
     .option('seed', { type: 'number', default: 0, describe: 'seed for the data split and shuffling' })
-    .option('json', { type: 'string', describe: 'write the results as JSON here' })
+    .option('json', { type: 'string', describe: 'the results as JSON: on stdout (--json alone, instead of the text), or written to the file given' })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress bar' }) as unknown as Argv<TrainArgs>;
 }
 
@@ -78,14 +84,23 @@ export function renderComparisonTable(results: Array<{ variant: string; result: 
   return `${lines.join('\n')}\n`;
 }
 
-export async function runTrain(args: TrainArgs, print: (text: string) => void): Promise<number> {
+export async function runTrain(args: TrainArgs, print: (text: string) => void, deps: DeviceDeps = {}): Promise<number> {
   if (!(args.epochs >= 1 && args.batch >= 1 && args.lr > 0)) throw new AmpError('BAD_OPTION', '--epochs and --batch must be at least 1 and --lr positive');
   const variants = (args.compare ?? '').split(',').map((v) => v.trim()).filter(Boolean);
   for (const v of variants) if (!(VARIANTS as readonly string[]).includes(v)) throw new AmpError('BAD_OPTION', `--compare ${args.compare}: '${v}' is not one of ${VARIANTS.join(', ')}`);
   const providers = parseProviders(args.ep);
   const model = loadModel(args.graph);
+  // The device check covers every graph about to run: amp and fp16 variants compute in float16.
+  const types = lowPrecisionTypesOf(model);
+  if (variants.some((v) => v !== 'fp32')) types.add('float16');
+  const check = checkCudaDevice(providers, types, args.graph, deps.queryDevice);
+  if (check && !args.quiet) print(`${check.notes.join('\n')}\n`);
   const data = loadMnist({ seed: args.seed });
   const results: Array<{ variant: string; result: TrainResult }> = [];
+  // `--json` alone means JSON, and only JSON, on stdout.
+  const jsonOnStdout = args.json === '';
+  const printJson = print;
+  if (jsonOnStdout) print = () => undefined;
   for (const variant of variants.length ? (variants as Variant[]) : ['as given']) {
     const graph = variant === 'as given' ? model : variantGraph(model, variant as Variant);
     const result = await train(graph, data, {
@@ -104,9 +119,10 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void): 
     }
   }
   if (variants.length) print(renderComparisonTable(results));
-  if (args.json) {
+  if (args.json !== undefined) {
     const record = { graph: args.graph, data: args.data, batch: args.batch, lr: args.lr, machine: machineDescription(), date: new Date().toISOString(), results };
-    writeTextAtomically(args.json, `${JSON.stringify(record, null, 2)}\n`);
+    if (jsonOnStdout) printJson(`${JSON.stringify(record, null, 2)}\n`);
+    else writeTextAtomically(args.json, `${JSON.stringify(record, null, 2)}\n`);
   }
   return 0;
 }

@@ -8,6 +8,7 @@ import protobuf from 'protobufjs/minimal.js';
 import { onnx } from './generated/onnx.js';
 import { AmpError } from './errors.js';
 import { phase } from './phases.js';
+import { checkWireFormat } from './strict-wire.js';
 
 // protobufjs only represents int64 exactly when it can find the long package.
 protobuf.util.Long = Long;
@@ -34,6 +35,8 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
     throw new AmpError('EMPTY_FILE', `${source}: empty file, not an ONNX model`, { subject: source });
   }
   const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // protobufjs alone accepts field 0, wrong wire types and invalid UTF-8; refuse them first.
+  checkWireFormat(buffer, 'onnx.ModelProto', source);
   let model: onnx.ModelProto;
   try {
     model = phase('decodeMs', () => onnx.ModelProto.decode(buffer));

@@ -8,6 +8,7 @@ export type AmpErrorCode =
   | 'EMPTY_FILE'
   | 'TRUNCATED'
   | 'NOT_ONNX'
+  | 'NOT_AN_AUDIT'
   | 'NEWER_IR'
   | 'EXTERNAL_DATA_MISSING'
   | 'EXTERNAL_DATA_OUT_OF_RANGE'
@@ -16,10 +17,19 @@ export type AmpErrorCode =
   | 'WRITE_FAILED'
   | 'BAD_OPTION'
   | 'UNKNOWN_OP'
+  | 'BAD_GRAPH'
   | 'VALIDATION_FAILED'
   | 'TRAINING_CONTRACT'
   | 'RUNTIME_UNAVAILABLE'
-  | 'RUNTIME_FAILED';
+  | 'RUNTIME_FAILED'
+  | 'DEVICE_UNSUPPORTED'
+  /** The model breaks a rule of the ONNX IR (the checker would reject it). */
+  | 'INVALID_MODEL'
+  /** A path that would read or write outside what the user named (symlink escape, an output equal to an input). */
+  | 'UNSAFE_PATH'
+  /** An input tensor file for run/compare/bench that does not match the model's declared input. */
+  | 'BAD_INPUT_TENSOR'
+  | 'REFERENCE_FAILED';
 
 /** Exit status for each kind of failure, as documented in the README. */
 export const EXIT_CODES = {

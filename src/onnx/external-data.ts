@@ -4,12 +4,13 @@
  * exist; the bytes themselves are read only when asked for. The model message is not changed,
  * so a load/save cycle is lossless.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { constants as bufferConstants } from 'node:buffer';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import Long from 'long';
 import { AmpError } from './errors.js';
 import { onnx } from './generated/onnx.js';
+import { printable } from './printable.js';
 
 export interface ExternalDataRef {
   /** The `location` key, relative to the model's folder. */
@@ -31,63 +32,114 @@ export function externalDataEntries(tensor: onnx.ITensorProto): Map<string, stri
   return new Map((tensor.external_data ?? []).map((entry) => [entry.key ?? '', entry.value ?? '']));
 }
 
+/** What one stat of a data file found: its real path (symlinks resolved) and size. */
+export interface DataFileInfo {
+  real: string;
+  size: number;
+}
+
+export interface ResolveOptions {
+  /**
+   * Accept a data file whose real path (after symlinks) is outside the model's real folder.
+   * ONNX Runtime refuses such models; the default refuses them too.
+   */
+  allowOutside?: boolean;
+}
+
 /**
- * Resolves an external tensor's location against the model folder and checks the range against
- * the file size (`fileSizes` caches one stat per data file).
+ * Resolves an external tensor's location against the model folder, requires the data file to be
+ * a regular file whose real path is inside the model's real folder, and checks the range against
+ * its size (`files` caches one look per data file).
  */
 export function resolveExternalData(
   tensor: onnx.ITensorProto,
   modelDir: string,
-  fileSizes: Map<string, number>,
+  files: Map<string, DataFileInfo>,
+  options: ResolveOptions = {},
 ): ExternalDataRef {
   const name = tensor.name ?? '';
+  const shown = printable(name);
   const entries = externalDataEntries(tensor);
   const location = entries.get('location');
   if (!location) {
-    throw new AmpError('EXTERNAL_DATA_BAD_LOCATION', `tensor '${name}': external data has no 'location' key`, { subject: name });
+    throw new AmpError('EXTERNAL_DATA_BAD_LOCATION', `tensor '${shown}': external data has no 'location' key`, { subject: name });
   }
   const normalized = path.normalize(location);
-  if (path.isAbsolute(location) || normalized.split(/[\\/]/).includes('..')) {
+  if (path.isAbsolute(location) || normalized.split(/[\\/]/).includes('..') || location.includes('\0')) {
     throw new AmpError(
       'EXTERNAL_DATA_BAD_LOCATION',
-      `tensor '${name}': external data location '${location}' must be a path inside the model's folder`,
+      `tensor '${shown}': external data location '${printable(location)}' must be a path inside the model's folder`,
       { subject: name },
     );
   }
   const file = path.join(modelDir, normalized);
-  let size = fileSizes.get(file);
-  if (size === undefined) {
-    size = statSize(file, name, location);
-    fileSizes.set(file, size);
+  let info = files.get(file);
+  if (info === undefined) {
+    info = inspectDataFile(file, modelDir, name, location, options);
+    files.set(file, info);
   }
+  const size = info.size;
   const offset = parseCount(entries.get('offset') ?? '0', 'offset', name);
   const length = entries.has('length') ? parseCount(entries.get('length') ?? '', 'length', name) : size - offset;
   if (offset > size || offset + length > size) {
     throw new AmpError(
       'EXTERNAL_DATA_OUT_OF_RANGE',
-      `tensor '${name}': external data ${location} bytes ${offset}..${offset + length} run past the end of the file (${size} bytes)`,
+      `tensor '${shown}': external data ${printable(location)} bytes ${offset}..${offset + length} run past the end of the file (${size} bytes)`,
       { subject: name },
     );
   }
-  return { location, file, offset, length };
+  return { location, file: info.real, offset, length };
 }
 
-function statSize(file: string, tensorName: string, location: string): number {
-  let fd: number;
+function inspectDataFile(file: string, modelDir: string, tensorName: string, location: string, options: ResolveOptions): DataFileInfo {
+  const shown = `tensor '${printable(tensorName)}': external data file '${printable(location)}'`;
+  let real: string;
   try {
-    fd = openSync(file, 'r');
+    real = realpathSync(file);
   } catch {
-    throw new AmpError(
-      'EXTERNAL_DATA_MISSING',
-      `tensor '${tensorName}': external data file '${location}' not found (looked for ${file})`,
-      { subject: tensorName },
-    );
+    throw new AmpError('EXTERNAL_DATA_MISSING', `${shown} not found (looked for ${printable(file, 400)})`, { subject: tensorName });
   }
+  if (!options.allowOutside) {
+    const realDir = realpathSync(modelDir);
+    if (!real.startsWith(realDir + path.sep)) {
+      throw new AmpError(
+        'UNSAFE_PATH',
+        `${shown} resolves to ${printable(real, 400)}, outside the model's folder ${printable(realDir, 400)} ` +
+          '(ONNX Runtime refuses this too; pass --allow-external-outside to accept it)',
+        { subject: tensorName },
+      );
+    }
+  }
+  return { real, size: regularFileSize(real, shown, tensorName) };
+}
+
+/**
+ * Opens without blocking (a FIFO would wait forever for a writer) and requires a regular file:
+ * no FIFO, device, socket or folder.
+ */
+function regularFileSize(file: string, shown: string, subject: string): number {
+  const fd = openRegularFile(file, shown, subject);
   try {
     return fstatSync(fd).size;
   } finally {
     closeSync(fd);
   }
+}
+
+export function openRegularFile(file: string, shown: string, subject: string): number {
+  let fd: number;
+  try {
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+  } catch (error) {
+    throw new AmpError('EXTERNAL_DATA_MISSING', `${shown} cannot be opened (${(error as NodeJS.ErrnoException).code ?? error})`, { subject });
+  }
+  const stats = fstatSync(fd);
+  if (!stats.isFile()) {
+    closeSync(fd);
+    const kind = stats.isDirectory() ? 'a folder' : stats.isFIFO() ? 'a FIFO' : stats.isCharacterDevice() || stats.isBlockDevice() ? 'a device' : 'not a regular file';
+    throw new AmpError('EXTERNAL_DATA_BAD_LOCATION', `${shown} is ${kind}; external data must be a regular file`, { subject });
+  }
+  return fd;
 }
 
 function parseCount(text: string, key: string, tensorName: string): number {
@@ -108,13 +160,13 @@ export function externalRefOf(tensor: onnx.ITensorProto): ExternalDataRef | unde
 }
 
 /** Reads a byte range of a file; used for external tensors, one tensor at a time. */
-export function readFileRange(file: string, offset: number, length: number): Buffer {
+export function readFileRange(file: string, offset: number, length: number): Uint8Array {
   if (length > bufferConstants.MAX_LENGTH) {
     // One Buffer holds at most MAX_LENGTH bytes; callers that can stream use tensor-chunks.ts.
     throw new AmpError('MODEL_TOO_LARGE', `${file}: ${length} bytes at ${offset} do not fit in one buffer (at most ${bufferConstants.MAX_LENGTH}); keep them in external data`);
   }
   const out = Buffer.allocUnsafe(length);
-  const fd = openSync(file, 'r');
+  const fd = openRegularFile(file, `external data file ${printable(file, 400)}`, file);
   try {
     let done = 0;
     while (done < length) {

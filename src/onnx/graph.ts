@@ -102,6 +102,22 @@ export class GraphScope {
     }
   }
 
+  /**
+   * Forgets the uses that stand for reads inside subgraphs (index -1) and what this scope reads
+   * from outside; ModelGraph.refreshOuterReferences() computes them again.
+   */
+  dropSubgraphUses(): void {
+    for (const [name, list] of [...this.consumerLists]) {
+      const kept = list.filter((use) => use.index !== -1);
+      if (kept.length === list.length) continue;
+      if (kept.length) this.consumerLists.set(name, kept);
+      else this.consumerLists.delete(name);
+    }
+    this.outerReferences.clear();
+    this.orderCache = undefined;
+    for (const child of this.children) child.dropSubgraphUses();
+  }
+
   private addUse(name: string, use: ValueUse): void {
     let list = this.consumerLists.get(name);
     if (!list) this.consumerLists.set(name, (list = []));
@@ -277,6 +293,23 @@ export class GraphScope {
     return this.orderCache;
   }
 
+  /**
+   * Rewrites this scope's node list in topological order (stable: file order wherever it is
+   * free). ONNX requires the order but exporters and runtimes tolerate graphs without it; the
+   * rewrite's output must have it. Returns the nodes a cycle kept from being placed (left untouched).
+   */
+  sortTopologically(): onnx.INodeProto[] {
+    const { order, blocked } = this.topologicalOrder();
+    if (blocked.length) return blocked;
+    const current = this.currentNodes();
+    if (order.every((node, i) => node === current[i])) return [];
+    this.commit();
+    this.nodes = [...order];
+    this.graph.node = this.nodes;
+    this.orderCache = undefined;
+    return [];
+  }
+
   /** Element type declared for a value: graph input/output, value_info, initializer or Constant. */
   declaredElemType(name: string): number | undefined {
     for (let scope: GraphScope | undefined = this; scope; scope = scope.parent) {
@@ -349,6 +382,15 @@ export class ModelGraph {
 
   commit(): void {
     this.main.commit();
+  }
+
+  /**
+   * Recomputes which outer values each subgraph reads (and the owner nodes' uses of them) after
+   * edits that rewired reads inside subgraphs, such as a Cast hoisted out of a loop body.
+   */
+  refreshOuterReferences(): void {
+    this.main.dropSubgraphUses();
+    this.main.resolveOuterReferences();
   }
 
   nodeCount(): number {

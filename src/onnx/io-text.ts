@@ -1,15 +1,15 @@
-/** Writing small text files (reports) atomically, like models: temp file, then rename. */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+/** Writing small text files (reports) atomically, like models: exclusive temp file, then rename. */
 import { AmpError } from './errors.js';
+import { printable } from './printable.js';
+import { writeFileAtomically } from './safe-write.js';
 
 export function writeTextAtomically(file: string, text: string): void {
-  const temp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.tmp-${process.pid}`);
   try {
-    writeFileSync(temp, text, { flag: 'w' });
-    renameSync(temp, file);
+    writeFileAtomically(file, Buffer.from(text, 'utf8'));
   } catch (error) {
-    rmSync(temp, { force: true });
-    throw new AmpError('WRITE_FAILED', `${file}: cannot write (${(error as NodeJS.ErrnoException).code ?? error})`, { subject: file, cause: error });
+    throw new AmpError('WRITE_FAILED', `${printable(file, 400)}: cannot write (${(error as NodeJS.ErrnoException).code ?? error}); nothing was written`, {
+      subject: file,
+      cause: error,
+    });
   }
 }

@@ -2,7 +2,7 @@
  * Reading and writing model files. Writes are atomic: every file goes to a temporary name in the
  * target folder first and is renamed into place only when all of them are complete.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync, readSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, fsyncSync, linkSync, lstatSync, openSync, readFileSync, rmSync, writeSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { cloneMessage } from './clone.js';
 import { decodeModel, encodeModel, type DecodeOptions } from './codec.js';
@@ -13,9 +13,22 @@ import {
   isExternal,
   resolveExternalData,
   tensorRawBytes,
+  type DataFileInfo,
   type ExternalDataRef,
 } from './external-data.js';
 import { onnx } from './generated/onnx.js';
+import { printable } from './printable.js';
+import {
+  assertSeparateFiles,
+  commitTemporary,
+  createTemporary,
+  discardTemporary,
+  entryExists,
+  isSameFile,
+  reachedStep,
+  writeAll,
+  type NamedPath,
+} from './safe-write.js';
 import { forEachTensor } from './walk.js';
 
 export interface LoadOptions extends Omit<DecodeOptions, 'source'> {
@@ -26,29 +39,50 @@ export interface LoadOptions extends Omit<DecodeOptions, 'source'> {
   externalData?: 'lazy' | 'ignore';
   /** Folder that external `location`s are relative to; defaults to the model's folder. */
   externalDataDir?: string;
+  /** Accept external data whose real path is outside the model's real folder (ONNX Runtime refuses it). */
+  allowExternalOutside?: boolean;
 }
 
 export function loadModel(file: string, options: LoadOptions = {}): onnx.ModelProto {
+  return loadModelFile(file, options).model;
+}
+
+/** The model and the exact bytes it was decoded from (to write an unchanged model byte for byte). */
+export function loadModelFile(file: string, options: LoadOptions = {}): { model: onnx.ModelProto; bytes: Uint8Array } {
   const bytes = readModelFile(file);
   const model = decodeModel(bytes, { ...options, source: file });
   if ((options.externalData ?? 'lazy') === 'lazy') {
     const modelDir = options.externalDataDir ?? path.dirname(path.resolve(file));
-    const fileSizes = new Map<string, number>();
+    const files = new Map<string, DataFileInfo>();
+    const resolveOptions = { allowOutside: options.allowExternalOutside ?? false };
     forEachTensor(model, (tensor) => {
-      if (isExternal(tensor)) attachExternalRef(tensor, resolveExternalData(tensor, modelDir, fileSizes));
+      if (isExternal(tensor)) attachExternalRef(tensor, resolveExternalData(tensor, modelDir, files, resolveOptions));
     });
   }
-  return model;
+  return { model, bytes };
 }
 
 function readModelFile(file: string): Buffer {
+  let fd: number;
   try {
-    return readFileSync(file);
+    // Non-blocking: opening a FIFO for reading would otherwise wait forever for a writer.
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new AmpError('FILE_NOT_FOUND', `${file}: no such file`, { subject: file });
-    if (code === 'EISDIR') throw new AmpError('READ_FAILED', `${file}: is a folder, not an ONNX file`, { subject: file });
-    throw new AmpError('READ_FAILED', `${file}: cannot read (${code ?? String(error)})`, { subject: file, cause: error });
+    if (code === 'ENOENT') throw new AmpError('FILE_NOT_FOUND', `${printable(file, 400)}: no such file`, { subject: file });
+    throw new AmpError('READ_FAILED', `${printable(file, 400)}: cannot read (${code ?? String(error)})`, { subject: file, cause: error });
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (stats.isDirectory()) throw new AmpError('READ_FAILED', `${printable(file, 400)}: is a folder, not an ONNX file`, { subject: file });
+    if (!stats.isFile()) throw new AmpError('READ_FAILED', `${printable(file, 400)}: not a regular file (a FIFO, device or socket)`, { subject: file });
+    return readFileSync(fd);
+  } catch (error) {
+    if (error instanceof AmpError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new AmpError('READ_FAILED', `${printable(file, 400)}: cannot read (${code ?? String(error)})`, { subject: file, cause: error });
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -68,6 +102,24 @@ export interface SaveOptions {
    * A NewDataFile: all external tensors and every tensor at or over the threshold go into one file.
    */
   externalData?: 'keep' | 'embed' | NewDataFile;
+  /**
+   * The bytes the model was loaded from, for a model no pass changed: with 'keep' they are
+   * written as they are, so "unchanged" means byte-identical (a decode/encode cycle may reorder
+   * fields or re-pack repeated numbers that the input wrote otherwise).
+   */
+  unchangedBytes?: Uint8Array;
+  /** Files that must not be written (the inputs of the run, its reports): naming one is UNSAFE_PATH. */
+  protect?: readonly NamedPath[];
+}
+
+/** What a save did, for a truthful message. */
+export interface SaveResult {
+  /** Every file written, absolute: the data files, then the model. */
+  written: string[];
+  /** Data files written under a fresh name because the requested name was taken (never overwritten). */
+  renamedData: Array<{ requested: string; actual: string }>;
+  /** Data files named after the replaced model (`<model>.<name>`) that it read, removed after the commit. */
+  removed: string[];
 }
 
 const MAX_PROTOBUF_BYTES = 2 ** 31 - 1;
@@ -79,24 +131,32 @@ interface Placement {
   source: { bytes: Uint8Array } | { file: string; offset: number };
 }
 
-export function saveModel(model: onnx.IModelProto, file: string, options: SaveOptions = {}): void {
+export function saveModel(model: onnx.IModelProto, file: string, options: SaveOptions = {}): SaveResult {
   const target = path.resolve(file);
   const targetDir = path.dirname(target);
   const mode = options.externalData ?? 'keep';
   let toWrite: onnx.IModelProto = model;
   const dataFiles = new Map<string, Placement[]>();
+  const locations = new Map<string, string>();
+  const sources = new Set<string>();
 
   if (mode === 'keep') {
-    const fileSizes = new Map<string, number>();
+    const files = new Map<string, DataFileInfo>();
     forEachTensor(model, (tensor) => {
       if (!isExternal(tensor)) return;
       // A tensor built in memory that points at external data expects it beside the target.
-      const ref = externalRefOf(tensor) ?? resolveExternalData(tensor, targetDir, fileSizes);
+      const ref = externalRefOf(tensor) ?? resolveExternalData(tensor, targetDir, files);
+      sources.add(ref.file);
       const destination = path.join(targetDir, path.normalize(ref.location));
-      if (destination === ref.file) return;
+      if (destination === ref.file || isSameFile(destination, ref.file)) return;
+      locations.set(destination, ref.location);
       placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { file: ref.file, offset: ref.offset } });
     });
   } else {
+    forEachTensor(model, (tensor) => {
+      const ref = isExternal(tensor) ? externalRefOf(tensor) : undefined;
+      if (ref) sources.add(ref.file);
+    });
     toWrite = cloneMessage(model);
     if (mode === 'embed') {
       forEachTensor(toWrite, (tensor) => {
@@ -106,15 +166,36 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
         tensor.external_data = [];
       });
     } else {
-      layOutNewDataFile(toWrite, mode, targetDir, dataFiles);
+      layOutNewDataFile(toWrite, mode, targetDir, dataFiles, locations);
     }
+  }
+
+  assertSeparateFiles(
+    [{ path: target, role: 'the output model' }, ...[...dataFiles.keys()].map((d) => ({ path: d, role: 'the output data file' }))],
+    [...[...sources].map((f) => ({ path: f, role: 'external data of the input' })), ...(options.protect ?? [])],
+  );
+  // An existing data file is never overwritten (another model may read it): the new data goes
+  // under a fresh name derived from the output model, and the model points there.
+  const renamedData: SaveResult['renamedData'] = [];
+  for (const destination of [...dataFiles.keys()]) {
+    if (!entryExists(destination)) continue;
+    const fresh = freshDataName(target, destination, dataFiles);
+    const placements = dataFiles.get(destination) as Placement[];
+    dataFiles.delete(destination);
+    dataFiles.set(fresh, placements);
+    const location = locations.get(destination) as string;
+    const freshLocation = path.join(path.dirname(location), path.basename(fresh));
+    locations.set(fresh, freshLocation);
+    if (toWrite === model) toWrite = cloneMessage(model);
+    relocate(toWrite, location, freshLocation, fresh);
+    renamedData.push({ requested: destination, actual: fresh });
   }
 
   let encoded: Uint8Array;
   try {
-    encoded = encodeModel(toWrite);
+    encoded = mode === 'keep' && options.unchangedBytes && toWrite === model ? options.unchangedBytes : encodeModel(toWrite);
   } catch (error) {
-    throw new AmpError('MODEL_TOO_LARGE', `${file}: cannot encode the model (${(error as Error).message}); save weights as external data`, {
+    throw new AmpError('MODEL_TOO_LARGE', `${printable(file, 400)}: cannot encode the model (${(error as Error).message}); save weights as external data`, {
       subject: file,
       cause: error,
     });
@@ -122,11 +203,73 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   if (encoded.length > MAX_PROTOBUF_BYTES) {
     throw new AmpError(
       'MODEL_TOO_LARGE',
-      `${file}: the model is ${encoded.length} bytes, over protobuf's 2 GiB limit; save weights as external data`,
+      `${printable(file, 400)}: the model is ${encoded.length} bytes, over protobuf's 2 GiB limit; save weights as external data`,
       { subject: file },
     );
   }
-  writeFilesAtomically(target, encoded, dataFiles);
+  const keep = new Set([...sources, ...dataFiles.keys(), ...(options.protect ?? []).map((p) => path.resolve(p.path))]);
+  // Only files named after the output model are ours to remove: another model may share the rest.
+  const ours = `${path.basename(target)}.`;
+  const oldData = dataFilesOfReplacedModel(target).filter((f) => path.basename(f).startsWith(ours) && ![...keep].some((k) => isSameFile(k, f)));
+  const written = writeFilesAtomically(target, encoded, dataFiles);
+  const removed: string[] = [];
+  for (const stale of oldData) {
+    try {
+      rmSync(stale);
+      removed.push(stale);
+    } catch {
+      // Left in place: an unreferenced file, not a damaged model.
+    }
+  }
+  return { written, renamedData, removed };
+}
+
+/** Points every tensor stored at `from` to `to` (a fresh data file name). */
+function relocate(model: onnx.IModelProto, from: string, to: string, file: string): void {
+  forEachTensor(model, (tensor) => {
+    if (!isExternal(tensor)) return;
+    const entry = (tensor.external_data ?? []).find((e) => e.key === 'location');
+    if (!entry || entry.value !== from) return;
+    tensor.external_data = (tensor.external_data ?? []).map((e) => (e.key === 'location' ? onnx.StringStringEntryProto.create({ key: 'location', value: to }) : e));
+    const ref = externalRefOf(tensor);
+    if (ref) attachExternalRef(tensor, { ...ref, location: to, file });
+  });
+}
+
+/** `<output model>.<requested name>`, then with a counter, until the name is free. */
+function freshDataName(target: string, requested: string, planned: Map<string, Placement[]>): string {
+  const base = `${path.basename(target)}.${path.basename(requested)}`;
+  for (let n = 0; ; n++) {
+    const candidate = path.join(path.dirname(requested), n === 0 ? base : `${path.basename(target)}.${n}.${path.basename(requested)}`);
+    if (!entryExists(candidate) && !planned.has(candidate)) return candidate;
+  }
+}
+
+/**
+ * The data files the model currently at `target` reads (regular files inside its folder), so
+ * that replacing the model can remove the ones nothing reads any more. Empty when there is no
+ * model there or it cannot be read.
+ */
+function dataFilesOfReplacedModel(target: string): string[] {
+  let old: onnx.ModelProto;
+  try {
+    if (!lstatSync(target).isFile()) return [];
+    old = decodeModel(readFileSync(target));
+  } catch {
+    return [];
+  }
+  const folder = path.dirname(target);
+  const found = new Set<string>();
+  const files = new Map<string, DataFileInfo>();
+  forEachTensor(old, (tensor) => {
+    if (!isExternal(tensor)) return;
+    try {
+      found.add(resolveExternalData(tensor, folder, files).file);
+    } catch {
+      // Missing, outside the folder or not a regular file: not ours to remove.
+    }
+  });
+  return [...found];
 }
 
 function requireRef(tensor: onnx.ITensorProto): ExternalDataRef {
@@ -147,7 +290,13 @@ function placementsFor(files: Map<string, Placement[]>, destination: string): Pl
   return list;
 }
 
-function layOutNewDataFile(model: onnx.IModelProto, spec: NewDataFile, targetDir: string, dataFiles: Map<string, Placement[]>): void {
+function layOutNewDataFile(
+  model: onnx.IModelProto,
+  spec: NewDataFile,
+  targetDir: string,
+  dataFiles: Map<string, Placement[]>,
+  locations: Map<string, string>,
+): void {
   const normalized = path.normalize(spec.location);
   if (path.isAbsolute(spec.location) || normalized.split(/[\\/]/).includes('..')) {
     throw new AmpError('BAD_OPTION', `external data location '${spec.location}' must be a file name inside the model's folder`);
@@ -155,6 +304,7 @@ function layOutNewDataFile(model: onnx.IModelProto, spec: NewDataFile, targetDir
   const threshold = spec.sizeThreshold ?? 1024;
   const align = spec.align ?? 4096;
   const destination = path.join(targetDir, normalized);
+  locations.set(destination, spec.location);
   const placements = placementsFor(dataFiles, destination);
   let end = 0;
   forEachTensor(model, (tensor) => {
@@ -182,44 +332,82 @@ function layOutNewDataFile(model: onnx.IModelProto, spec: NewDataFile, targetDir
 
 const COPY_CHUNK = 16 * 1024 * 1024;
 
-function writeFilesAtomically(modelPath: string, modelBytes: Uint8Array, dataFiles: Map<string, Placement[]>): void {
-  const written: Array<{ temp: string; final: string }> = [];
+/**
+ * Commits a model and its data files so that a crash at any point leaves either the complete old
+ * set or the complete new set: the data files go under names nothing else reads (checked above)
+ * and are in place before the model's rename, which is the commit. A failure before the commit
+ * removes everything this call created.
+ */
+function writeFilesAtomically(modelPath: string, modelBytes: Uint8Array, dataFiles: Map<string, Placement[]>): string[] {
+  const placed: string[] = [];
+  let temp: string | undefined;
   try {
     for (const [destination, placements] of [...dataFiles].sort(([a], [b]) => a.localeCompare(b))) {
-      const temp = temporaryName(destination);
-      written.push({ temp, final: destination });
-      writeDataFile(temp, placements);
+      const created = createTemporary(destination);
+      temp = created.temp;
+      writeDataFile(created.fd, placements);
+      placeWithoutReplacing(temp, destination);
+      temp = undefined;
+      placed.push(destination);
+      reachedStep('data-placed');
     }
-    const temp = temporaryName(modelPath);
-    written.push({ temp, final: modelPath });
-    writeWhole(temp, modelBytes);
-    // Data files first, so the model never points at data that is not there yet.
-    for (const { temp, final } of written) renameSync(temp, final);
+    const created = createTemporary(modelPath);
+    temp = created.temp;
+    try {
+      writeAll(created.fd, modelBytes);
+      fsyncSync(created.fd);
+    } finally {
+      closeSync(created.fd);
+    }
+    reachedStep('model-written');
+    commitTemporary(temp, modelPath);
+    temp = undefined;
+    syncFolder(path.dirname(modelPath));
+    reachedStep('model-committed');
+    return [...placed, modelPath];
   } catch (error) {
-    for (const { temp } of written) rmSync(temp, { force: true });
+    if (temp) discardTemporary(temp);
+    for (const file of placed) rmSync(file, { force: true });
     if (error instanceof AmpError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new AmpError('WRITE_FAILED', `${modelPath}: cannot write (${code}); nothing was written`, { subject: modelPath, cause: error });
+    throw new AmpError('WRITE_FAILED', `${printable(modelPath, 400)}: cannot write (${code}); nothing was written, the old files are as they were`, {
+      subject: modelPath,
+      cause: error,
+    });
   }
 }
 
-function temporaryName(final: string): string {
-  return path.join(path.dirname(final), `.${path.basename(final)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
-}
-
-function writeWhole(file: string, bytes: Uint8Array): void {
-  const fd = openSync(file, 'wx');
+/** Moves a finished temporary file to a name that must not exist: a hard link fails rather than replace. */
+function placeWithoutReplacing(temp: string, final: string): void {
   try {
-    let done = 0;
-    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    linkSync(temp, final);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      discardTemporary(temp);
+      throw new AmpError('UNSAFE_PATH', `${printable(final, 400)} appeared while writing; it was not overwritten and nothing was written`, { subject: final });
+    }
+    // A file system without hard links: the name was checked free just before.
+    commitTemporary(temp, final);
+    return;
+  }
+  discardTemporary(temp);
+}
+
+function syncFolder(folder: string): void {
+  try {
+    const fd = openSync(folder, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Some file systems cannot sync a folder; the rename itself is still atomic.
   }
 }
 
-function writeDataFile(file: string, placements: Placement[]): void {
-  const fd = openSync(file, 'wx');
+function writeDataFile(fd: number, placements: Placement[]): void {
   const chunk = Buffer.allocUnsafe(COPY_CHUNK);
   try {
     for (const placement of [...placements].sort((a, b) => a.offset - b.offset)) {

@@ -72,6 +72,8 @@ const CONTRIB_TABLE_URL = new URL('../../rules/schemas-com.microsoft.json', impo
 const TABLE_SOURCES: ReadonlyArray<{ readonly url: URL; readonly regenerate: string }> = [
   { url: TABLE_URL, regenerate: 'npm run gen:schemas' },
   { url: CONTRIB_TABLE_URL, regenerate: 'node scripts/gen-contrib-schemas.mjs <ContribOperators.md>' },
+  // ONNX Runtime's own registrations in the default domain (SimplifiedLayerNormalization), written from its sources.
+  { url: new URL('../../rules/schemas-ort-default-domain.json', import.meta.url), regenerate: 'edit it by hand from onnxruntime contrib_defs.cc' },
 ];
 const NO_VERSIONS: readonly OpSchema[] = Object.freeze([]);
 let table: Table | undefined;

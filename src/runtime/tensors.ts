@@ -8,6 +8,7 @@ import { DataType, dataTypeName } from '../onnx/data-types.js';
 import { AmpError } from '../onnx/errors.js';
 import { tensorRawBytes } from '../onnx/external-data.js';
 import { onnx } from '../onnx/generated/onnx.js';
+import { checkWireFormat } from '../onnx/strict-wire.js';
 import type { Ort } from './ort.js';
 
 export type OrtType = Tensor.Type;
@@ -93,6 +94,7 @@ export function ortToTensorProto(tensor: Tensor, name: string): onnx.TensorProto
 
 /** Reads a TensorProto file (.pb), the format of ONNX's test data. */
 export function decodeTensorProto(bytes: Uint8Array, source: string): onnx.TensorProto {
+  checkWireFormat(bytes, 'onnx.TensorProto', source, 'an ONNX TensorProto');
   try {
     return onnx.TensorProto.decode(bytes);
   } catch (error) {

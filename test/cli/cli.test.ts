@@ -41,7 +41,7 @@ describe('amp-rewrite CLI', () => {
     expect(qProj.castsAdded).toEqual(['layernormalization_0/to_fp16', 'l0.wq/to_fp16']);
     expect(audit.lists.allow.some((e: { op: string }) => e.op === 'MatMul')).toBe(true);
     const text = readFileSync(md, 'utf8');
-    expect(text).toContain('| graph | l0/softmax | Softmax | deny | DENY | deny-list |');
+    expect(text).toContain('| graph | l0/softmax | Softmax | fp32 | f32 → f32 | deny | deny-list |');
     expect(text).toContain('### allow');
   });
 

@@ -76,10 +76,10 @@ describe('list changes', () => {
   });
 
   it('maps AMP_REWRITE_<LIST>LIST_<ADD|REMOVE> like TensorFlow’s variables, removes before adds', () => {
-    const layers = changesFromEnvironment({ AMP_REWRITE_INFERLIST_REMOVE: 'Tanh', AMP_REWRITE_CLEARLIST_ADD: 'Tanh, com.microsoft:Gelu' });
+    const layers = changesFromEnvironment({ AMP_REWRITE_INFERLIST_REMOVE: 'Tanh', AMP_REWRITE_CLEARLIST_ADD: 'Tanh, com.microsoft:Unique' });
     const lists = buildOpLists(layers);
     expect(lists.lookup('', 'Tanh')?.list).toBe('clear');
-    expect(lists.lookup('com.microsoft', 'Gelu')?.list).toBe('clear');
+    expect(lists.lookup('com.microsoft', 'Unique')?.list).toBe('clear');
     expect(lists.lookup('', 'Tanh')?.origin).toBe('env AMP_REWRITE_CLEARLIST_ADD');
   });
 });

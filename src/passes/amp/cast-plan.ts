@@ -52,6 +52,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     return loweredIn(owner).has(name);
   };
   const target = options.target;
+  /** Casts made per scope, keyed by type and value: one Cast per (value, type) in each scope. */
+  const castsMade = new Map<GraphScope, Map<string, string>>();
 
   for (const scope of graph.scopes) {
     const paint = paints.get(scope);
@@ -64,7 +66,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const decision = decisions.get(node);
       const nodeFacts = facts.get(node);
       if (decision?.color !== 'ALLOW' || !nodeFacts?.schema) return DataType.FLOAT;
-      return typeVariableOfInput(nodeFacts.schema, index)?.typeStr === nodeFacts.mainVar ? target : DataType.FLOAT;
+      return nodeFacts.convertedVars.has(typeVariableOfInput(nodeFacts.schema, index)?.typeStr ?? '') ? target : DataType.FLOAT;
     };
     /** Whether every reader of `name` in this scope wants the target type (none reads it from a subgraph). */
     const allReadersWantTarget = (name: string): boolean => {
@@ -160,6 +162,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       scope.renameNodeOutput(producer.node, producer.index, renamed);
       const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(`${name}/to_fp32`));
       scope.insertNodeAfter(producer.node, cast);
+      const producerDecision = decisions.get(producer.node);
+      if (producerDecision) (producerDecision.castsOnOutputs ??= []).push(cast.name);
       stats.castsToFloat32++;
       stats.castNodes.push(cast.name);
       low.delete(name);
@@ -169,26 +173,29 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     }
 
     const decisionOf = (owner: GraphScope, node: onnx.INodeProto) => paints.get(owner)?.decisions.get(node);
-    const castsMade = new Map<string, string>();
     const castTo = (name: string, type: number): string => {
-      const key = `${type}:${name}`;
-      const existing = castsMade.get(key);
-      if (existing) return existing;
-      const output = graph.uniqueName(`${name}/to_${suffixOf(type)}`);
-      const cast = castNode(name, output, type, output);
       const definition = scope.resolve(name);
-      const anchor = definition?.kind === 'node' && definition.scope === scope ? definition.producer.node : null;
-      scope.insertNodeAfter(anchor, cast);
       const isWeight =
         definition?.kind === 'initializer' ||
         (definition?.kind === 'input' && (definition.scope.initializers.has(name) || options.weightInputs.has(name))) ||
         (definition?.kind === 'node' && decisionOf(definition.scope, definition.producer.node)?.rule === 'constant-source');
+      // A weight from an enclosing scope is cast where it is defined, once: inside a Loop or Scan
+      // body the Cast would run at every iteration. Its readers see the result as an outer value.
+      const home = isWeight && definition ? definition.scope : scope;
+      const key = `${type}:${name}`;
+      const made = castsMade.get(home) ?? castsMade.set(home, new Map()).get(home)!;
+      const existing = made.get(key);
+      if (existing) return existing;
+      const output = graph.uniqueName(`${name}/to_${suffixOf(type)}`);
+      const cast = castNode(name, output, type, output);
+      const anchor = definition?.kind === 'node' && definition.scope === home ? definition.producer.node : null;
+      home.insertNodeAfter(anchor, cast);
       if (type !== DataType.FLOAT) {
         if (isWeight) stats.weightCasts++;
         else stats.castsToTarget++;
       } else stats.castsToFloat32++;
       stats.castNodes.push(cast.name);
-      castsMade.set(key, output);
+      made.set(key, output);
       return output;
     };
 

@@ -9,6 +9,7 @@ export type Color = 'ALLOW' | 'DENY' | 'NONE';
 export type RuleCode =
   | 'allow-list'
   | 'force-fp16'
+  | 'target-kernel'
   | 'deny-list'
   | 'deny-upstream'
   | 'between-allow'
@@ -23,6 +24,9 @@ export type RuleCode =
   | 'fp32-stream'
   | 'unlisted'
   | 'no-float-compute'
+  | 'control-flow'
+  | 'local-function'
+  | 'already-low-precision'
   | 'constant-source'
   | 'unknown-type'
   | 'non-tensor-types'
@@ -41,6 +45,10 @@ export interface NodeDecision {
   processable: boolean;
   /** Names of the Cast nodes added on this node's input edges. */
   castsAdded: string[];
+  /** Casts added after this node's outputs (a graph output keeps its type through one). */
+  castsOnOutputs?: string[];
+  /** Set when the node already computes in a reduced-precision type ('float16', 'bfloat16'). */
+  computesIn?: string;
 }
 
 export function describeNode(node: onnx.INodeProto): string {

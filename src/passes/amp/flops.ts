@@ -32,7 +32,7 @@ function declaredShape(scope: GraphScope, name: string | null | undefined): Shap
  * A value's shape: inferred (the map holds main-graph values only, so it is used when the name
  * resolves to the main graph), else declared.
  */
-function knownShape(scope: GraphScope, name: string | null | undefined, inferred: ReadonlyMap<string, Shape> | undefined): Shape | undefined {
+export function knownShape(scope: GraphScope, name: string | null | undefined, inferred: ReadonlyMap<string, Shape> | undefined): Shape | undefined {
   if (!name) return undefined;
   if (inferred) {
     let s: GraphScope | undefined = scope;

@@ -35,12 +35,26 @@ export type ListChanges = Partial<Record<ListName, { add?: string[]; remove?: st
 export interface ListChangeLayer {
   origin: string;
   changes: ListChanges;
+  /** Node names or /regex/ kept fp32 (a rules file's "forceFp32", e.g. the overrides `tune` writes). */
+  forceFp32?: string[];
 }
 
 interface ListFile {
   list: ListName;
   meaning: string;
   ops: Array<{ op: string; domain?: string; reason: string; since?: number; onlyWhen?: AttributeCondition }>;
+}
+
+/** An op deliberately left off the four lists, with the reason (rules/unlisted.json). */
+export interface UnlistedOp {
+  op: string;
+  domain?: string;
+  reason: string;
+}
+
+export function readUnlistedOps(): UnlistedOp[] {
+  const file = JSON.parse(readFileSync(new URL('../../../rules/unlisted.json', import.meta.url), 'utf8')) as { ops: UnlistedOp[] };
+  return file.ops;
 }
 
 export function readDefaultList(name: ListName): ListFile {
@@ -61,9 +75,18 @@ export class OpLists {
   private readonly byKey = new Map<string, OpListEntry>();
   readonly meanings: Record<ListName, string>;
 
-  constructor(entries: Iterable<OpListEntry>, meanings: Record<ListName, string>) {
+  /** Ops deliberately on no list (rules/unlisted.json), keyed like the lists, with the reason the audit shows. */
+  private readonly unlisted = new Map<string, string>();
+
+  constructor(entries: Iterable<OpListEntry>, meanings: Record<ListName, string>, unlisted: Iterable<UnlistedOp> = []) {
     this.meanings = meanings;
     for (const entry of entries) this.byKey.set(key(entry.domain, entry.op), entry);
+    for (const entry of unlisted) this.unlisted.set(key(entry.domain ?? '', entry.op), entry.reason);
+  }
+
+  /** Why an op is deliberately on no list, when rules/unlisted.json says so. */
+  unlistedReason(domain: string | null | undefined, op: string | null | undefined): string | undefined {
+    return this.unlisted.get(key(domain ?? '', op ?? ''));
   }
 
   lookup(domain: string | null | undefined, op: string | null | undefined): OpListEntry | undefined {
@@ -79,7 +102,7 @@ export class OpLists {
 }
 
 /** Reads AMP_REWRITE_ALLOWLIST_ADD and friends (comma-separated op types). */
-export function changesFromEnvironment(env: NodeJS.ProcessEnv): ListChangeLayer[] {
+export function changesFromEnvironment(env: Readonly<Record<string, string | undefined>>): ListChangeLayer[] {
   const layers: ListChangeLayer[] = [];
   for (const list of LIST_NAMES) {
     for (const action of ['remove', 'add'] as const) {
@@ -95,7 +118,10 @@ export function splitOps(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
 
-/** Reads a --rules file: `{ "allow": { "add": [...], "remove": [...] }, "deny": ... }`. */
+/**
+ * Reads a --rules file: `{ "allow": { "add": [...], "remove": [...] }, "deny": ..., "forceFp32": [node names] }`.
+ * Keys starting with '$' ($schema, $comment) are notes.
+ */
 export function readRulesFile(file: string): ListChangeLayer {
   let parsed: unknown;
   try {
@@ -107,10 +133,18 @@ export function readRulesFile(file: string): ListChangeLayer {
     throw new AmpError('BAD_OPTION', `--rules ${file}: expected an object with keys among ${LIST_NAMES.join(', ')}`, { subject: file });
   }
   const changes: ListChanges = {};
+  let forceFp32: string[] | undefined;
   for (const [name, value] of Object.entries(parsed)) {
-    if (name === '$schema') continue;
+    if (name.startsWith('$')) continue;
+    if (name === 'forceFp32') {
+      if (!(Array.isArray(value) && value.every((v) => typeof v === 'string'))) {
+        throw new AmpError('BAD_OPTION', `--rules ${file}: forceFp32 must be an array of node names or /regex/`, { subject: file });
+      }
+      forceFp32 = value as string[];
+      continue;
+    }
     if (!(LIST_NAMES as readonly string[]).includes(name)) {
-      throw new AmpError('BAD_OPTION', `--rules ${file}: unknown list '${name}' (expected ${LIST_NAMES.join(', ')})`, { subject: file });
+      throw new AmpError('BAD_OPTION', `--rules ${file}: unknown list '${name}' (expected ${LIST_NAMES.join(', ')}, or forceFp32)`, { subject: file });
     }
     const entry = value as { add?: unknown; remove?: unknown };
     for (const action of ['add', 'remove'] as const) {
@@ -121,7 +155,7 @@ export function readRulesFile(file: string): ListChangeLayer {
     }
     changes[name as ListName] = entry as { add?: string[]; remove?: string[] };
   }
-  return { origin: file, changes };
+  return { origin: file, changes, ...(forceFp32 ? { forceFp32 } : {}) };
 }
 
 /** The default lists with every layer of changes applied in order. */
@@ -168,5 +202,5 @@ export function buildOpLists(layers: readonly ListChangeLayer[] = []): OpLists {
     }
     if (list[0]) entries.push(list[0]);
   }
-  return new OpLists(entries, meanings);
+  return new OpLists(entries, meanings, readUnlistedOps());
 }

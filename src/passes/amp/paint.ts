@@ -12,10 +12,13 @@ import { typeVariableOfInput, typeVariableOfOutput, typesOf, type OpSchema } fro
 import { schemaOf, type ElemTypes } from '../../onnx/type-inference.js';
 import { AmpError } from '../../onnx/errors.js';
 import { describeNode, type NodeDecision, type RuleCode } from './decisions.js';
+import { whyNoFloat32 } from './no-float32.js';
+import { tiedTypeVariables } from './tied-types.js';
 import type { AttributeCondition, OpLists } from './op-lists.js';
 import type { PinnedNode } from './weight-range.js';
 import { findAttribute } from '../../onnx/attributes.js';
 import { longToNumber } from '../../onnx/external-data.js';
+import type { TargetPolicy } from './target-policy.js';
 
 export interface PaintOptions {
   target: number;
@@ -26,6 +29,8 @@ export interface PaintOptions {
   forceFp16: NodeMatcher;
   /** Graph inputs that hold weights (training parameters and optimizer state). */
   weightInputs: ReadonlySet<string>;
+  /** What the execution provider's kernels allow (--target); absent for 'any'. */
+  targetPolicy?: TargetPolicy;
 }
 
 export type NodeMatcher = (node: onnx.INodeProto) => boolean;
@@ -35,6 +40,8 @@ export interface NodeFacts {
   schema: OpSchema | undefined;
   /** The type variable that carries the node's float32 data; the only one converted. */
   mainVar: string | undefined;
+  /** Type variables converted with mainVar (rules/tied-type-variables.json), mainVar included. */
+  convertedVars: ReadonlySet<string>;
   acceptsTarget: boolean;
 }
 
@@ -47,7 +54,7 @@ const STANDARD_DOMAINS = new Set(['', 'ai.onnx.ml']);
 
 export function analyzeNode(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes, opsets: OpsetMap, target: number): NodeFacts {
   const schema = schemaOf(node, opsets);
-  if (!schema) return { schema, mainVar: undefined, acceptsTarget: false };
+  if (!schema) return { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
   let mainVar: string | undefined;
   const consider = (formal: ReturnType<typeof typeVariableOfInput>, name: string | undefined): void => {
     if (mainVar || !formal || formal.heterogeneous || !name) return;
@@ -56,8 +63,9 @@ export function analyzeNode(node: onnx.INodeProto, scope: GraphScope, types: Ele
   };
   (node.input ?? []).forEach((name, i) => consider(typeVariableOfInput(schema, i), name));
   (node.output ?? []).forEach((name, i) => consider(typeVariableOfOutput(schema, i), name));
-  const acceptsTarget = mainVar !== undefined && (schema.typeConstraints[mainVar] ?? []).includes(tensorTypeString(target));
-  return { schema, mainVar, acceptsTarget };
+  const convertedVars = new Set(mainVar ? [mainVar, ...tiedTypeVariables(node.domain, node.op_type)] : []);
+  const acceptsTarget = mainVar !== undefined && [...convertedVars].every((v) => (schema.typeConstraints[v] ?? []).includes(tensorTypeString(target)));
+  return { schema, mainVar, convertedVars, acceptsTarget };
 }
 
 /**
@@ -90,6 +98,11 @@ function conditionHolds(node: onnx.INodeProto, condition: AttributeCondition | u
   const attribute = findAttribute(node, condition.attribute);
   const value = attribute ? (attribute.s?.length ? Buffer.from(attribute.s).toString('utf8') : longToNumber(attribute.i ?? 0)) : condition.default;
   return value !== undefined && condition.in.includes(value);
+}
+
+function unlistedReason(lists: OpLists, node: onnx.INodeProto): string {
+  const deliberate = lists.unlistedReason(node.domain, node.op_type);
+  return deliberate ? `${node.op_type} is deliberately on no list (rules/unlisted.json): ${deliberate}` : `${node.op_type} is on no list`;
 }
 
 export function hasFloatInput(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes): boolean {
@@ -152,8 +165,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       continue;
     }
     if (!nodeFacts.mainVar) {
-      decision.rule = 'no-float-compute';
-      decision.reason = 'no float32 data flows through it';
+      Object.assign(decision, whyNoFloat32(node, scope, types));
       continue;
     }
     if (!entry && !hasFloatInput(node, scope, types)) {
@@ -169,11 +181,13 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       ? `${entry.list}-list op not between allow ops`
       : listed
         ? `${node.op_type} is on the ${listed.list} list only with ${listed.onlyWhen?.attribute} in [${listed.onlyWhen?.in.join(', ')}]`
-        : `${node.op_type} is on no list`;
+        : unlistedReason(lists, node);
   }
 
+  // The target's kernel facts (target-policy.ts): a promoted node paints as an allow op.
+  const { promoted, kept } = options.targetPolicy?.promotions(scope, nodes, decisions) ?? { promoted: new Map(), kept: new Map() };
   const isProcessable = (node: onnx.INodeProto): boolean => decisions.get(node)?.processable === true;
-  const listOf = (node: onnx.INodeProto) => decisions.get(node)?.list;
+  const listOf = (node: onnx.INodeProto) => (promoted.has(node) ? 'allow' : decisions.get(node)?.list);
   const colorOf = (node: onnx.INodeProto) => decisions.get(node)?.color;
   const accepts = (node: onnx.INodeProto): boolean => facts.get(node)?.acceptsTarget === true;
 
@@ -203,7 +217,9 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       decide(node, 'NONE', 'schema-forbids', `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`);
       continue;
     }
-    decide(node, 'ALLOW', forced ? 'force-fp16' : 'allow-list', forced ? 'pinned to the target type by --force-fp16' : `${node.op_type} is on the allow list`);
+    const promotion = promoted.get(node);
+    if (promotion && !forced) decide(node, 'ALLOW', 'target-kernel', promotion.reason);
+    else decide(node, 'ALLOW', forced ? 'force-fp16' : 'allow-list', forced ? 'pinned to the target type by --force-fp16' : `${node.op_type} is on the allow list`);
   }
 
   // Step 2, deny forward through clear and infer. This is done so a fragile value is never
@@ -231,7 +247,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   }
   for (const node of nodes) {
     if (!isProcessable(node) || listOf(node) !== 'deny') continue;
-    decide(node, 'DENY', 'deny-list', `${node.op_type} is on the deny list`);
+    const keptWhy = kept.get(node);
+    decide(node, 'DENY', 'deny-list', `${node.op_type} is on the deny list${keptWhy ? `; ${keptWhy}` : ''}`);
   }
   for (const origin of nodes) {
     if (!isProcessable(origin) || listOf(origin) !== 'deny') continue;
@@ -290,7 +307,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     recheck.push(...outs(node));
   }
   for (const allowNode of nodes) {
-    if (colorOf(allowNode) !== 'ALLOW' || !['allow-list', 'force-fp16'].includes(decisions.get(allowNode)?.rule ?? '')) continue;
+    if (colorOf(allowNode) !== 'ALLOW' || !['allow-list', 'force-fp16', 'target-kernel'].includes(decisions.get(allowNode)?.rule ?? '')) continue;
     const backward = [...ins(allowNode)];
     while (backward.length) {
       const previous = backward.pop() as onnx.INodeProto;
@@ -304,15 +321,21 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   }
 
   // Step 4 (bf16 only), infer after allow: bfloat16 keeps fp32's range, so an infer op fed by an
-  // allow op and by nothing fragile can follow it.
+  // allow op and by nothing fragile can follow it. The fp32-stream rule of step 3 holds here too
+  // (one rule in both modes): a residual Add(x, attention) stays fp32, so the stream is not
+  // rounded to bfloat16's 8 bits at every layer.
   if (options.mode === 'bf16') {
     for (const node of nodes) {
       if (!isProcessable(node) || colorOf(node) !== 'NONE' || listOf(node) !== 'infer' || !accepts(node)) continue;
       const producers = ins(node);
       const allowProducer = producers.find((p) => colorOf(p) === 'ALLOW');
-      if (allowProducer && !producers.some((p) => colorOf(p) === 'DENY')) {
-        decide(node, 'ALLOW', 'infer-after-allow', `fed by ${describeNode(allowProducer)} and nothing fragile (bf16 keeps fp32's range)`);
+      if (!allowProducer || producers.some((p) => colorOf(p) === 'DENY')) continue;
+      const source = fp32Source(node);
+      if (source !== undefined) {
+        decide(node, 'NONE', 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
+        continue;
       }
+      decide(node, 'ALLOW', 'infer-after-allow', `fed by ${describeNode(allowProducer)} and nothing fragile (bf16 keeps fp32's range)`);
     }
   }
 
@@ -321,8 +344,11 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   const flood = nodes.filter((node) => colorOf(node) === 'ALLOW');
   while (flood.length) {
     const from = flood.pop() as onnx.INodeProto;
-    for (const next of [...outs(from), ...ins(from)]) {
+    const readers = outs(from);
+    for (const next of [...readers, ...ins(from)]) {
       if (!isProcessable(next) || colorOf(next) !== 'NONE' || listOf(next) !== 'clear' || !accepts(next)) continue;
+      // Forward, the fp32-stream rule again: a Concat of an allow op's output and an fp32 stream stays fp32.
+      if (readers.includes(next) && fp32Source(next) !== undefined) continue;
       decide(next, 'ALLOW', 'clear-flood', `next to ${describeNode(from)}`);
       flood.push(next);
     }

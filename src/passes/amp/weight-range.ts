@@ -9,6 +9,7 @@ import { FLOAT16_MAX } from '../../onnx/float16.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { ModelGraph } from '../../onnx/graph.js';
 import { largestFiniteMagnitude } from '../../onnx/tensor-data.js';
+import { externalRefOf, isExternal } from '../../onnx/external-data.js';
 import { attributeTypedOps } from '../../onnx/type-inference.js';
 
 export interface PinnedNode {
@@ -16,6 +17,12 @@ export interface PinnedNode {
   reason: string;
   /** The input slot that reads the weight; -1 when the node is pinned whatever it converts. */
   inputIndex: number;
+}
+
+function largestFinite(tensor: onnx.ITensorProto): number {
+  // External data that was not located (inspect without the data file): nothing to check.
+  if (isExternal(tensor) && !externalRefOf(tensor)) return 0;
+  return largestFiniteMagnitude(tensor);
 }
 
 /** Nodes that read a float32 weight (initializer, Constant or ConstantOfShape value) outside float16's range. */
@@ -33,7 +40,7 @@ export function nodesReadingOutOfRangeWeights(graph: ModelGraph): Map<onnx.INode
       if (value?.data_type === DataType.FLOAT && output) weights.push([output, value]);
     }
     for (const [name, tensor] of weights) {
-      const largest = largestFiniteMagnitude(tensor);
+      const largest = largestFinite(tensor);
       if (largest < limit) continue;
       const readers = [scope, ...graph.scopes.filter((s) => s !== scope && s.resolve(name)?.scope === scope)];
       for (const reader of readers) {
@@ -47,19 +54,54 @@ export function nodesReadingOutOfRangeWeights(graph: ModelGraph): Map<onnx.INode
   return pinned;
 }
 
+/** float16's smallest subnormal is 2^-24; anything below half of it rounds to zero. */
+export const FLOAT16_FLUSH_BELOW = 2 ** -25;
+
+export interface ActivationLimits {
+  /** A value whose magnitude reaches this pins its readers and writer (default 65520: what float16 rounds to inf). */
+  limit?: number;
+  /** Share of a value's summed magnitude carried by elements float16 rounds to zero (calibration.ts). */
+  flushedShares?: ReadonlyMap<string, number>;
+}
+
 /**
- * Nodes of the main graph that read or write a value whose fp32 run (calibration) reached float16's
- * range: converting them would turn that value into inf.
+ * Flushed shares at or above this pin a value's readers and writer: losing 0.01% of a value's mass
+ * is more than noise (a saturated softmax flushes far less) and can be all of a reader's output
+ * (the small probabilities of a long softmax whose large ones meet zeros).
  */
-export function nodesSeeingOutOfRangeActivations(graph: ModelGraph, ranges: ReadonlyMap<string, number>): Map<onnx.INodeProto, PinnedNode> {
+export const FLUSH_SHARE_LIMIT = 1e-4;
+
+/**
+ * Nodes of the main graph that read or write a value whose calibration run reached `limit` (float16's
+ * range less a headroom), or most of whose nonzero elements round to zero in float16: converting
+ * them would turn that value into inf, or its small values into zeros.
+ */
+export function nodesSeeingOutOfRangeActivations(
+  graph: ModelGraph,
+  ranges: ReadonlyMap<string, number>,
+  limits: ActivationLimits = {},
+): Map<onnx.INodeProto, PinnedNode> {
   const pinned = new Map<onnx.INodeProto, PinnedNode>();
-  const limit = FLOAT16_MAX + 16;
+  const limit = limits.limit ?? FLOAT16_MAX + 16;
+  const flushed = limits.flushedShares ?? new Map<string, number>();
+  const headroom = limit < FLOAT16_MAX ? ` less the calibration headroom (${limit.toPrecision(5)})` : '';
   for (const node of graph.main.currentNodes()) {
-    const name = [...(node.input ?? []), ...(node.output ?? [])].find((value) => (ranges.get(value) ?? 0) >= limit);
-    if (name === undefined) continue;
+    const values = [...(node.input ?? []), ...(node.output ?? [])];
+    const large = values.find((value) => (ranges.get(value) ?? 0) >= limit);
+    if (large !== undefined) {
+      const seen = ranges.get(large) as number;
+      pinned.set(node, {
+        rule: 'activation-out-of-range',
+        reason: `'${large}' reached ${Number.isFinite(seen) ? seen.toExponential(3) : 'inf (overflow under emulated float16)'} in calibration, beyond float16's range (65504)${headroom}`,
+        inputIndex: -1,
+      });
+      continue;
+    }
+    const tiny = values.find((value) => (flushed.get(value) ?? 0) >= FLUSH_SHARE_LIMIT);
+    if (tiny === undefined) continue;
     pinned.set(node, {
       rule: 'activation-out-of-range',
-      reason: `'${name}' reached ${ranges.get(name)?.toExponential(3)} in the fp32 calibration run, beyond float16's range (65504)`,
+      reason: `${((flushed.get(tiny) as number) * 100).toPrecision(2)}% of the magnitude of '${tiny}' in calibration is in values below float16's smallest subnormal (6e-8), which round to zero`,
       inputIndex: -1,
     });
   }

@@ -1,0 +1,81 @@
+/**
+ * Which options apply to which command. Several commands share option builders (bench and inspect
+ * reuse the rewrite's), so yargs alone would accept an option that a command then ignores. Each
+ * command lists here the shared options that do not apply to it, with why; giving one is an error.
+ * A new command that shares a builder adds one entry.
+ */
+import { AmpError } from '../onnx/errors.js';
+
+export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  inspect: {
+    output: 'inspect writes no model',
+    'dry-run': 'inspect writes no model',
+    'external-data': 'inspect writes no model',
+    calibrate: 'inspect does not run the model',
+    inputs: 'inspect does not run the model',
+    dim: 'inspect does not run the model',
+    headroom: 'inspect does not run the model',
+    'input-scale': 'inspect does not run the model',
+    'input-distribution': 'inspect does not run the model',
+    'calibration-batches': 'inspect does not run the model',
+    numerics: 'inspect does not run the model',
+  },
+  bench: {
+    output: 'bench writes no model (--out writes its results)',
+    'dry-run': 'bench writes no model',
+    'external-data': 'bench writes no model',
+    report: 'bench writes no audit; rewrite with --report for one',
+    calibrate: 'bench does not calibrate; rewrite with --calibrate, then bench the result against the original with compare',
+    headroom: 'bench does not calibrate (a --calibrate option)',
+    'input-scale': 'bench does not calibrate (a --calibrate option)',
+    'input-distribution': 'bench does not calibrate (a --calibrate option)',
+    'calibration-batches': 'bench does not calibrate (a --calibrate option)',
+    numerics: 'bench does not calibrate (a --calibrate option)',
+  },
+};
+
+/** The one-letter aliases the commands define. */
+export const SHORT_ALIASES: Readonly<Record<string, string>> = { o: 'output', q: 'quiet', v: 'verbose', h: 'help' };
+
+/** `dryRun` → `dry-run`, as the option is documented. */
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/**
+ * The long names of the options typed on the command line (aliases resolved, `--no-x` read as x),
+ * up to a `--` that ends the options.
+ */
+export function givenOptions(tokens: readonly string[], aliases: Readonly<Record<string, string>>): Set<string> {
+  const given = new Set<string>();
+  for (const token of tokens) {
+    if (token === '--') break;
+    const long = /^--(?:no-)?([^=]+)/.exec(token);
+    if (long) {
+      given.add(kebab(long[1] as string));
+      continue;
+    }
+    const short = /^-([A-Za-z]+)$/.exec(token);
+    if (short) for (const letter of short[1] as string) given.add(aliases[letter] ?? letter);
+  }
+  return given;
+}
+
+/** Throws BAD_OPTION for the first given option that `command` does not use. */
+export function checkOptionsApply(command: string, given: ReadonlySet<string>): void {
+  const excluded = NOT_APPLICABLE[command] ?? {};
+  for (const option of given) {
+    const why = excluded[option];
+    if (why !== undefined) throw new AmpError('BAD_OPTION', `--${option} does not apply to ${command}: ${why}`, { subject: option });
+  }
+}
+
+/**
+ * A first word that is neither a command nor a model file is a mistyped command: say so, rather
+ * than what yargs would say about the words after it.
+ */
+export function unknownCommand(first: string | undefined, commands: readonly string[], isFile: (path: string) => boolean): AmpError | undefined {
+  if (first === undefined || first.startsWith('-') || commands.includes(first) || isFile(first)) return undefined;
+  if (!/^[a-z][a-z0-9-]*$/.test(first)) return undefined;
+  return new AmpError('BAD_OPTION', `unknown command '${first}' (commands: ${commands.join(', ')}; or a model file to rewrite)`, { subject: first });
+}

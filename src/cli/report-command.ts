@@ -1,0 +1,63 @@
+/** `amp-rewrite report audit.json -o audit.html`: the visual audit from a JSON audit written earlier. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Argv } from 'yargs';
+import { AmpError } from '../onnx/errors.js';
+import { writeTextAtomically } from '../onnx/io-text.js';
+import type { AmpReport } from '../passes/amp.js';
+import { renderAuditHtml } from '../report/html/render-html.js';
+
+export interface ReportArgs {
+  audit: string;
+  output: string;
+}
+
+export function reportOptions(yargs: Argv): Argv<ReportArgs> {
+  return yargs
+    .positional('audit', { type: 'string', describe: 'audit JSON written by --report audit.json', demandOption: true })
+    .option('output', { alias: 'o', type: 'string', describe: 'the HTML file to write', demandOption: true }) as unknown as Argv<ReportArgs>;
+}
+
+function readAudit(file: string): AmpReport {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new AmpError(code === 'ENOENT' ? 'FILE_NOT_FOUND' : 'READ_FAILED', `${file}: cannot read (${code ?? error})`, { subject: file, cause: error });
+  }
+  let audit: unknown;
+  try {
+    audit = JSON.parse(text);
+  } catch (error) {
+    throw new AmpError('NOT_AN_AUDIT', `${file}: not JSON (${(error as Error).message})`, { subject: file });
+  }
+  return checkAudit(audit, file);
+}
+
+/** The fields the page reads; an audit from before the graph fields were added names what is missing. */
+export function checkAudit(audit: unknown, file: string): AmpReport {
+  const report = audit as Partial<AmpReport> | null;
+  if (!report || typeof report !== 'object' || report.pass !== 'amp' || !Array.isArray(report.nodes) || !report.summary || !report.lists) {
+    throw new AmpError('NOT_AN_AUDIT', `${file}: not an amp-rewrite audit (write one with --report audit.json)`, { subject: file });
+  }
+  if (!Array.isArray(report.scopes)) {
+    throw new AmpError('NOT_AN_AUDIT', `${file}: the audit has no graph data ('scopes'); write it again with this version's --report audit.json`, { subject: file });
+  }
+  for (const node of report.nodes) {
+    if (!node || typeof node !== 'object' || typeof node.op !== 'string' || !Array.isArray(node.inputs) || !Array.isArray(node.outputs) || !Array.isArray(node.subgraphs)) {
+      const name = node && typeof node === 'object' ? `${node.op} '${node.node}'` : JSON.stringify(node);
+      throw new AmpError('NOT_AN_AUDIT', `${file}: node ${name} lacks its edges ('inputs', 'outputs', 'subgraphs'); write the audit again with this version`, { subject: file });
+    }
+  }
+  return report as AmpReport;
+}
+
+export function runReport(args: ReportArgs, print: (text: string) => void): number {
+  if (!args.output.endsWith('.html')) throw new AmpError('BAD_OPTION', `-o ${args.output}: the report must be an .html file`);
+  if (path.resolve(args.output) === path.resolve(args.audit)) throw new AmpError('BAD_OPTION', `-o ${args.output} is the input audit; write to another file`);
+  const report = readAudit(args.audit);
+  writeTextAtomically(args.output, renderAuditHtml(report, { title: path.basename(args.audit) }));
+  print(`wrote ${args.output} (${report.nodes.length} nodes)\n`);
+  return 0;
+}

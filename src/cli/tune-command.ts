@@ -1,0 +1,113 @@
+/** `amp-rewrite tune <model.onnx> -o <out.onnx>`: the list-based rewrite, plus the fewest fp32 pins that pass a tolerance. */
+import path from 'node:path';
+import type { Argv } from 'yargs';
+import { AmpError } from '../onnx/errors.js';
+import { writeTextAtomically } from '../onnx/io-text.js';
+import { loadModel, saveModel } from '../onnx/model-io.js';
+import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
+import { renderComparison } from './execute-commands.js';
+import { ampOptionsFromArgs, parseDims, rewriteOptions, type RewriteArgs } from './rewrite-command.js';
+import { providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
+import { inputBatches, modelAwareRandomInputs } from '../runtime/calibration.js';
+import { TOLERANCE_RULE } from '../runtime/compare.js';
+import { defaultNumerics, parseNumerics } from '../runtime/numerics.js';
+import { loadOrt } from '../runtime/ort.js';
+import { METRICS, overridesFile, tune, type Metric, type TuneResult } from '../runtime/tune.js';
+
+export interface TuneArgs extends RewriteArgs, RuntimeArgs {
+  atol: number;
+  rtol: number;
+  metric: Metric;
+  budgetSeconds?: number;
+  overrides?: string;
+  tuneReport?: string;
+}
+
+export function tuneOptions(yargs: Argv): Argv<TuneArgs> {
+  return runtimeOptions(rewriteOptions(yargs))
+    .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude (cosine: 1 - atol is the least cosine)' })
+    .option('rtol', { type: 'number', default: 1e-2, describe: 'relative tolerance per element (allclose)' })
+    .option('metric', { choices: [...METRICS], default: 'allclose', describe: 'allclose: every element in tolerance; max-abs: the largest error within atol; cosine: cosine similarity' })
+    .option('budget-seconds', { type: 'number', describe: 'stop searching after this long' })
+    .option('overrides', { type: 'string', describe: 'where to write the --rules file that reproduces the result (default <out>.overrides.json)' })
+    .option('tune-report', { type: 'string', describe: 'where to write the tune report, .json or .md (default <out>.tune.json)' })
+    .epilogue(`Tolerance (allclose): ${TOLERANCE_RULE}. The result holds for the inputs tuned on: pass real inputs with --inputs (files, a folder, or a folder of batch folders).\nExit codes: 0 tuned model written, 1 no set of fp32 nodes passes (nothing written), 2 bad input or options.`) as unknown as Argv<TuneArgs>;
+}
+
+const stem = (file: string): string => file.replace(/\.onnx$/i, '');
+
+export function renderTune(result: TuneResult, holdsFor: string): string {
+  const lines: string[] = [];
+  const base = result.attempts[0];
+  lines.push(`numerics: ${result.numerics}; tuned on ${holdsFor}`);
+  lines.push(`list-based rewrite: ${base?.pass ? 'passes' : 'fails'} the tolerance (worst ${base?.worst.toExponential(3)})`);
+  if (result.pinned.length) {
+    lines.push(`kept fp32 (${result.pinned.length}):`);
+    for (const p of result.pinned) lines.push(`  ${p.op} '${p.node}': ${p.evidence}`);
+  }
+  lines.push(
+    `${result.pass ? 'PASS' : 'FAIL'}: ${result.attempts.length - 1} verification attempt(s), ${result.runs.instrumented} instrumented + ${result.runs.full} full runs, ${result.runs.sessions} sessions, ${result.wallSeconds.toFixed(2)} s${result.budgetExhausted ? ' (budget exhausted)' : ''}`,
+  );
+  lines.push(renderComparison(result.outputs).trimEnd());
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderTuneMarkdown(result: TuneResult, holdsFor: string): string {
+  const out = ['# amp-rewrite tune', '', `- numerics: ${result.numerics}`, `- holds for: ${holdsFor}`, `- result: ${result.pass ? 'passes' : 'fails'} the tolerance`];
+  out.push(`- runs: ${result.runs.instrumented} instrumented, ${result.runs.full} full, ${result.runs.sessions} sessions, ${result.wallSeconds.toFixed(2)} s`, '');
+  out.push('## Kept fp32', '', '| node | op | evidence |', '|---|---|---|');
+  for (const p of result.pinned) out.push(`| ${p.node} | ${p.op} | ${p.evidence.replace(/\|/g, '\\|')} |`);
+  out.push('', '## Attempts', '', '| pinned | pass | worst |', '|---|---|---|');
+  for (const a of result.attempts) out.push(`| ${a.pinned.length ? a.pinned.join(', ') : '(list-based rewrite)'} | ${a.pass} | ${a.worst.toExponential(3)} |`);
+  out.push('', '## Ranking (top 20)', '', '| node | op | evidence |', '|---|---|---|');
+  for (const e of result.ranking) out.push(`| ${e.node} | ${e.op} | ${e.evidence.replace(/\|/g, '\\|')} |`);
+  return `${out.join('\n')}\n`;
+}
+
+export async function runTune(args: TuneArgs, print: (text: string) => void): Promise<number> {
+  if (!args.output) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx>');
+  if (path.resolve(args.output) === path.resolve(args.model)) throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
+  if (args.budgetSeconds !== undefined && !(args.budgetSeconds > 0)) throw new AmpError('BAD_OPTION', `--budget-seconds ${args.budgetSeconds}: expected a positive number`);
+  const overrides = args.overrides ?? `${stem(args.output)}.overrides.json`;
+  const reportFile = args.tuneReport ?? `${stem(args.output)}.tune.json`;
+  if (!/\.(json|md)$/.test(reportFile)) throw new AmpError('BAD_OPTION', `--tune-report ${reportFile}: the file name must end in .json or .md`);
+  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  const ort = await loadOrt();
+  const notices: string[] = [];
+  const batches = args.inputs.length
+    ? inputBatches(ort, model, args.inputs)
+    : Array.from({ length: args.calibrationBatches }, (_, i) =>
+        modelAwareRandomInputs(ort, model, { dims: parseDims(args.dim), seed: args.seed + i, defaultDim: args.dimDefault, notices, scale: args.inputScale, distribution: args.inputDistribution }),
+      );
+  const holdsFor = args.inputs.length
+    ? `the ${batches.length} batch(es) of --inputs ${args.inputs.join(' ')}`
+    : `${batches.length} batch(es) of random inputs (seed ${args.seed}, ${args.inputDistribution} x${args.inputScale}); pass real inputs with --inputs`;
+  const providers = providersOf(args);
+  const numerics = parseNumerics(args.numerics) ?? defaultNumerics(providers[0] ?? 'cpu');
+  const result = await tune(model, {
+    ampOptions: ampOptionsFromArgs(args),
+    batches,
+    providers,
+    numerics,
+    atol: args.atol,
+    rtol: args.rtol,
+    metric: args.metric,
+    budgetSeconds: args.budgetSeconds,
+  });
+  if (!args.quiet) {
+    for (const notice of notices) print(`notice: ${notice}\n`);
+    print(renderTune(result, holdsFor));
+  }
+  if (!result.pass) {
+    throw new AmpError('VALIDATION_FAILED', `tune found no set of fp32 nodes that passes the tolerance${result.budgetExhausted ? ' within --budget-seconds' : ''}; nothing written`);
+  }
+  saveModel(result.result.model, args.output);
+  writeTextAtomically(overrides, overridesFile(result, holdsFor));
+  const { result: amp, ...rest } = result;
+  writeTextAtomically(reportFile, reportFile.endsWith('.md') ? renderTuneMarkdown(result, holdsFor) : `${JSON.stringify({ holdsFor, ...rest, summary: amp.report.summary }, null, 2)}\n`);
+  for (const file of args.report) {
+    writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(amp.report) : renderAuditJson(amp.report));
+  }
+  if (!args.quiet) print(`wrote ${args.output}, ${overrides} (reproduce with --rules ${overrides}), ${reportFile}\n`);
+  return 0;
+}

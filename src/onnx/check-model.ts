@@ -1,0 +1,257 @@
+/**
+ * Checks a model before any pass looks at it, in the spirit of ONNX's checker: a model the
+ * checker (or ONNX Runtime) would reject is a bad input (exit 2, naming the node or tensor), not
+ * a crash in the middle of painting, and never passed through as "nothing to convert".
+ *
+ * What is checked: a graph is present; ir_version is in range; an opset is imported; in every
+ * graph scope value names are non-empty where required and each value has one producer; the
+ * nodes form no cycle; every tensor's data agrees with its dims and type and fits in what this
+ * tool can hold; and the type/order checks the rewrite's own validator runs on its output.
+ */
+import { constants as bufferConstants } from 'node:buffer';
+import Long from 'long';
+import { SUPPORTED_IR_VERSION } from './codec.js';
+import { DataType, bytesPerElement, dataTypeName } from './data-types.js';
+import { AmpError } from './errors.js';
+import { externalRefOf, isExternal } from './external-data.js';
+import type { onnx } from './generated/onnx.js';
+import { printable } from './printable.js';
+import { forEachTensor } from './walk.js';
+import { validateModel } from '../passes/validate.js';
+
+/** The largest tensor this tool can hold in memory: one Node.js Buffer. */
+export const MAX_TENSOR_BYTES = bufferConstants.MAX_LENGTH;
+const MAX_TENSOR_BIGINT = BigInt(MAX_TENSOR_BYTES);
+
+export interface CheckOptions {
+  /** Name of the model in messages (a file path). */
+  source?: string;
+  /** Accept an ir_version newer than this tool knows (as --allow-newer-ir does when loading). */
+  allowNewerIr?: boolean;
+  /** Run the structural checks: graph, IR version, opsets, names, cycles, tensor data (default true). */
+  structure?: boolean;
+  /** Run the type and order checks of the rewrite's validator on the input (default true). */
+  types?: boolean;
+}
+
+function invalid(message: string, subject: string): AmpError {
+  return new AmpError('INVALID_MODEL', message, { subject });
+}
+
+/** Throws an AmpError (INVALID_MODEL or MODEL_TOO_LARGE) for the first problem found. */
+export function checkModel(model: onnx.IModelProto, options: CheckOptions = {}): void {
+  const source = options.source ?? 'model';
+  if (options.structure ?? true) checkStructure(model, source, options);
+  if (options.types ?? true) {
+    const problems = validateModel(model);
+    const first = problems[0];
+    if (first) {
+      const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';
+      throw invalid(`the input model is invalid: ${printable(first.message, 400)}${more}`, first.node);
+    }
+  }
+}
+
+function checkStructure(model: onnx.IModelProto, source: string, options: CheckOptions): void {
+  if (!model.graph) throw invalid(`${printable(source)}: the model has no graph`, source);
+  checkIrVersion(model, source, options.allowNewerIr ?? false);
+  if (!(model.opset_import ?? []).length) {
+    throw invalid(`${printable(source)}: the model imports no opset (opset_import is empty), so its operators have no meaning`, source);
+  }
+  for (const opset of model.opset_import ?? []) {
+    const version = Long.fromValue(opset.version ?? 0).toNumber();
+    if (version < 1) throw invalid(`${printable(source)}: opset_import of domain '${printable(opset.domain)}' has version ${version}`, source);
+  }
+  checkGraph(model.graph, 'graph');
+  forEachTensor(model, checkTensor);
+}
+
+function checkIrVersion(model: onnx.IModelProto, source: string, allowNewer: boolean): void {
+  const ir = Long.fromValue(model.ir_version ?? 0).toNumber();
+  if (ir < 1 || (!allowNewer && ir > SUPPORTED_IR_VERSION)) {
+    throw invalid(`${printable(source)}: ir_version ${ir} is not a valid IR version (1 to ${SUPPORTED_IR_VERSION})`, source);
+  }
+}
+
+/** Names, producers and cycles of one graph scope, then of its subgraphs. */
+function checkGraph(graph: onnx.IGraphProto, path: string): void {
+  const where = printable(path);
+  const nodes = graph.node ?? [];
+  // What defined each name: a description, or the index of the producing node (described only
+  // for a message, so a large graph pays no string building).
+  const defined = new Map<string, string | number>();
+  const describe = (what: string | number): string => {
+    if (typeof what === 'string') return what;
+    if (what < 0) return `initializer '${printable(graph.initializer?.[~what]?.name)}'`;
+    const node = nodes[what] as onnx.INodeProto;
+    return `${printable(node.op_type || '?')} node '${printable(node.name || node.output?.[0] || String(what))}'`;
+  };
+  const define = (name: string | null | undefined, what: string | number, allowRedefinition = false): void => {
+    if (!name) throw invalid(`${where}: ${describe(what)} has an empty name`, path);
+    const before = defined.get(name);
+    if (before !== undefined && !allowRedefinition) {
+      throw invalid(`${where}: '${printable(name)}' is defined twice (${describe(before)} and ${describe(what)}); each value must have one producer`, name);
+    }
+    defined.set(name, what);
+  };
+  const graphInputs = new Set<string>();
+  for (const input of graph.input ?? []) {
+    define(input.name, input.name ? `graph input '${printable(input.name)}'` : 'a graph input');
+    graphInputs.add(input.name ?? '');
+  }
+  const initializers = new Set<string>();
+  (graph.initializer ?? []).forEach((tensor, index) => {
+    const name = tensor.name ?? '';
+    if (initializers.has(name)) throw invalid(`${where}: initializer '${printable(name)}' appears twice`, name);
+    initializers.add(name);
+    // An initializer may also be listed as a graph input (its default value).
+    define(name, name ? ~index : 'an initializer', graphInputs.has(name));
+  });
+  for (const sparse of graph.sparse_initializer ?? []) define(sparse.values?.name, `sparse initializer '${printable(sparse.values?.name)}'`);
+  const producerIndex = new Map<string, number>();
+  nodes.forEach((node, index) => {
+    if (!node.op_type) throw invalid(`${where}: node ${index} ('${printable(node.name)}') has no op_type`, node.name ?? '');
+    for (const output of node.output ?? []) {
+      if (!output) continue; // an omitted optional output
+      define(output, index);
+      producerIndex.set(output, index);
+    }
+  });
+  for (const output of graph.output ?? []) if (!output.name) throw invalid(`${where}: a graph output has an empty name`, path);
+  checkAcyclic(graph, producerIndex, where);
+  for (const node of nodes) {
+    for (const attribute of node.attribute ?? []) {
+      if (!attribute.g && !attribute.graphs?.length) continue;
+      const base = `${path}/${node.name || node.op_type}.${attribute.name}`;
+      if (attribute.g) checkGraph(attribute.g, base);
+      (attribute.graphs ?? []).forEach((g, i) => checkGraph(g, `${base}[${i}]`));
+    }
+  }
+}
+
+/** Kahn's algorithm over direct inputs: any node left over sits on a cycle (a node reading its own output included). */
+function checkAcyclic(graph: onnx.IGraphProto, producerIndex: Map<string, number>, where: string): void {
+  const nodes = graph.node ?? [];
+  const n = nodes.length;
+  const waiting = new Int32Array(n);
+  const lastReader = new Int32Array(n).fill(-1);
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let i = 0; i < n; i++) {
+    for (const input of (nodes[i] as onnx.INodeProto).input ?? []) {
+      const at = input ? producerIndex.get(input) : undefined;
+      if (at === undefined || lastReader[at] === i) continue;
+      lastReader[at] = i;
+      from.push(at);
+      to.push(i);
+      waiting[i] = (waiting[i] as number) + 1;
+    }
+  }
+  // Edges grouped by producer (compressed rows), so the walk allocates no array per node.
+  const first = new Int32Array(n + 1);
+  for (const f of from) first[f + 1] = (first[f + 1] as number) + 1;
+  for (let i = 0; i < n; i++) first[i + 1] = (first[i + 1] as number) + (first[i] as number);
+  const cursor = first.slice(0, n);
+  const readers = new Int32Array(from.length);
+  from.forEach((f, e) => {
+    readers[cursor[f] as number] = to[e] as number;
+    cursor[f] = (cursor[f] as number) + 1;
+  });
+  const ready: number[] = [];
+  for (let i = 0; i < n; i++) if (waiting[i] === 0) ready.push(i);
+  let placed = 0;
+  while (ready.length) {
+    const i = ready.pop() as number;
+    placed++;
+    for (let e = first[i] as number; e < (first[i + 1] as number); e++) {
+      const next = readers[e] as number;
+      waiting[next] = (waiting[next] as number) - 1;
+      if (waiting[next] === 0) ready.push(next);
+    }
+  }
+  if (placed === n) return;
+  const stuck = nodes.find((_, i) => (waiting[i] as number) > 0) as onnx.INodeProto;
+  throw invalid(
+    `${where}: the nodes form a cycle (${printable(stuck.op_type)} node '${printable(stuck.name || stuck.output?.[0])}' depends on its own output)`,
+    stuck.name ?? '',
+  );
+}
+
+/** The typed field a data type's values live in, and how many entries n elements take there. */
+function typedField(dataType: number, count: bigint): { field: keyof onnx.ITensorProto; entries: bigint } | undefined {
+  switch (dataType) {
+    case DataType.FLOAT: return { field: 'float_data', entries: count };
+    case DataType.COMPLEX64: return { field: 'float_data', entries: 2n * count };
+    case DataType.DOUBLE: return { field: 'double_data', entries: count };
+    case DataType.COMPLEX128: return { field: 'double_data', entries: 2n * count };
+    case DataType.INT64: return { field: 'int64_data', entries: count };
+    case DataType.UINT32: case DataType.UINT64: return { field: 'uint64_data', entries: count };
+    case DataType.STRING: return { field: 'string_data', entries: count };
+    case DataType.UINT4: case DataType.INT4: case DataType.FLOAT4E2M1: return { field: 'int32_data', entries: (count + 1n) / 2n };
+    case DataType.UINT2: case DataType.INT2: return { field: 'int32_data', entries: (count + 3n) / 4n };
+    default: return bytesPerElement(dataType) === undefined ? undefined : { field: 'int32_data', entries: count };
+  }
+}
+
+const TYPED_FIELDS = ['float_data', 'int32_data', 'string_data', 'int64_data', 'double_data', 'uint64_data'] as const;
+
+function rawBytesFor(dataType: number, count: bigint): bigint | undefined {
+  const per = bytesPerElement(dataType);
+  if (per === undefined) return undefined;
+  if (per >= 1) return count * BigInt(per);
+  const perByte = BigInt(Math.round(1 / per));
+  return (count + perByte - 1n) / perByte;
+}
+
+/** The checks every stored tensor gets, for one tensor (an input file's TensorProto, say). */
+export function checkTensorData(tensor: onnx.ITensorProto, where: string): void {
+  checkTensor(tensor, where);
+}
+
+function checkTensor(tensor: onnx.ITensorProto, where: string): void {
+  const name = tensor.name ?? '';
+  const dataType = tensor.data_type ?? 0;
+  // Messages are built only on failure: a large model has hundreds of thousands of tensors.
+  const fail = (problem: (label: string, typed: string) => string): AmpError => {
+    const dims = `[${(tensor.dims ?? []).map((d) => Long.fromValue(d).toString()).join(',')}]`;
+    return invalid(problem(`tensor '${printable(name)}' (${printable(where)})`, `${dataTypeName(dataType)} ${dims}`), name);
+  };
+  let count = 1n;
+  for (const dim of tensor.dims ?? []) {
+    const value = typeof dim === 'number' ? BigInt(dim) : BigInt(Long.fromValue(dim).toString());
+    if (value < 0n) throw fail((label) => `${label}: dimension ${value} is negative`);
+    count *= value;
+  }
+  const raw = rawBytesFor(dataType, count);
+  const field = typedField(dataType, count);
+  if (!field) throw fail((label) => `${label}: data type ${dataType} is not a tensor element type`);
+  if (raw !== undefined && raw > MAX_TENSOR_BIGINT) {
+    const tooLarge = fail((label, typed) => `${label}: ${typed} is ${raw} bytes, over the ${MAX_TENSOR_BYTES} bytes one tensor may hold in this tool`);
+    throw new AmpError('MODEL_TOO_LARGE', tooLarge.message, { subject: name });
+  }
+  if (isExternal(tensor)) {
+    const ref = externalRefOf(tensor);
+    if (ref && raw !== undefined && BigInt(ref.length) !== raw) {
+      throw fail((label, typed) => `${label}: ${typed} needs ${raw} bytes, its external data holds ${ref.length}`);
+    }
+    return;
+  }
+  const stored = TYPED_FIELDS.filter((f) => ((tensor[f] as unknown[] | null | undefined) ?? []).length > 0);
+  const hasRaw = tensor.raw_data != null && Object.hasOwn(tensor, 'raw_data') && (tensor.raw_data.length > 0 || stored.length === 0);
+  if (hasRaw) {
+    if (dataType === DataType.STRING) throw fail((label) => `${label}: a string tensor cannot store its values in raw_data`);
+    if (stored.length) throw fail((label) => `${label}: values in both raw_data and ${stored[0]}`);
+    const length = BigInt((tensor.raw_data as Uint8Array).length);
+    if (raw !== undefined && length !== raw) throw fail((label, typed) => `${label}: ${typed} needs ${raw} bytes of raw_data, it has ${length}`);
+    return;
+  }
+  if (stored.length > 1) throw fail((label) => `${label}: values in both ${stored[0]} and ${stored[1]}`);
+  const used = stored[0];
+  if (used === undefined) {
+    if (count !== 0n) throw fail((label, typed) => `${label}: ${typed} has ${count} elements but no values`);
+    return;
+  }
+  if (used !== field.field) throw fail((label) => `${label}: a ${dataTypeName(dataType)} tensor stores its values in ${field.field}, not ${used}`);
+  const entries = BigInt((tensor[used] as unknown[]).length);
+  if (entries !== field.entries) throw fail((label, typed) => `${label}: ${typed} needs ${field.entries} entries in ${used}, it has ${entries}`);
+}

@@ -1,0 +1,155 @@
+/**
+ * A strict walk over protobuf bytes before protobufjs decodes them. protobufjs is lenient: it
+ * accepts field number 0, reads a known field with whatever wire type it finds, and turns invalid
+ * UTF-8 into U+FFFD, so a damaged model decodes into a different model from the one other tools
+ * see (or one ONNX Runtime refuses) and a read/write cycle would not reproduce its bytes. This walk
+ * rejects what protobuf's reference parser rejects; fields it does not know are only skipped (the
+ * codec keeps them byte for byte).
+ */
+import { AmpError } from './errors.js';
+import { WIRE_SCHEMA } from './wire-schema.generated.js';
+
+/** Deeper nesting than this is refused (protobuf's default recursion limit is 100). */
+const MAX_DEPTH = 100;
+
+const WIRE_NAMES = ['varint', 'fixed64', 'length-delimited', 'start-group', 'end-group', 'fixed32', 'wire type 6', 'wire type 7'];
+const EXPECTED_WIRE: Record<string, number> = { v: 0, d: 1, s: 2, b: 2, m: 2, f: 5 };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+class WireError extends Error {
+  constructor(
+    message: string,
+    readonly at: number,
+    /** The damage is a length that runs past the end of the whole input. */
+    readonly pastEnd = false,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Throws an AmpError (TRUNCATED or NOT_ONNX, naming the byte offset and the message type) when
+ * `bytes` are not a well-formed encoding of `rootType` (e.g. 'onnx.ModelProto').
+ */
+export function checkWireFormat(bytes: Uint8Array, rootType: string, source: string, what = 'an ONNX ModelProto'): void {
+  try {
+    walk(bytes, 0, bytes.length, rootType, 0);
+  } catch (error) {
+    if (!(error instanceof WireError)) throw error;
+    // A model starts with ir_version (field 1, varint); other bytes that run out are not a model at all.
+    if (error.pastEnd && (rootType !== 'onnx.ModelProto' || bytes[0] === 0x08)) {
+      throw new AmpError('TRUNCATED', `${source}: truncated ONNX file (a field runs past the end of the file at byte ${bytes.length})`, {
+        subject: source,
+      });
+    }
+    throw new AmpError('NOT_ONNX', `${source}: not ${what} (${error.message} at byte ${error.at})`, { subject: source });
+  }
+}
+
+function readVarint(bytes: Uint8Array, pos: number, end: number): { value: number; next: number } {
+  let value = 0;
+  let scale = 1;
+  for (let i = 0; i < 10; i++) {
+    if (pos + i >= end) throw new WireError('a varint runs past the end', pos, end === bytes.length);
+    const byte = bytes[pos + i] as number;
+    if (i < 7) value += (byte & 0x7f) * scale; // exact up to 2^49; larger values are only lengths we reject anyway
+    scale *= 128;
+    if ((byte & 0x80) === 0) return { value: i < 7 ? value : Number.MAX_SAFE_INTEGER, next: pos + i + 1 };
+  }
+  throw new WireError('a varint longer than 10 bytes', pos);
+}
+
+function walk(bytes: Uint8Array, start: number, end: number, type: string, depth: number): void {
+  if (depth > MAX_DEPTH) throw new WireError(`nesting deeper than ${MAX_DEPTH} messages`, start);
+  const fields = WIRE_SCHEMA[type] ?? {};
+  let pos = start;
+  while (pos < end) {
+    const tagAt = pos;
+    const tag = readVarint(bytes, pos, end);
+    pos = tag.next;
+    const field = Math.floor(tag.value / 8);
+    const wire = tag.value % 8;
+    if (field === 0) throw new WireError(`field number 0 in ${type}`, tagAt);
+    if (field > 0x1fffffff) throw new WireError(`field number ${field} out of range in ${type}`, tagAt);
+    const kind = fields[field];
+    if (kind !== undefined) checkWireType(kind, wire, field, type, tagAt);
+    switch (wire) {
+      case 0:
+        pos = readVarint(bytes, pos, end).next;
+        break;
+      case 1:
+      case 5: {
+        const size = wire === 1 ? 8 : 4;
+        if (pos + size > end) throw new WireError(`a ${WIRE_NAMES[wire]} field runs past the end of its ${type}`, tagAt, end === bytes.length);
+        pos += size;
+        break;
+      }
+      case 2: {
+        const length = readVarint(bytes, pos, end);
+        const bodyEnd = length.next + length.value;
+        if (bodyEnd > end) {
+          throw new WireError(`field ${field} of ${type} (${length.value} bytes) runs past the end of its message`, tagAt, bodyEnd > bytes.length || end === bytes.length);
+        }
+        if (kind !== undefined) checkLengthDelimited(bytes, length.next, bodyEnd, kind, field, type, depth);
+        pos = bodyEnd;
+        break;
+      }
+      case 3:
+        pos = skipGroup(bytes, pos, end, field, type, depth);
+        break;
+      default:
+        throw new WireError(`${WIRE_NAMES[wire]} (field ${field} of ${type}) is not a valid wire type here`, tagAt);
+    }
+  }
+}
+
+function checkWireType(kind: string, wire: number, field: number, type: string, at: number): void {
+  const repeatedScalar = kind.startsWith('r');
+  const base = repeatedScalar ? kind.slice(1) : kind.slice(0, 1);
+  const expected = EXPECTED_WIRE[base] as number;
+  if (wire === expected || (repeatedScalar && wire === 2)) return;
+  throw new WireError(`field ${field} of ${type} has wire type ${WIRE_NAMES[wire]}, expected ${WIRE_NAMES[expected]}`, at);
+}
+
+function checkLengthDelimited(bytes: Uint8Array, start: number, end: number, kind: string, field: number, type: string, depth: number): void {
+  if (kind === 's') {
+    try {
+      utf8.decode(bytes.subarray(start, end));
+    } catch {
+      throw new WireError(`field ${field} of ${type} is a string with invalid UTF-8`, start);
+    }
+  } else if (kind.startsWith('m:')) {
+    walk(bytes, start, end, kind.slice(2), depth + 1);
+  } else if (kind === 'rv') {
+    for (let pos = start; pos < end; ) pos = readVarint(bytes, pos, end).next;
+  } else if ((kind === 'rf' && (end - start) % 4 !== 0) || (kind === 'rd' && (end - start) % 8 !== 0)) {
+    throw new WireError(`packed field ${field} of ${type} has ${end - start} bytes, not a whole number of values`, start);
+  }
+}
+
+/** Skips a group (wire types 3..4) of an unknown field; groups nest. */
+function skipGroup(bytes: Uint8Array, pos: number, end: number, field: number, type: string, depth: number): number {
+  if (depth > MAX_DEPTH) throw new WireError(`nesting deeper than ${MAX_DEPTH} groups`, pos);
+  while (pos < end) {
+    const tagAt = pos;
+    const tag = readVarint(bytes, pos, end);
+    pos = tag.next;
+    const inner = Math.floor(tag.value / 8);
+    const wire = tag.value % 8;
+    if (inner === 0) throw new WireError(`field number 0 in a group of ${type}`, tagAt);
+    if (wire === 4) {
+      if (inner !== field) throw new WireError(`a group of field ${field} in ${type} ends with field ${inner}`, tagAt);
+      return pos;
+    }
+    if (wire === 0) pos = readVarint(bytes, pos, end).next;
+    else if (wire === 1 || wire === 5) pos += wire === 1 ? 8 : 4;
+    else if (wire === 2) {
+      const length = readVarint(bytes, pos, end);
+      pos = length.next + length.value;
+    } else if (wire === 3) pos = skipGroup(bytes, pos, end, inner, type, depth + 1);
+    else throw new WireError(`wire type ${wire} in a group of ${type}`, tagAt);
+    if (pos > end) throw new WireError(`a group of field ${field} in ${type} runs past the end`, tagAt, end === bytes.length);
+  }
+  throw new WireError(`a group of field ${field} in ${type} is not closed`, pos, end === bytes.length);
+}

@@ -1,0 +1,175 @@
+/**
+ * A decoder's key-value cache at the graph boundary. By default the pass keeps every graph input
+ * and output in its declared type, the cache included. With `kvCache: 'fp16'` the cache inputs
+ * and outputs are declared float16 instead (half the cache memory, which dominates a decoder's
+ * memory at long context), and the graph is rewired so the types stay consistent: a Cast the
+ * pass had put right behind a cache input, or right before a cache output, is dropped, and where
+ * a reader or producer computes in another type one Cast is added.
+ *
+ * Cache values are recognised from rules/kv-cache.json: inputs that feed an attention op's
+ * past_key/past_value (or past) formal, outputs written by its present formals, and names in the
+ * exporters' conventions.
+ */
+import { readFileSync } from 'node:fs';
+import { dtypeAttribute } from '../../onnx/attributes.js';
+import { DataType } from '../../onnx/data-types.js';
+import { AmpError } from '../../onnx/errors.js';
+import { onnx } from '../../onnx/generated/onnx.js';
+import type { ModelGraph } from '../../onnx/graph.js';
+import { opsetsOf } from '../../onnx/opsets.js';
+import { typeVariableOfInput, typeVariableOfOutput } from '../../onnx/schema.js';
+import { inferElemTypes, schemaOf } from '../../onnx/type-inference.js';
+
+interface KvRules {
+  formalInputs: string[];
+  formalOutputs: string[];
+  inputPatterns: string[];
+  outputPatterns: string[];
+}
+
+let rules: KvRules | undefined;
+function kvRules(): KvRules {
+  rules ??= JSON.parse(readFileSync(new URL('../../../rules/kv-cache.json', import.meta.url), 'utf8')) as KvRules;
+  return rules;
+}
+
+export interface KvCacheValues {
+  inputs: string[];
+  outputs: string[];
+  /** Cache inputs and outputs already declared float16 (a model converted before): nothing to do for them. */
+  alreadyFloat16: number;
+}
+
+/** The float32 graph inputs and outputs of the main graph that hold the key-value cache. */
+export function findKvCache(graph: ModelGraph, model: onnx.IModelProto): KvCacheValues {
+  const { formalInputs, formalOutputs, inputPatterns, outputPatterns } = kvRules();
+  const inputRegexes = inputPatterns.map((p) => new RegExp(p));
+  const outputRegexes = outputPatterns.map((p) => new RegExp(p));
+  const opsets = opsetsOf(model);
+  const scope = graph.main;
+  const elemType = (info: onnx.IValueInfoProto | undefined) => info?.type?.tensor_type?.elem_type;
+  const inputs = new Set<string>();
+  const outputs = new Set<string>();
+  let alreadyFloat16 = 0;
+  const note = (set: Set<string>, name: string, info: onnx.IValueInfoProto) => {
+    if (elemType(info) === DataType.FLOAT) set.add(name);
+    else if (elemType(info) === DataType.FLOAT16) alreadyFloat16++;
+  };
+  for (const [name, info] of scope.inputs) {
+    const type = elemType(info);
+    if ((type !== DataType.FLOAT && type !== DataType.FLOAT16) || scope.initializers.has(name)) continue;
+    const byName = inputRegexes.some((r) => r.test(name));
+    const byFormal = scope.consumersOf(name).some((use) => {
+      const schema = use.index >= 0 ? schemaOf(use.node, opsets) : undefined;
+      return schema !== undefined && formalInputs.includes(typeVariableOfInput(schema, use.index)?.name ?? '');
+    });
+    if (byName || byFormal) note(inputs, name, info);
+  }
+  for (const [name, info] of scope.outputs) {
+    const type = elemType(info);
+    if (type !== DataType.FLOAT && type !== DataType.FLOAT16) continue;
+    const producer = scope.producerOf(name);
+    const schema = producer ? schemaOf(producer.node, opsets) : undefined;
+    const byFormal = schema !== undefined && producer !== undefined && formalOutputs.includes(typeVariableOfOutput(schema, producer.index)?.name ?? '');
+    if (byFormal || outputRegexes.some((r) => r.test(name))) note(outputs, name, info);
+  }
+  return { inputs: [...inputs], outputs: [...outputs], alreadyFloat16 };
+}
+
+/**
+ * Declares the cache float16 on a rewritten model and rewires it (see the file comment). Returns
+ * the number of Casts added and removed.
+ */
+export function storeKvCacheInFloat16(
+  graph: ModelGraph,
+  model: onnx.IModelProto,
+  cache: KvCacheValues,
+  counts: { castsToTarget: number; castsToFloat32: number },
+): { castsRemoved: number; castsAdded: number } {
+  const scope = graph.main;
+  const types = inferElemTypes(graph, opsetsOf(model));
+  let castsRemoved = 0;
+  let castsAdded = 0;
+  const isCastTo = (node: onnx.INodeProto, type: number) => node.op_type === 'Cast' && !node.domain && dtypeAttribute(node, 'to') === type;
+  const setType = (info: onnx.IValueInfoProto | undefined) => {
+    if (info?.type?.tensor_type) info.type.tensor_type.elem_type = DataType.FLOAT16;
+  };
+
+  for (const name of cache.inputs) {
+    setType(scope.inputs.get(name));
+    let upcast: string | undefined;
+    for (const use of [...scope.consumersOf(name)]) {
+      const node = use.node;
+      if (use.index >= 0 && isCastTo(node, DataType.FLOAT16) && !scope.isGraphOutput(node.output?.[0] ?? '')) {
+        // The pass's own Cast to float16 right behind the input: its readers take the input itself.
+        const castOutput = node.output?.[0] ?? '';
+        for (const reader of [...scope.consumersOf(castOutput)]) if (reader.index >= 0) scope.setInput(reader.node, reader.index, name);
+        if (scope.consumersOf(castOutput).length === 0) {
+          scope.removeNode(node);
+          castsRemoved++;
+          counts.castsToTarget--;
+          continue;
+        }
+      }
+      if (use.index < 0) {
+        throw new AmpError('BAD_OPTION', `--kv-cache fp16: cache input '${name}' is read inside a subgraph of ${node.op_type} '${node.name ?? ''}', which this option does not rewire`, { subject: name });
+      }
+      if (!upcast) {
+        upcast = graph.uniqueName(`${name}/as_fp32`);
+        scope.insertNodeAfter(null, castNode(name, upcast, DataType.FLOAT));
+        castsAdded++;
+        counts.castsToFloat32++;
+      }
+      scope.setInput(node, use.index, upcast);
+    }
+  }
+
+  for (const name of cache.outputs) {
+    setType(scope.outputs.get(name));
+    const producer = scope.producerOf(name);
+    if (!producer) continue;
+    const node = producer.node;
+    const source = node.input?.[0] ?? '';
+    if (isCastTo(node, DataType.FLOAT) && types.get(scope, source) === DataType.FLOAT16) {
+      // The pass's own Cast back to float32: the float16 value becomes the output.
+      const upstream = scope.producerOf(source);
+      if (upstream && !scope.isGraphOutput(source) && !graph.main.inputs.has(source)) {
+        scope.removeNode(node);
+        castsRemoved++;
+        counts.castsToFloat32--;
+        for (const reader of [...scope.consumersOf(source)]) if (reader.index >= 0) scope.setInput(reader.node, reader.index, name);
+        scope.renameNodeOutput(upstream.node, upstream.index, name);
+        scope.graph.value_info = (scope.graph.value_info ?? []).filter((info) => info.name !== source);
+        continue;
+      }
+    }
+    const renamed = graph.uniqueName(`${name}/fp32`);
+    for (const reader of [...scope.consumersOf(name)]) if (reader.index >= 0) scope.setInput(reader.node, reader.index, renamed);
+    scope.renameNodeOutput(node, producer.index, renamed);
+    scope.insertNodeAfter(node, castNode(renamed, name, DataType.FLOAT16));
+    castsAdded++;
+    counts.castsToTarget++;
+  }
+  graph.commit();
+  return { castsRemoved, castsAdded };
+}
+
+/** Throws when the model has no cache at all; a cache already in float16 is fine (nothing to do). */
+export function requireKvCache(cache: KvCacheValues): void {
+  if (cache.inputs.length || cache.outputs.length || cache.alreadyFloat16) return;
+  const { inputPatterns, outputPatterns, formalInputs } = kvRules();
+  throw new AmpError(
+    'BAD_OPTION',
+    `--kv-cache fp16: the model has no float32 key-value cache input or output (looked for inputs feeding ${formalInputs.join('/')} or named like ${inputPatterns.join(', ')}, outputs named like ${outputPatterns.join(', ')})`,
+  );
+}
+
+function castNode(input: string, output: string, to: number): onnx.NodeProto {
+  return onnx.NodeProto.create({
+    input: [input],
+    output: [output],
+    name: output,
+    op_type: 'Cast',
+    attribute: [onnx.AttributeProto.create({ name: 'to', i: to, type: onnx.AttributeProto.AttributeType.INT })],
+  });
+}

@@ -1,0 +1,193 @@
+/**
+ * --target: what the painting may assume about the execution provider that will run the model.
+ * The facts live in rules/kernels.json (each with its source in ONNX Runtime); this module turns
+ * them into one decision painting reads, "which nodes of this scope run in the low type because
+ * their kernel keeps the fragile arithmetic in float32", and into warnings for providers whose
+ * low-precision kernels are missing or slow. `any` (the default) knows nothing and changes nothing.
+ */
+import { readFileSync } from 'node:fs';
+import type { onnx } from '../../onnx/generated/onnx.js';
+import type { GraphScope } from '../../onnx/graph.js';
+import { normalizeDomain } from '../../onnx/opsets.js';
+import { describeNode, type NodeDecision } from './decisions.js';
+import type { ListName } from './op-lists.js';
+
+export const TARGETS = ['any', 'cuda', 'cpu', 'webgpu'] as const;
+export type Target = (typeof TARGETS)[number];
+export type LowType = 'float16' | 'bfloat16';
+
+interface KernelFact {
+  op: string;
+  domain?: string;
+  types: LowType[];
+  reason: string;
+  source: string;
+}
+
+interface TargetFacts {
+  provider: string;
+  fp32Accumulating: KernelFact[];
+  slowKernels: KernelFact[];
+  lowPrecisionKernels: { source: string; float16: string[]; bfloat16: string[] } | null;
+}
+
+interface KernelRules {
+  runtime: string;
+  targets: Record<Exclude<Target, 'any'>, TargetFacts>;
+}
+
+let cached: KernelRules | undefined;
+export function readKernelRules(): KernelRules {
+  cached ??= JSON.parse(readFileSync(new URL('../../../rules/kernels.json', import.meta.url), 'utf8')) as KernelRules;
+  return cached;
+}
+
+const factKey = (domain: string | null | undefined, op: string | null | undefined): string => `${normalizeDomain(domain ?? '')}:${op ?? ''}`;
+
+/** Why a node runs in the low type under the target: the rule's text and the kernel source it rests on. */
+export interface KernelPromotion {
+  reason: string;
+  source: string;
+}
+
+export interface ScopePromotions {
+  /** Nodes painted ALLOW (rule 'target-kernel') although their list would keep them fp32. */
+  promoted: Map<onnx.INodeProto, KernelPromotion>;
+  /** Nodes with an fp32-accumulating kernel that still stay fp32, and why (feeds an output or a loss). */
+  kept: Map<onnx.INodeProto, string>;
+}
+
+/**
+ * A node whose kernel accumulates in float32 runs in the low type when it is in the middle of the
+ * model: following its outputs through non-allow ops reaches an allow op (so its result goes on
+ * into low-precision compute anyway), and reaches no graph output and no deny-list op (a loss, a
+ * Log) first. This is done so the final softmax and the values a user reads stay float32, as
+ * TensorFlow's mixed-precision guide advises, while the attention softmax and the pre-projection
+ * LayerNorm skip their Cast pairs.
+ */
+export class TargetPolicy {
+  private readonly facts = new Map<string, KernelFact>();
+
+  constructor(
+    readonly target: Target,
+    readonly lowType: LowType,
+  ) {
+    if (target === 'any') return;
+    for (const fact of readKernelRules().targets[target].fp32Accumulating) {
+      if (fact.types.includes(lowType)) this.facts.set(factKey(fact.domain, fact.op), fact);
+    }
+  }
+
+  promotions(scope: GraphScope, nodes: readonly onnx.INodeProto[], decisions: ReadonlyMap<onnx.INodeProto, NodeDecision>): ScopePromotions {
+    const promoted = new Map<onnx.INodeProto, KernelPromotion>();
+    const kept = new Map<onnx.INodeProto, string>();
+    if (!this.facts.size) return { promoted, kept };
+    const listOf = (node: onnx.INodeProto): ListName | undefined => decisions.get(node)?.list;
+    for (const node of nodes) {
+      const fact = this.facts.get(factKey(node.domain, node.op_type));
+      const decision = decisions.get(node);
+      if (!fact || !decision?.processable || decision.list === 'allow') continue;
+      const blocker = this.blockerDownstream(scope, node, listOf);
+      if (blocker) {
+        kept.set(node, `its ${this.lowType} ${this.target} kernel accumulates in float32, but it ${blocker}: kept float32 (--target ${this.target})`);
+        continue;
+      }
+      promoted.set(node, {
+        reason: `--target ${this.target}: ${fact.reason} (rules/kernels.json; source: ${fact.source})`,
+        source: fact.source,
+      });
+    }
+    return { promoted, kept };
+  }
+
+  /** What keeps a node fp32 (a graph output or a deny-list op before any allow op), or undefined. */
+  private blockerDownstream(scope: GraphScope, origin: onnx.INodeProto, listOf: (node: onnx.INodeProto) => ListName | undefined): string | undefined {
+    const seen = new Set<onnx.INodeProto>([origin]);
+    const stack = [origin];
+    let reachesAllow = false;
+    while (stack.length) {
+      const node = stack.pop() as onnx.INodeProto;
+      for (const name of node.output ?? []) {
+        if (!name) continue;
+        if (scope.isGraphOutput(name)) return `feeds the graph output '${name}'`;
+        for (const use of scope.consumersOf(name)) {
+          const next = use.node;
+          if (seen.has(next)) continue;
+          seen.add(next);
+          const list = listOf(next);
+          if (list === 'allow') {
+            reachesAllow = true;
+            continue;
+          }
+          if (list === 'deny' && !this.facts.has(factKey(next.domain, next.op_type))) return `feeds ${describeNode(next)} (deny list)`;
+          stack.push(next);
+        }
+      }
+    }
+    return reachesAllow ? undefined : 'feeds no allow-list op';
+  }
+}
+
+export function targetPolicy(target: Target, lowType: LowType): TargetPolicy | undefined {
+  return target === 'any' ? undefined : new TargetPolicy(target, lowType);
+}
+
+/** A converted node the target's provider runs slowly or without a kernel of the low type. */
+export interface TargetWarning {
+  node: string;
+  op: string;
+  kind: 'no-kernel' | 'slow-kernel' | 'fused-into-slow-kernel';
+  message: string;
+  source: string;
+}
+
+/**
+ * Warnings for the converted nodes under --target: ops with no low-precision kernel in the
+ * provider (ONNX Runtime then runs them through Casts to float32), ops whose kernel is a slow
+ * reference loop, and MatMul + Add pairs that ORT's MatMulAddFusion turns into such a Gemm.
+ */
+export function targetWarnings(decisions: readonly NodeDecision[], target: Target, lowType: LowType): TargetWarning[] {
+  if (target === 'any') return [];
+  const facts = readKernelRules().targets[target];
+  const provider = facts.provider;
+  const slow = new Map(facts.slowKernels.filter((f) => f.types.includes(lowType)).map((f) => [factKey(f.domain, f.op), f]));
+  const available = facts.lowPrecisionKernels ? new Set(facts.lowPrecisionKernels[lowType]) : undefined;
+  const converted = decisions.filter((d) => d.color === 'ALLOW');
+  const colorOf = new Map(decisions.map((d) => [d.node, d.color]));
+  const warnings: TargetWarning[] = [];
+  for (const { node, scope } of converted) {
+    const op = node.op_type ?? '';
+    const name = node.name || (node.output ?? [])[0] || '?';
+    const slowFact = slow.get(factKey(node.domain, op));
+    if (slowFact) {
+      warnings.push({ node: name, op, kind: 'slow-kernel', message: `${describeNode(node)}: ${slowFact.reason}`, source: slowFact.source });
+      continue;
+    }
+    if (available && normalizeDomain(node.domain) === '' && !available.has(op)) {
+      warnings.push({
+        node: name,
+        op,
+        kind: 'no-kernel',
+        message: `${describeNode(node)}: ${provider} has no ${lowType} ${op} kernel; ONNX Runtime runs it through Casts to float32 (no speed-up, two extra copies)`,
+        source: facts.lowPrecisionKernels?.source ?? '',
+      });
+    }
+    // MatMul whose only reader is a converted Add: ORT fuses the pair into a Gemm of the low type.
+    const gemm = slow.get(factKey('', 'Gemm'));
+    const output = (node.output ?? [])[0];
+    if (gemm && op === 'MatMul' && output) {
+      const uses = scope.consumersOf(output);
+      const add = uses.length === 1 ? uses[0]?.node : undefined;
+      if (add?.op_type === 'Add' && normalizeDomain(add.domain) === '' && colorOf.get(add) === 'ALLOW') {
+        warnings.push({
+          node: name,
+          op,
+          kind: 'fused-into-slow-kernel',
+          message: `${describeNode(node)} + ${describeNode(add)}: ONNX Runtime's MatMulAddFusion makes them one ${lowType} Gemm, a slow kernel on ${provider}`,
+          source: gemm.source,
+        });
+      }
+    }
+  }
+  return warnings;
+}

@@ -1,0 +1,500 @@
+/// <reference lib="dom" />
+/**
+ * The report page's script. It runs in the browser: render-html.ts inlines `reportPage`'s source
+ * text into the page, so everything it uses lives inside it (no imports, no closures over this
+ * module). It draws one window of one scope at a time (at most `cap` nodes, laid out by dagre),
+ * which keeps a 50,000-node graph as quick to open as a small one; search, filters and the
+ * summary work on the whole data set.
+ */
+
+/** What render-html.ts embeds; kept structural so the page needs no imports. */
+export interface PageData {
+  title: string;
+  summaryText: string;
+  cap: number;
+  categories: Array<{ id: string; label: string; color: string; meaning: string; rules: string[] }>;
+  report: {
+    summary: { mode: string; matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number } };
+    nodes: PageNode[];
+    lists: Record<string, Array<{ op: string; domain: string; reason: string; origin: string }>>;
+    scopes: PageScope[];
+  };
+}
+
+interface PageEdge {
+  value: string;
+  type: string | null;
+  typeAfter: string | null;
+  cast?: string;
+  source?: string;
+  range?: number;
+}
+
+interface PageNode {
+  node: string;
+  op: string;
+  domain: string;
+  scope: string;
+  list: string | null;
+  color: string;
+  rule: string;
+  reason: string;
+  castsAdded: string[];
+  inputs: PageEdge[];
+  outputs: PageEdge[];
+  subgraphs: string[];
+}
+
+interface PageScope {
+  path: string;
+  parent: string | null;
+  owner: string | null;
+  inputs: Array<{ value: string; type: string | null }>;
+  outputs: Array<{ value: string; type: string | null }>;
+  weights: Array<{ value: string; type: string | null; dims: number[] }>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function reportPage(data: PageData, dagre: any): void {
+  const { report, categories } = data;
+  const nodes = report.nodes;
+  const $ = (id: string): HTMLElement => document.getElementById(id) as HTMLElement;
+  const el = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string> = {}, text?: string): HTMLElementTagNameMap[K] => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(props)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  const SVG = 'http://www.w3.org/2000/svg';
+  const svgEl = (tag: string, attrs: Record<string, string | number>): SVGElement => {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    return e;
+  };
+
+  // ---- indexes over the whole data set (linear, once) ----
+  const categoryOfRule = new Map<string, number>();
+  categories.forEach((c, i) => c.rules.forEach((r) => categoryOfRule.set(r, i)));
+  const unprocessed = categories.length - 1;
+  const categoryIndex = nodes.map((n) => categoryOfRule.get(n.rule) ?? unprocessed);
+  const scopeByPath = new Map(report.scopes.map((s) => [s.path, s]));
+  const nodesOfScope = new Map<string, number[]>();
+  const producers = new Map<string, Map<string, number>>();
+  nodes.forEach((n, i) => {
+    let list = nodesOfScope.get(n.scope);
+    if (!list) nodesOfScope.set(n.scope, (list = []));
+    let produced = producers.get(n.scope);
+    if (!produced) producers.set(n.scope, (produced = new Map()));
+    list.push(i);
+    for (const o of n.outputs) if (o.value) produced.set(o.value, i);
+  });
+  const isWeightNode = (i: number): boolean => nodes[i]!.rule === 'constant-source';
+  const label = (i: number): string => nodes[i]!.node || `${nodes[i]!.op} #${i}`;
+
+  // ---- state ----
+  const state = {
+    scope: report.scopes[0]?.path ?? (nodes[0]?.scope || 'graph'),
+    window: 0,
+    selected: -1,
+    hidden: new Set<number>(),
+    showWeights: false,
+    view: { x: 0, y: 0, k: 1 },
+  };
+
+  // ---- summary panel ----
+  const formatFlops = (value: number): string => {
+    for (const [scale, unit] of [[1e12, 'TFLOP'], [1e9, 'GFLOP'], [1e6, 'MFLOP'], [1e3, 'kFLOP']] as const) if (value >= scale) return `${(value / scale).toFixed(2)} ${unit}`;
+    return `${value} FLOP`;
+  };
+  $('summary-text').textContent = data.summaryText;
+  const flops = report.summary.matrixFlops;
+  $('flops-share').textContent =
+    flops.total > 0
+      ? `${((100 * flops.lowPrecision) / flops.total).toFixed(1)}% of ${formatFlops(flops.total)} of matrix FLOPs run in ${report.summary.mode === 'mixed_bfloat16' ? 'bf16' : 'fp16'}` +
+        (flops.unknownNodes ? ` (shapes unknown for ${flops.unknownNodes} of ${flops.nodes} nodes)` : '')
+      : 'matrix FLOPs: n/a (no MatMul/Gemm/Conv/Einsum with known shapes)';
+  const perOp = new Map<string, { converted: number; kept: number; why: Map<string, number> }>();
+  nodes.forEach((n) => {
+    const key = n.domain ? `${n.domain}:${n.op}` : n.op;
+    let row = perOp.get(key);
+    if (!row) perOp.set(key, (row = { converted: 0, kept: 0, why: new Map() }));
+    if (n.color === 'ALLOW') row.converted++;
+    else {
+      row.kept++;
+      row.why.set(n.rule, (row.why.get(n.rule) ?? 0) + 1);
+    }
+  });
+  const opBody = $('op-table').querySelector('tbody') as HTMLElement;
+  for (const [op, row] of [...perOp.entries()].sort((a, b) => b[1].converted + b[1].kept - (a[1].converted + a[1].kept) || a[0].localeCompare(b[0]))) {
+    const tr = el('tr');
+    tr.append(el('td', {}, op), el('td', {}, String(row.converted)), el('td', {}, String(row.kept)));
+    tr.append(el('td', {}, [...row.why.entries()].map(([rule, count]) => `${rule} ${count}`).join(', ')));
+    opBody.append(tr);
+  }
+  const lists = $('lists');
+  for (const [list, entries] of Object.entries(report.lists)) {
+    const details = el('details');
+    details.append(el('summary', {}, `${list} (${entries.length})`));
+    const ul = el('ul');
+    for (const e of entries) ul.append(el('li', {}, `${e.domain ? `${e.domain}:` : ''}${e.op}: ${e.reason}${e.origin === 'default' ? '' : ` (${e.origin})`}`));
+    details.append(ul);
+    lists.append(details);
+  }
+
+  // ---- every scope by name: bodies whose owner is not drawn (function bodies) stay one click away ----
+  const scopeSelect = $('scope-select') as HTMLSelectElement;
+  const scopePaths = [...new Set([...report.scopes.map((s) => s.path), ...nodesOfScope.keys()])];
+  for (const path of scopePaths) scopeSelect.append(el('option', { value: path }, `${path} (${nodesOfScope.get(path)?.length ?? 0} nodes)`));
+  scopeSelect.addEventListener('change', () => openScope(scopeSelect.value));
+
+  // ---- legend and filters ----
+  const counts = categories.map(() => 0);
+  for (const c of categoryIndex) counts[c]!++;
+  const legend = $('legend');
+  categories.forEach((c, i) => {
+    const item = el('label', { class: 'legend-item', title: c.meaning, 'data-category': c.id });
+    const box = el('input', { type: 'checkbox', 'data-category': c.id });
+    box.checked = true;
+    box.addEventListener('change', () => {
+      if (box.checked) state.hidden.delete(i);
+      else state.hidden.add(i);
+      applyFilter();
+      runSearch();
+    });
+    const swatch = el('span', { class: 'swatch' });
+    swatch.style.background = c.color;
+    item.append(box, swatch, el('span', {}, `${c.label} (${counts[i]})`));
+    legend.append(item);
+  });
+  const weightsBox = $('show-weights') as HTMLInputElement;
+  weightsBox.addEventListener('change', () => {
+    state.showWeights = weightsBox.checked;
+    draw();
+  });
+
+  // ---- the graph ----
+  const svg = $('graph') as unknown as SVGSVGElement;
+  const viewport = svgEl('g', { id: 'viewport' });
+  svg.append(viewport);
+  const applyView = (): void => viewport.setAttribute('transform', `translate(${state.view.x},${state.view.y}) scale(${state.view.k})`);
+  const positions = new Map<number, { x: number; y: number }>();
+
+  function windowOf(i: number): number {
+    const list = nodesOfScope.get(nodes[i]!.scope) ?? [];
+    return Math.floor(list.indexOf(i) / data.cap);
+  }
+
+  function draw(): void {
+    const started = performance.now();
+    viewport.replaceChildren();
+    positions.clear();
+    const all = nodesOfScope.get(state.scope) ?? [];
+    const windows = Math.max(1, Math.ceil(all.length / data.cap));
+    state.window = Math.min(state.window, windows - 1);
+    const members = all.slice(state.window * data.cap, (state.window + 1) * data.cap).filter((i) => state.showWeights || !isWeightNode(i));
+    const inView = new Set(members);
+    const scope = scopeByPath.get(state.scope);
+    const produced = producers.get(state.scope) ?? new Map<string, number>();
+    const graphOutputs = new Set((scope?.outputs ?? []).map((o) => o.value));
+    const g = new dagre.graphlib.Graph({ multigraph: false });
+    g.setGraph({ rankdir: 'TB', nodesep: 18, ranksep: 28, marginx: 20, marginy: 20 });
+    g.setDefaultEdgeLabel(() => ({}));
+    const extra = new Map<string, { kind: string; text: string; target?: number }>();
+    const addExtra = (id: string, kind: string, text: string, target?: number): string => {
+      if (!extra.has(id)) {
+        extra.set(id, { kind, text, ...(target === undefined ? {} : { target }) });
+        const small = kind === 'cast';
+        g.setNode(id, { width: small ? 14 : Math.min(160, 16 + 6.5 * text.length), height: small ? 14 : 20 });
+      }
+      return id;
+    };
+    for (const i of members) g.setNode(`n${i}`, { width: Math.min(190, Math.max(70, 7 * Math.max(nodes[i]!.op.length, Math.min(label(i).length, 24)) + 16)), height: 34 });
+    for (const i of members) {
+      const n = nodes[i]!;
+      for (const e of n.inputs) {
+        if (!e.value) continue;
+        const p = produced.get(e.value);
+        let from: string | undefined;
+        if (p !== undefined && inView.has(p)) from = `n${p}`;
+        else if (p !== undefined && isWeightNode(p) && !state.showWeights) from = undefined;
+        else if (p !== undefined) from = addExtra(`x:${e.value}`, 'elsewhere', e.value, p);
+        else if (e.source === 'weight') from = state.showWeights ? addExtra(`w:${e.value}`, 'weight', e.value) : undefined;
+        else if (e.source === 'input') from = addExtra(`in:${e.value}`, 'input', e.value);
+        else from = addExtra(`x:${e.value}`, 'outer', e.value);
+        if (e.cast) {
+          const cast = addExtra(`c:${e.cast}`, 'cast', e.cast);
+          if (from) g.setEdge(from, cast);
+          g.setEdge(cast, `n${i}`);
+        } else if (from) g.setEdge(from, `n${i}`);
+      }
+      for (const o of n.outputs) {
+        if (!o.value) continue;
+        let from = `n${i}`;
+        if (o.cast) {
+          const cast = addExtra(`c:${o.cast}`, 'cast', o.cast);
+          g.setEdge(from, cast);
+          from = cast;
+        }
+        if (graphOutputs.has(o.value)) g.setEdge(from, addExtra(`out:${o.value}`, 'output', o.value));
+      }
+    }
+    dagre.layout(g);
+    const edgeLayer = svgEl('g', { class: 'edges' });
+    const nodeLayer = svgEl('g', { class: 'nodes' });
+    viewport.append(edgeLayer, nodeLayer);
+    for (const edge of g.edges()) {
+      const points = g.edge(edge).points as Array<{ x: number; y: number }>;
+      edgeLayer.append(svgEl('polyline', { points: points.map((p) => `${p.x},${p.y}`).join(' '), class: 'edge', 'marker-end': 'url(#arrow)' }));
+    }
+    for (const id of g.nodes()) {
+      const box = g.node(id) as { x: number; y: number; width: number; height: number };
+      const group = svgEl('g', { transform: `translate(${box.x - box.width / 2},${box.y - box.height / 2})` });
+      if (id.startsWith('n')) {
+        const i = Number(id.slice(1));
+        positions.set(i, { x: box.x, y: box.y });
+        const category = categories[categoryIndex[i]!]!;
+        group.setAttribute('class', `node${nodes[i]!.subgraphs.length ? ' has-subgraph' : ''}`);
+        group.setAttribute('data-index', String(i));
+        group.setAttribute('data-name', nodes[i]!.node);
+        group.setAttribute('data-category', category.id);
+        const rect = svgEl('rect', { width: box.width, height: box.height, rx: 5, fill: category.color, class: 'node-box' });
+        const op = svgEl('text', { x: box.width / 2, y: 14, class: 'node-op' });
+        op.textContent = nodes[i]!.op + (nodes[i]!.subgraphs.length ? ' ⊞' : '');
+        const name = svgEl('text', { x: box.width / 2, y: 27, class: 'node-name' });
+        const text = label(i);
+        name.textContent = text.length > 26 ? `…${text.slice(-25)}` : text;
+        const title = svgEl('title', {});
+        title.textContent = `${nodes[i]!.op} '${label(i)}': ${category.label} (${nodes[i]!.rule})`;
+        group.append(title, rect, op, name);
+        group.addEventListener('click', () => select(i));
+        group.addEventListener('dblclick', () => {
+          if (nodes[i]!.subgraphs[0]) openScope(nodes[i]!.subgraphs[0]);
+        });
+      } else {
+        const info = extra.get(id)!;
+        group.setAttribute('class', `extra extra-${info.kind}`);
+        group.setAttribute('data-value', info.text);
+        const title = svgEl('title', {});
+        title.textContent = info.kind === 'cast' ? `Cast '${info.text}' added by the rewrite` : `${info.kind}: ${info.text}`;
+        if (info.kind === 'cast') {
+          group.append(title, svgEl('rect', { width: box.width, height: box.height, rx: 2, class: 'cast-box', transform: `rotate(45 ${box.width / 2} ${box.height / 2})` }));
+        } else {
+          const text = svgEl('text', { x: box.width / 2, y: 14, class: 'extra-text' });
+          text.textContent = info.text.length > 22 ? `…${info.text.slice(-21)}` : info.text;
+          group.append(title, svgEl('rect', { width: box.width, height: box.height, rx: 10, class: 'extra-box' }), text);
+          if (info.target !== undefined) group.addEventListener('click', () => reveal(info.target!));
+        }
+      }
+      nodeLayer.append(group);
+    }
+    const laidOut = g.graph() as { width?: number; height?: number };
+    // An empty window (a graph without nodes) has no finite size.
+    layoutSize = { width: Number.isFinite(laidOut.width) ? Math.max(1, laidOut.width!) : 1, height: Number.isFinite(laidOut.height) ? Math.max(1, laidOut.height!) : 1 };
+    fit(false);
+    renderCrumbs(all.length, windows);
+    applyFilter();
+    if (state.selected >= 0 && positions.has(state.selected)) highlight(state.selected);
+    // For the bench: how long the last window took to lay out and draw.
+    document.body.setAttribute('data-draw-ms', String(Math.round(performance.now() - started)));
+  }
+
+  let layoutSize = { width: 1, height: 1 };
+  /** Fits the window's width (or, with `whole`, all of it) into the frame; a tall graph pans. */
+  function fit(whole: boolean): void {
+    const frame = svg.getBoundingClientRect();
+    const k = Math.min(1, frame.width / Math.max(1, layoutSize.width), whole ? frame.height / Math.max(1, layoutSize.height) : 1);
+    state.view = { x: (frame.width - layoutSize.width * k) / 2, y: 4, k };
+    applyView();
+  }
+  $('fit').addEventListener('click', () => fit(true));
+
+  function applyFilter(): void {
+    for (const group of Array.from(viewport.querySelectorAll<SVGGElement>('g.node'))) {
+      const i = Number(group.getAttribute('data-index'));
+      group.classList.toggle('dimmed', state.hidden.has(categoryIndex[i]!));
+    }
+  }
+
+  function renderCrumbs(total: number, windows: number): void {
+    const crumbs = $('crumbs');
+    crumbs.replaceChildren();
+    const chain: string[] = [];
+    for (let s: PageScope | undefined = scopeByPath.get(state.scope); s; s = s.parent ? scopeByPath.get(s.parent) : undefined) chain.unshift(s.path);
+    if (!chain.length) chain.push(state.scope);
+    chain.forEach((path, index) => {
+      if (index) crumbs.append(' › ');
+      const link = el('a', { href: '#', 'data-scope': path }, path.split('/').pop() ?? path);
+      link.addEventListener('click', (event) => {
+        event.preventDefault();
+        openScope(path);
+      });
+      crumbs.append(link);
+    });
+    scopeSelect.value = state.scope;
+    const pager = $('pager');
+    pager.replaceChildren();
+    const from = state.window * data.cap + 1;
+    pager.append(el('span', { id: 'window-info' }, `nodes ${Math.min(from, total)}–${Math.min(total, from + data.cap - 1)} of ${total} in this scope`));
+    if (windows > 1) {
+      const prev = el('button', { id: 'prev-window' }, '◀');
+      const next = el('button', { id: 'next-window' }, '▶');
+      (prev as HTMLButtonElement).disabled = state.window === 0;
+      (next as HTMLButtonElement).disabled = state.window === windows - 1;
+      prev.addEventListener('click', () => {
+        state.window--;
+        draw();
+      });
+      next.addEventListener('click', () => {
+        state.window++;
+        draw();
+      });
+      pager.append(prev, next);
+    }
+  }
+
+  function openScope(path: string): void {
+    state.scope = path;
+    state.window = 0;
+    draw();
+  }
+
+  /** Shows a node wherever it lives: its scope, its window, selected and centred. */
+  function reveal(i: number): void {
+    const n = nodes[i]!;
+    const win = windowOf(i);
+    if (n.scope !== state.scope || win !== state.window || (isWeightNode(i) && !state.showWeights)) {
+      state.scope = n.scope;
+      state.window = win;
+      if (isWeightNode(i)) {
+        state.showWeights = true;
+        weightsBox.checked = true;
+      }
+      draw();
+    }
+    const at = positions.get(i);
+    if (at) {
+      const frame = svg.getBoundingClientRect();
+      state.view = { k: 1, x: frame.width / 2 - at.x, y: frame.height / 2 - at.y };
+      applyView();
+    }
+    select(i);
+  }
+
+  function highlight(i: number): void {
+    for (const g of Array.from(viewport.querySelectorAll('g.node.selected'))) g.classList.remove('selected');
+    viewport.querySelector(`g.node[data-index="${i}"]`)?.classList.add('selected');
+  }
+
+  function select(i: number): void {
+    state.selected = i;
+    highlight(i);
+    const n = nodes[i]!;
+    const category = categories[categoryIndex[i]!]!;
+    const panel = $('details');
+    panel.replaceChildren();
+    panel.append(el('h2', { id: 'detail-title' }, `${n.domain ? `${n.domain}:` : ''}${n.op} '${label(i)}'`));
+    const facts = el('dl');
+    const fact = (term: string, value: string, id?: string): void => {
+      facts.append(el('dt', {}, term), el('dd', id ? { id } : {}, value));
+    };
+    const outcome = n.color === 'ALLOW' ? 'converted' : categoryIndex[i] === unprocessed ? 'not painted' : 'kept fp32';
+    fact('decision', `${category.label} (${outcome})`, 'detail-decision');
+    fact('rule', n.rule, 'detail-rule');
+    fact('reason', n.reason || '—', 'detail-reason');
+    fact('list', n.list ?? 'none');
+    fact('scope', n.scope);
+    panel.append(facts);
+    const table = (title: string, edges: PageEdge[], id: string): void => {
+      panel.append(el('h3', {}, title));
+      const t = el('table', { id });
+      t.append(el('tr', {}, ''));
+      (t.firstChild as HTMLElement).append(el('th', {}, 'value'), el('th', {}, 'before'), el('th', {}, 'after'), el('th', {}, 'cast added'), el('th', {}, 'range seen'));
+      for (const e of edges) {
+        const tr = el('tr');
+        tr.append(
+          el('td', {}, e.value || '(absent)'),
+          el('td', {}, e.type ?? '?'),
+          el('td', { class: e.typeAfter !== e.type ? 'changed' : '' }, e.typeAfter ?? '?'),
+          el('td', {}, e.cast ?? ''),
+          el('td', {}, e.range === undefined ? '' : `|x| ≤ ${e.range.toPrecision(4)}`),
+        );
+        t.append(tr);
+      }
+      panel.append(t);
+    };
+    table('inputs', n.inputs, 'detail-inputs');
+    table('outputs', n.outputs, 'detail-outputs');
+    if (n.castsAdded.length) panel.append(el('p', { id: 'detail-casts' }, `Casts added on its input edges: ${n.castsAdded.join(', ')}`));
+    for (const path of n.subgraphs) {
+      const button = el('button', { class: 'open-subgraph', 'data-scope': path }, `open ${path.split('/').pop()}`);
+      button.addEventListener('click', () => openScope(path));
+      panel.append(button);
+    }
+  }
+
+  // ---- search ----
+  const searchBox = $('search') as HTMLInputElement;
+  function runSearch(): void {
+    const query = searchBox.value.trim().toLowerCase();
+    const results = $('results');
+    results.replaceChildren();
+    if (!query) return;
+    let shown = 0;
+    let matched = 0;
+    for (let i = 0; i < nodes.length; i++) {
+      const n = nodes[i]!;
+      if (state.hidden.has(categoryIndex[i]!)) continue;
+      if (!n.node.toLowerCase().includes(query) && !n.op.toLowerCase().includes(query)) continue;
+      matched++;
+      if (shown >= 100) continue;
+      shown++;
+      const item = el('li', { 'data-index': String(i) });
+      const swatch = el('span', { class: 'swatch' });
+      swatch.style.background = categories[categoryIndex[i]!]!.color;
+      item.append(swatch, el('span', {}, `${n.op} '${label(i)}'`));
+      item.addEventListener('click', () => reveal(i));
+      results.append(item);
+    }
+    $('result-count').textContent = `${matched} match${matched === 1 ? '' : 'es'}${matched > shown ? ` (first ${shown} shown)` : ''}`;
+  }
+  searchBox.addEventListener('input', runSearch);
+
+  // ---- pan and zoom ----
+  let drag: { x: number; y: number } | undefined;
+  svg.addEventListener('mousedown', (event) => {
+    drag = { x: event.clientX - state.view.x, y: event.clientY - state.view.y };
+  });
+  window.addEventListener('mouseup', () => (drag = undefined));
+  svg.addEventListener('mousemove', (event) => {
+    if (!drag) return;
+    state.view.x = event.clientX - drag.x;
+    state.view.y = event.clientY - drag.y;
+    applyView();
+  });
+  svg.addEventListener(
+    'wheel',
+    (event) => {
+      event.preventDefault();
+      if (!event.ctrlKey) {
+        // Plain wheel pans (a tall window reads top to bottom); ctrl+wheel or a pinch zooms.
+        state.view.x -= event.deltaX;
+        state.view.y -= event.deltaY;
+        applyView();
+        return;
+      }
+      const frame = svg.getBoundingClientRect();
+      const factor = Math.exp(-event.deltaY / 500);
+      const mx = event.clientX - frame.left;
+      const my = event.clientY - frame.top;
+      state.view.x = mx - (mx - state.view.x) * factor;
+      state.view.y = my - (my - state.view.y) * factor;
+      state.view.k *= factor;
+      applyView();
+    },
+    { passive: false },
+  );
+
+  draw();
+  document.body.setAttribute('data-ready-ms', String(Math.round(performance.now())));
+  document.body.setAttribute('data-ready', '1');
+}

