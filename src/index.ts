@@ -30,3 +30,7 @@ export { printable } from './onnx/printable.js';
 export { emulateNumerics, EMULATION_SCOPE, type EmulationReport, type EmulationResult } from './passes/emulate-numerics.js';
 export { calibrate as calibrateActivations, modelAwareRandomInputs, inputBatches, gatherIndexInputs, DEFAULT_HEADROOM, type Calibration, type CalibrationOptions } from './runtime/calibration.js';
 export { tune, rankCandidates, judgeOutput, overridesFile, METRICS, type TuneOptions, type TuneResult, type NodeEvidence, type Metric } from './runtime/tune.js';
+export { createTrainer, type Trainer, type TrainerOptions, type TrainerLayout, type StepResult, type NonFiniteReport } from './runtime/trainer.js';
+export { splitInitialState, readInitialState, stateSidecarPath } from './passes/training/state-sidecar.js';
+export { purePrecision, type PureTarget } from './passes/pure-precision.js';
+export { parseVariants, variantGraph, VARIANT_NAMES, type Variant, type VariantName } from './passes/training/variants.js';

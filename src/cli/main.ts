@@ -10,6 +10,7 @@ import { rerunWithLargerHeapIfNeeded } from './large-heap.js';
 import { AmpError, EXIT_CODES } from '../onnx/errors.js';
 import { printableLine, printableText } from '../onnx/printable.js';
 import type { TrainArgs } from './train-command.js';
+import { exampleOptions, runExample, type ExampleArgs } from './example-command.js';
 import type { BenchArgs, CompareArgs, RunArgs } from './execute-commands.js';
 import { rewriteOptions, runRewrite, type RewriteArgs } from './rewrite-command.js';
 import { doctorOptions, runDoctor, type DoctorArgs } from './doctor-command.js';
@@ -112,6 +113,7 @@ const parser = yargs(hideBin(process.argv))
   .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', async (y) => (await trainCommand()).trainOptions(y), run<TrainArgs>(async (a, p) => (await trainCommand()).runTrain(a, p)))
   .command('doctor', 'say which execution providers can start here, which CUDA/cuDNN libraries and GPUs were found, and what is missing', doctorOptions, run<DoctorArgs>(runDoctor))
   .command('report <audit>', 'draw an audit JSON (--report audit.json) as a self-contained HTML page', reportOptions, run<ReportArgs>(runReport))
+  .command('example <kind>', "write one of the recipes' training-step graphs (the README's MNIST experiment)", exampleOptions, run<ExampleArgs>(runExample))
   .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', async (y) => (await executeCommands()).benchOptions(y), run<BenchArgs>(async (a, p) => (await executeCommands()).runBench(a, p)))
   .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')
   .example('$0 model.onnx -o model.amp.onnx --mode bf16 --report audit.md', 'mixed bfloat16 with a readable audit')

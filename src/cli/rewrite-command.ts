@@ -9,11 +9,12 @@ import { assertSeparateFiles, type NamedPath } from '../onnx/safe-write.js';
 import { forEachTensor } from '../onnx/walk.js';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
-import { loadModelFile, saveModel, type SaveOptions } from '../onnx/model-io.js';
+import { loadModelFile, saveModel, type SaveOptions, type SaveResult } from '../onnx/model-io.js';
 import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
 import { reportWarnings, unknownOpTypes, unmatchedPatterns } from './warnings.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
 import { renderTrainingSummary, rewriteModel, type RewriteOptions } from '../passes/pipeline.js';
+import { splitInitialState, stateSidecarPath } from '../passes/training/state-sidecar.js';
 import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
@@ -43,6 +44,7 @@ export interface RewriteArgs {
   allowNewerIr: boolean;
   allowExternalOutside?: boolean;
   externalData: string;
+  state: 'initializers' | 'inputs';
   calibrate: boolean;
   training: 'auto' | 'on' | 'off';
   loss?: string;
@@ -90,6 +92,11 @@ export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
     .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON instead of text' })
     .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'also print the effective op lists' })
     .option('dry-run', { type: 'boolean', default: false, describe: 'print the summary, write no model' })
+    .option('state', {
+      choices: ['initializers', 'inputs'],
+      default: 'initializers',
+      describe: "training graphs: keep the initial state as same-name initializers, or make the state plain inputs with the initial values in <out>.state.onnx (onnxruntime-node ignores feeds for inputs that have an initializer)",
+    })
     .option('rules', { type: 'string', describe: 'JSON file of list changes: {"allow": {"add": [...], "remove": [...]}, "deny": ...}' })
     .option('force-fp32', { type: 'string', array: true, default: [], describe: 'keep these nodes fp32: node names or /regex/ (repeatable)' })
     .option('force-fp16', { type: 'string', array: true, default: [], describe: 'convert these nodes: node names or /regex/ (repeatable)' })
@@ -256,6 +263,20 @@ async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampO
   return calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions });
 }
 
+/**
+ * Writes the model, or with --state inputs the step graph with plain state inputs and, beside it,
+ * the initial-state sidecar (its own data file when one is asked for: sharing the model's would
+ * overwrite one with the other).
+ */
+function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveOptions): SaveResult[] {
+  const output = args.output as string;
+  if (args.state !== 'inputs') return [saveModel(model, output, options)];
+  const { model: stepGraph, sidecar } = splitInitialState(model);
+  const { unchangedBytes: _unchanged, ...written } = options;
+  const sidecarData = args.externalData === 'keep' || args.externalData === 'embed' ? 'embed' : `${path.basename(stateSidecarPath(output))}.data`;
+  return [saveModel(sidecar, stateSidecarPath(output), { ...written, ...saveOptions(sidecarData) }), saveModel(stepGraph, output, written)];
+}
+
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   if (!args.output && !args.dryRun) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx> (or --dry-run)');
   for (const report of args.report) {
@@ -271,6 +292,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   const writesModel = Boolean(args.output && !args.dryRun);
   const outputs = [
     ...(writesModel ? [{ path: args.output as string, role: '-o' }] : []),
+    ...(writesModel && args.state === 'inputs' ? [{ path: stateSidecarPath(args.output as string), role: 'the --state inputs sidecar' }] : []),
     ...args.report.map((file) => ({ path: file, role: '--report' })),
   ];
   assertSeparateFiles(outputs, inputs);
@@ -298,13 +320,13 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   const notes: string[] = [];
   if (writesModel) {
     const saved = phase('saveMs', () =>
-      saveModel(rewritten, args.output as string, {
+      saveRewritten(rewritten, args, {
         ...saveOptions(args.externalData),
         ...(modified ? {} : { unchangedBytes: bytes }),
         protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
       }),
     );
-    for (const { requested, actual } of saved.renamedData) {
+    for (const { requested, actual } of saved.flatMap((result) => result.renamedData)) {
       notes.push(`External data: ${printable(path.basename(requested))} already exists and was not overwritten; the weights are in ${printable(path.basename(actual))}`);
     }
   }

@@ -1,20 +1,17 @@
 /** `amp-rewrite train <graph.onnx>`: run a one-step training graph in a loop on MNIST. */
+import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModel } from '../onnx/model-io.js';
 import { checkCudaDevice, lowPrecisionTypesOf, type DeviceQuery } from '../runtime/device-check.js';
-
-/** What the commands that run models take from the machine; tests pass a faked device query. */
-export interface DeviceDeps {
-  queryDevice?: DeviceQuery;
-}
-import type { onnx } from '../onnx/generated/onnx.js';
-import { ampRewrite } from '../passes/amp.js';
-import { rewriteModel } from '../passes/pipeline.js';
+import { stateSidecarPath, withInitialStateFrom } from '../passes/training/state-sidecar.js';
+import { parseVariants, variantGraph, type Variant } from '../passes/training/variants.js';
 import { loadMnist } from '../runtime/mnist.js';
 import { parseProviders } from '../runtime/session.js';
 import { train, type EpochResult, type TrainResult } from '../runtime/train.js';
+import type { NonFiniteReport } from '../runtime/trainer.js';
+import { recordedLearningRate } from './example-command.js';
 import { machineDescription } from './execute-commands.js';
 
 export interface TrainArgs {
@@ -22,7 +19,7 @@ export interface TrainArgs {
   data: string;
   epochs: number;
   batch: number;
-  lr: number;
+  lr?: number;
   ep: string;
   compare?: string;
   maxSteps?: number;
@@ -31,8 +28,10 @@ export interface TrainArgs {
   quiet: boolean;
 }
 
-const VARIANTS = ['fp32', 'amp', 'fp16'] as const;
-type Variant = (typeof VARIANTS)[number];
+/** What the commands that run models take from the machine; tests pass a faked device query. */
+export interface DeviceDeps {
+  queryDevice?: DeviceQuery;
+}
 
 export function trainOptions(yargs: Argv): Argv<TrainArgs> {
   return yargs
@@ -40,20 +39,13 @@ export function trainOptions(yargs: Argv): Argv<TrainArgs> {
     .option('data', { choices: ['mnist'], default: 'mnist', describe: 'data set: the 10,000 MNIST digits of the mnist package' })
     .option('epochs', { type: 'number', default: 1, describe: 'passes over the training set' })
     .option('batch', { type: 'number', default: 64, describe: 'examples per step' })
-    .option('lr', { type: 'number', default: 0.05, describe: 'learning rate fed to the graph' })
+    .option('lr', { type: 'number', describe: 'learning rate fed to the graph (default: the one an example graph records, else 0.05)' })
     .option('ep', { type: 'string', default: 'cpu', describe: 'execution provider: cuda, webgpu, cpu, a comma list, or auto' })
-    .option('compare', { type: 'string', describe: 'train variants of an fp32 graph side by side: a comma list of fp32, amp, fp16' })
+    .option('compare', { type: 'string', describe: 'train variants of an fp32 graph side by side: a comma list of fp64, fp32, amp, amp-bf16, fp16, each optionally :scaled or :unscaled (dynamic loss scaling; amp has it by default)' })
     .option('max-steps', { type: 'number', describe: 'stop each epoch after this many steps' })
     .option('seed', { type: 'number', default: 0, describe: 'seed for the data split and shuffling' })
     .option('json', { type: 'string', describe: 'the results as JSON: on stdout (--json alone, instead of the text), or written to the file given' })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress bar' }) as unknown as Argv<TrainArgs>;
-}
-
-/** The graph each --compare variant trains: the original, the AMP rewrite, or every float op in fp16 without scaling. */
-export function variantGraph(model: onnx.ModelProto, variant: Variant): onnx.ModelProto {
-  if (variant === 'fp32') return model;
-  if (variant === 'amp') return rewriteModel(model).model;
-  return ampRewrite(model, { forceFp16: ['/.*/'] }).model;
 }
 
 function progressBar(label: string): (p: { epoch: number; step: number; steps: number; loss: number }) => void {
@@ -71,56 +63,92 @@ export function renderEpoch(label: string, e: EpochResult): string {
   return `${label} epoch ${e.epoch}: loss ${e.meanLoss.toFixed(4)}, test accuracy ${(100 * e.testAccuracy).toFixed(2)}%, ${e.msPerStep.toFixed(2)} ms/step, skipped ${e.skippedSteps} of ${e.steps}${scale}\n`;
 }
 
-export function renderComparisonTable(results: Array<{ variant: string; result: TrainResult }>): string {
-  const lines = ['variant  provider  final loss  test accuracy  ms/step  skipped  loss scale'];
-  for (const { variant, result } of results) {
-    const last = result.epochs[result.epochs.length - 1];
-    if (!last) continue;
+export function renderNonFinite(label: string, where: NonFiniteReport): string {
+  return `${label}: first non-finite value at step ${where.step}: output '${where.output}' of ${where.op} node '${where.node}'\n`;
+}
+
+export interface VariantResult {
+  variant: string;
+  /** Dynamic loss scaling on; undefined for the graph as given. */
+  scaled?: boolean;
+  result?: TrainResult;
+  /** Why the variant could not run (a kernel the provider lacks). */
+  failed?: string;
+}
+
+export function renderComparisonTable(results: VariantResult[]): string {
+  const lines = ['variant        provider  loss scaling  final loss  test accuracy  ms/step  skipped  loss scale'];
+  const notes: string[] = [];
+  for (const { variant, scaled, result, failed } of results) {
+    const scaling = scaled === undefined ? '-' : scaled ? 'dynamic' : 'none';
+    const last = result?.epochs[result.epochs.length - 1];
+    if (!result || !last) {
+      lines.push(`${variant.padEnd(14)} ${'-'.padEnd(9)} ${scaling.padEnd(12)}  could not run: ${failed ?? 'no epochs'}`);
+      continue;
+    }
     const skipped = result.epochs.reduce((n, e) => n + e.skippedSteps, 0);
     lines.push(
-      `${variant.padEnd(8)} ${result.provider.padEnd(9)} ${last.meanLoss.toFixed(4).padStart(10)} ${`${(100 * last.testAccuracy).toFixed(2)}%`.padStart(14)} ${last.msPerStep.toFixed(2).padStart(8)} ${String(skipped).padStart(8)} ${String(last.lossScale ?? '-').padStart(11)}`,
+      `${variant.padEnd(14)} ${result.provider.padEnd(9)} ${scaling.padEnd(12)} ${last.meanLoss.toFixed(4).padStart(10)} ${`${(100 * last.testAccuracy).toFixed(2)}%`.padStart(14)} ${last.msPerStep.toFixed(2).padStart(8)} ${String(skipped).padStart(8)} ${String(last.lossScale ?? '-').padStart(11)}`,
     );
+    if (result.firstNonFinite) notes.push(renderNonFinite(variant, result.firstNonFinite));
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\n')}\n${notes.join('')}`;
 }
 
 export async function runTrain(args: TrainArgs, print: (text: string) => void, deps: DeviceDeps = {}): Promise<number> {
-  if (!(args.epochs >= 1 && args.batch >= 1 && args.lr > 0)) throw new AmpError('BAD_OPTION', '--epochs and --batch must be at least 1 and --lr positive');
-  const variants = (args.compare ?? '').split(',').map((v) => v.trim()).filter(Boolean);
-  for (const v of variants) if (!(VARIANTS as readonly string[]).includes(v)) throw new AmpError('BAD_OPTION', `--compare ${args.compare}: '${v}' is not one of ${VARIANTS.join(', ')}`);
+  if (!(args.epochs >= 1 && args.batch >= 1 && (args.lr === undefined || args.lr > 0))) throw new AmpError('BAD_OPTION', '--epochs and --batch must be at least 1 and --lr positive');
+  const variants = args.compare === undefined ? [] : parseVariants(args.compare);
+  if (args.compare !== undefined && !variants.length) throw new AmpError('BAD_OPTION', '--compare needs at least one variant');
   const providers = parseProviders(args.ep);
-  const model = loadModel(args.graph);
-  // The device check covers every graph about to run: amp and fp16 variants compute in float16.
+  // A graph written with --state inputs: its variants are made from the stored-state form.
+  const sidecar = stateSidecarPath(args.graph);
+  const model = existsSync(sidecar) ? withInitialStateFrom(loadModel(args.graph), loadModel(sidecar), sidecar) : loadModel(args.graph);
+  const lr = args.lr ?? recordedLearningRate(model) ?? 0.05;
+  // The device check covers every graph about to run: the amp and fp16 variants compute in float16, amp-bf16 in bfloat16.
   const types = lowPrecisionTypesOf(model);
-  if (variants.some((v) => v !== 'fp32')) types.add('float16');
+  for (const v of variants) {
+    if (v.name === 'amp' || v.name === 'fp16') types.add('float16');
+    if (v.name === 'amp-bf16') types.add('bfloat16');
+  }
   const check = checkCudaDevice(providers, types, args.graph, deps.queryDevice);
-  if (check && !args.quiet) print(`${check.notes.join('\n')}\n`);
+  if (check && !args.quiet && args.json !== '') print(`${check.notes.join('\n')}\n`);
   const data = loadMnist({ seed: args.seed });
-  const results: Array<{ variant: string; result: TrainResult }> = [];
+  const results: VariantResult[] = [];
   // `--json` alone means JSON, and only JSON, on stdout.
   const jsonOnStdout = args.json === '';
   const printJson = print;
   if (jsonOnStdout) print = () => undefined;
-  for (const variant of variants.length ? (variants as Variant[]) : ['as given']) {
-    const graph = variant === 'as given' ? model : variantGraph(model, variant as Variant);
-    const result = await train(graph, data, {
-      epochs: args.epochs,
-      batch: args.batch,
-      lr: args.lr,
-      providers,
-      seed: args.seed,
-      ...(args.maxSteps ? { maxSteps: args.maxSteps } : {}),
-      ...(args.quiet ? {} : { onStep: progressBar(variant) }),
-    });
-    results.push({ variant, result });
-    if (!args.quiet) {
-      print(`${variant}: execution provider ${result.provider}\n`);
-      for (const epoch of result.epochs) print(renderEpoch(variant, epoch));
+  const runs: Array<{ label: string; variant?: Variant }> = variants.length ? variants.map((v) => ({ label: v.label, variant: v })) : [{ label: 'as given' }];
+  for (const { label, variant } of runs) {
+    const graph = variant ? variantGraph(model, variant) : args.graph;
+    let result: TrainResult;
+    try {
+      result = await train(graph, data, {
+        epochs: args.epochs,
+        batch: args.batch,
+        lr,
+        providers,
+        seed: args.seed,
+        ...(args.maxSteps ? { maxSteps: args.maxSteps } : {}),
+        ...(args.quiet ? {} : { onStep: progressBar(label) }),
+      });
+    } catch (error) {
+      // One variant the provider cannot run (bfloat16 kernels on a CPU) does not end the comparison.
+      if (!variant || !(error instanceof AmpError) || error.code !== 'RUNTIME_FAILED') throw error;
+      results.push({ variant: label, scaled: variant.scaled, failed: error.message });
+      continue;
+    }
+    results.push({ variant: label, ...(variant ? { scaled: variant.scaled } : {}), result });
+    // -q drops the progress bar, and the per-epoch lines when a table follows; without --compare they are the result.
+    if (!args.quiet || !variants.length) {
+      print(`${label}: execution provider ${result.provider}\n`);
+      for (const epoch of result.epochs) print(renderEpoch(label, epoch));
+      if (result.firstNonFinite && !variants.length) print(renderNonFinite(label, result.firstNonFinite));
     }
   }
   if (variants.length) print(renderComparisonTable(results));
   if (args.json !== undefined) {
-    const record = { graph: args.graph, data: args.data, batch: args.batch, lr: args.lr, machine: machineDescription(), date: new Date().toISOString(), results };
+    const record = { graph: args.graph, data: args.data, batch: args.batch, lr, machine: machineDescription(), date: new Date().toISOString(), results };
     if (jsonOnStdout) printJson(`${JSON.stringify(record, null, 2)}\n`);
     else writeTextAtomically(args.json, `${JSON.stringify(record, null, 2)}\n`);
   }

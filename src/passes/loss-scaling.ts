@@ -129,6 +129,16 @@ export function addLossScaling(input: onnx.IModelProto, lossScale: LossScale, co
   // The scale: a graph input (dynamic) or a constant (static).
   const scale = lossScale.kind === 'dynamic' ? addInput(LOSS_SCALE_NAMES.scale, DataType.FLOAT) : constant('loss_scale', lossScale.value);
   const tracker = lossScale.kind === 'dynamic' ? addInput(LOSS_SCALE_NAMES.tracker, DataType.INT64) : undefined;
+  if (lossScale.kind === 'dynamic' && contract.state.every((s) => scope.initializers.has(s.input))) {
+    // A graph that carries its initial state (same-name initializers) carries the initial scale
+    // and tracker the same way, so a runner starts from the scale the rewrite was asked for. A
+    // graph whose state is plain inputs gets none: onnxruntime-node would ignore the fed scale.
+    g.initializer = [
+      ...(g.initializer ?? []),
+      tensor(LOSS_SCALE_NAMES.scale, [], Float32Array.of(lossScale.initial)),
+      tensor(LOSS_SCALE_NAMES.tracker, [], BigInt64Array.of(0n), DataType.INT64),
+    ];
+  }
 
   // Scale: the seed times the scale, in fp32 before any cast, so every gradient below it is scaled.
   const seedProducer = scope.producerOf(contract.lossGrad)?.node ?? null;

@@ -50,7 +50,7 @@ describe('MNIST', () => {
     });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(result.stdout).toMatch(/variant +provider +final loss +test accuracy +ms\/step +skipped +loss scale\nfp32 +cpu .*\namp +cpu .* 65536\nfp16 +cpu /);
+    expect(result.stdout).toMatch(/variant +provider +loss scaling +final loss +test accuracy +ms\/step +skipped +loss scale\nfp32 +cpu +none .*\namp +cpu +dynamic .* 65536\nfp16 +cpu +none /);
     const record = JSON.parse(readFileSync(json, 'utf8'));
     expect(record.results.map((r: { variant: string }) => r.variant)).toEqual(['fp32', 'amp', 'fp16']);
   });

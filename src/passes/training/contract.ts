@@ -36,7 +36,10 @@ export function looksLikeTrainingGraph(model: onnx.IModelProto, stateSuffix = DE
   return (model.graph?.input ?? []).some((input) => outputs.has(`${input.name}${stateSuffix}`));
 }
 
-export function detectContract(graph: ModelGraph, types: ElemTypes, options: ContractOptions = {}): TrainingContract {
+/** The rewrite scales float32 losses only; a runner also drives pure float16/float64 step graphs. */
+const FLOAT32_LOSS: ReadonlySet<number> = new Set([DataType.FLOAT]);
+
+export function detectContract(graph: ModelGraph, types: ElemTypes, options: ContractOptions = {}, lossTypes: ReadonlySet<number> = FLOAT32_LOSS): TrainingContract {
   const scope = graph.main;
   const gradSuffix = options.gradSuffix ?? DEFAULT_GRAD_SUFFIX;
   const stateSuffix = options.stateSuffix ?? DEFAULT_STATE_SUFFIX;
@@ -52,7 +55,7 @@ export function detectContract(graph: ModelGraph, types: ElemTypes, options: Con
   const defined = (name: string) => scope.producerOf(name) !== undefined || scope.inputs.has(name) || scope.initializers.has(name);
   let loss = options.loss;
   if (loss === undefined) {
-    const candidates = outputs.filter((name) => types.get(scope, name) === DataType.FLOAT && defined(`${name}${gradSuffix}`));
+    const candidates = outputs.filter((name) => lossTypes.has(types.get(scope, name) ?? -1) && defined(`${name}${gradSuffix}`));
     if (candidates.length !== 1) {
       refuse(
         candidates.length
@@ -63,7 +66,7 @@ export function detectContract(graph: ModelGraph, types: ElemTypes, options: Con
     loss = candidates[0] as string;
   }
   if (!scope.outputs.has(loss)) refuse(`--loss '${loss}' is not a graph output`);
-  if (types.get(scope, loss) !== DataType.FLOAT) refuse(`the loss '${loss}' is not float32`);
+  if (!lossTypes.has(types.get(scope, loss) ?? -1)) refuse(`the loss '${loss}' is not float32`);
   const lossGrad = options.lossGrad ?? `${loss}${gradSuffix}`;
   if (!defined(lossGrad)) refuse(`no seed '${lossGrad}' (an initializer, Constant or input holding 1.0); pass --loss-grad`);
   if (!scope.consumersOf(lossGrad).length) refuse(`the seed '${lossGrad}' is not read by any node: no backward pass starts from it`);
