@@ -14,6 +14,7 @@ export const KNOWN_ENVIRONMENT: readonly string[] = [
   'AMP_REWRITE_DEBUG',
   'AMP_REWRITE_HEAP_SET',
   'AMP_REWRITE_CUDA_PROVIDER_DIR',
+  'AMP_REWRITE_PROFILE',
 ];
 
 export function unknownEnvironment(env: Readonly<Record<string, string | undefined>>): string[] {
