@@ -2,12 +2,10 @@
  * calibrate as a function: the CLI's --calibrate (runtime/calibration.ts) on a model file or a
  * model in memory. fp32 runs on several batches with every float32 value exposed and, under
  * emulated numerics (the default), the list-based rewrite too, to find where float16 overflows
- * start; then the nodes those figures keep fp32. Loads ONNX Runtime on first use.
+ * start; then the nodes those figures keep fp32 (a rewrite, no run). Loads ONNX Runtime on first use.
  */
 import { AmpError } from '../onnx/errors.js';
-import { ModelGraph } from '../onnx/graph.js';
-import type { RewriteOptions } from '../passes/pipeline.js';
-import { nodesSeeingOutOfRangeActivations } from '../passes/amp/weight-range.js';
+import { rewriteModel, type RewriteOptions } from '../passes/pipeline.js';
 import { calibrate as calibrateRuns, DEFAULT_HEADROOM as HEADROOM } from '../runtime/calibration.js';
 import { loadOrt } from '../runtime/ort.js';
 import { batchesFor } from './batch-inputs.js';
@@ -43,7 +41,11 @@ export interface CalibrationPin {
 export interface Calibration extends Map<string, number>, Omit<CalibrationFigures, 'ranges'> {
   /** The same ranges, as a plain Map. */
   ranges: Map<string, number>;
-  /** The main-graph nodes whose inputs or outputs reach the limit, or mostly flush to zero, in graph order. */
+  /**
+   * The nodes the rewrite keeps fp32 because of these figures (their values reach the limit, or
+   * mostly flush to zero) that the lists alone would convert: the audit's 'activation-out-of-range'
+   * nodes of `rewriteModel(model, { ...rewrite, ...rewriteOptions })`. None in a bf16 rewrite.
+   */
   pinned: CalibrationPin[];
   /** The inputs the figures hold for, in words. */
   holdsFor: string;
@@ -66,8 +68,8 @@ export async function calibrate(source: ModelSource, options: CalibrateOptions =
   const ort = await loadOrt();
   const { batches, holdsFor } = batchesFor(ort, model, options);
   const figures = await calibrateRuns(ort, model, batches, { numerics: options.numerics ?? 'emulate', headroom: options.headroom, ampOptions: options.rewrite });
-  const pins = nodesSeeingOutOfRangeActivations(new ModelGraph(model), figures.ranges, { limit: figures.limit, flushedShares: figures.flushedShares });
-  const pinned = [...pins].map(([node, pin]) => ({ node: node.name ?? '', op: node.op_type ?? '', reason: pin.reason }));
   const rewriteOptions = { activationRanges: figures.ranges, activationLimit: figures.limit, flushedShares: figures.flushedShares };
+  const { report } = rewriteModel(model, { ...options.rewrite, ...rewriteOptions });
+  const pinned = report.amp.nodes.filter((n) => n.rule === 'activation-out-of-range').map((n) => ({ node: n.node, op: n.op, reason: n.reason }));
   return Object.assign(new Map(figures.ranges), { ...figures, pinned, holdsFor, rewriteOptions });
 }
