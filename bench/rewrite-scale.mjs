@@ -2,7 +2,7 @@
 // nodes (tiny widths, so weights stay small), timing each stage of the pass and the whole CLI
 // command, to show linear growth. Usage: node bench/rewrite-scale.mjs [--max-nodes N] [--out file]
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -37,7 +37,12 @@ for (const target of sizes) {
   const pass = time(() => api.ampRewrite(decode.value));
   const file = path.join(dir, `model-${nodes}.onnx`);
   writeFileSync(file, encode.value);
-  const cli = time(() => execFileSync(process.execPath, [path.join(root, 'dist/cli/main.js'), file, '-o', `${file}.amp.onnx`, '-q']));
+  const profileFile = path.join(dir, 'profile.json');
+  const cli = time(() =>
+    execFileSync(process.execPath, [path.join(root, 'dist/cli/main.js'), file, '-o', `${file}.amp.onnx`, '-q'], { env: { ...process.env, AMP_REWRITE_PROFILE: profileFile } }),
+  );
+  // The command's own account: phases (in place, no copy) and its peak resident memory.
+  const profile = JSON.parse(readFileSync(profileFile, 'utf8'));
   const row = {
     nodes,
     bytes: encode.value.length,
@@ -49,13 +54,17 @@ for (const target of sizes) {
     passMs: pass.ms,
     passUsPerNode: (pass.ms * 1000) / nodes,
     cliCommandMs: cli.ms,
+    cliPassMs: profile.passMs,
+    cliPassUsPerNode: (profile.passMs * 1000) / nodes,
+    cliPeakRssBytes: profile.peakRssBytes,
+    cliPeakRssPerNodeBytes: profile.peakRssBytes / nodes,
     heapMiB: process.memoryUsage().heapUsed / 2 ** 20,
   };
   rows.push(row);
   console.log(
     `${String(nodes).padStart(9)} nodes  decode ${decode.ms.toFixed(0).padStart(6)} ms  graph ${graph.ms.toFixed(0).padStart(5)} ms  ` +
       `types ${types.ms.toFixed(0).padStart(5)} ms  pass ${pass.ms.toFixed(0).padStart(6)} ms (${row.passUsPerNode.toFixed(1)} us/node)  ` +
-      `command ${cli.ms.toFixed(0).padStart(6)} ms`,
+      `command ${cli.ms.toFixed(0).padStart(6)} ms (its pass ${row.cliPassUsPerNode.toFixed(1)} us/node, peak RSS ${(row.cliPeakRssPerNodeBytes / 1024).toFixed(1)} KB/node)`,
   );
   rmSync(file, { force: true });
   rmSync(`${file}.amp.onnx`, { force: true });
@@ -66,6 +75,11 @@ return { benchmark: 'rewrite-scale', rows };
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({ options: { 'max-nodes': { type: 'string', default: '1000000' }, out: { type: 'string' } } });
-  const result = await rewriteScale({ maxNodes: Number(values['max-nodes']) });
+  const os = await import('node:os');
+  const result = {
+    date: new Date().toISOString(),
+    machine: `${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, load ${os.loadavg()[0].toFixed(1)}`,
+    ...(await rewriteScale({ maxNodes: Number(values['max-nodes']) })),
+  };
   if (values.out) writeFileSync(values.out, `${JSON.stringify(result, null, 2)}\n`);
 }

@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark on this machine's CPU in a few minutes, results as JSON in
 // bench/results/<provider>-<date>.json. Set BENCH_EP=cuda (or webgpu) on a GPU machine,
-// BENCH_MAX_NODES to bound the rewrite-scale sizes (default 1,000,000).
+// BENCH_MAX_NODES to bound the rewrite-scale sizes (default 1,000,000), BENCH_BIG_WEIGHTS_GIB the
+// external-data model (default 8, 0 skips it), BENCH_RUNS the interleaved runs per size (default 3).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,10 +21,18 @@ const gpu = providers[0] !== 'cpu';
 const { rewriteScale } = await import('./rewrite-scale.mjs');
 const { ioThroughput } = await import('./io-throughput.mjs');
 const { htmlReportLoad } = await import('./html-report.mjs');
+const { phaseBreakdown } = await import('./phase-breakdown.mjs');
+const { conversionThroughput, bigExternalModel } = await import('./weights-scale.mjs');
+console.log('== the whole command, phase by phase, against onnxconverter-common ==');
+const phases = await phaseBreakdown({ runs: Number(process.env.BENCH_RUNS ?? 3) });
 console.log('== rewrite speed against model size ==');
 const scale = await rewriteScale({ maxNodes: Number(process.env.BENCH_MAX_NODES ?? 1_000_000) });
 console.log('== loading, saving and converting weights ==');
 const io = await ioThroughput({ totalMiB: gpu ? 1024 : 256 });
+const conversion = await conversionThroughput();
+// BENCH_BIG_WEIGHTS_GIB=0 skips the model with external weights far over 2 GB (a sparse file).
+const bigGib = Number(process.env.BENCH_BIG_WEIGHTS_GIB ?? 8);
+const bigModel = bigGib > 0 ? await bigExternalModel({ gib: bigGib }) : null;
 
 console.log('== the HTML audit of a 50,000-node graph in headless Chromium ==');
 const htmlReport = await htmlReportLoad({ nodes: 50_000 });
@@ -64,8 +73,12 @@ const record = {
   date: new Date().toISOString(),
   machine: `${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`,
   provider: pairs[0]?.variants[0]?.provider ?? providers[0],
+  load: os.loadavg()[0],
+  phaseBreakdown: phases,
   rewriteScale: scale.rows,
   io,
+  weightConversion: conversion,
+  bigExternalModel: bigModel,
   htmlReport,
   fp32VsAmp: pairs,
 };

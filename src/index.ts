@@ -19,8 +19,8 @@ export { TARGETS, type Target, type TargetWarning } from './passes/amp/target-po
 export { type TensorCoreLint, type LintFinding } from './passes/amp/tensor-core-lint.js';
 export { rewriteModel, renderTrainingSummary, type RewriteOptions, type RewriteReport } from './passes/pipeline.js';
 export { parseLossScale, DEFAULT_DYNAMIC_SCALE, type LossScale, type LossScalingReport } from './passes/loss-scaling.js';
-export { runModel, compareModels, benchModel, calibrate, type ModelSource, type InputOptions, type ExecuteOptions, type RunResult, type CompareResult, type BenchOptions, type BenchReport } from './api/execute.js';
-export type { Provider, TensorSummary, BenchResult, VariantResult } from './api/types.js';
+export { runModel, compareModels, benchModel, type ModelSource, type InputOptions, type ExecuteOptions, type RunResult, type CompareResult, type BenchOptions, type BenchReport } from './api/execute.js';
+export type { Provider, TensorSummary, BenchResult, VariantResult, Numerics, Metric, NodeEvidence, TuneAttempt, TuneRuns, TrainerLayout, NonFiniteReport } from './api/types.js';
 export type { OutputComparison } from './runtime/compare.js';
 export { renderAuditHtml, type HtmlReportOptions } from './report/html/render-html.js';
 export type { AuditEdge, AuditScope } from './passes/amp/audit-graph.js';
@@ -28,9 +28,12 @@ export { checkModel, type CheckOptions } from './onnx/check-model.js';
 export { loadModelFile, type SaveResult } from './onnx/model-io.js';
 export { printable } from './onnx/printable.js';
 export { emulateNumerics, EMULATION_SCOPE, type EmulationReport, type EmulationResult } from './passes/emulate-numerics.js';
-export { calibrate as calibrateActivations, modelAwareRandomInputs, inputBatches, gatherIndexInputs, DEFAULT_HEADROOM, type Calibration, type CalibrationOptions } from './runtime/calibration.js';
-export { tune, rankCandidates, judgeOutput, overridesFile, METRICS, type TuneOptions, type TuneResult, type NodeEvidence, type Metric } from './runtime/tune.js';
-export { createTrainer, type Trainer, type TrainerOptions, type TrainerLayout, type StepResult, type NonFiniteReport } from './runtime/trainer.js';
+// calibrate, tune and the training loop through functions whose declarations name no ONNX Runtime
+// type (runtime/calibration.ts, tune.ts and trainer.ts, which take ONNX Runtime tensors, stay internal).
+export { calibrate, DEFAULT_HEADROOM, type CalibrateOptions, type Calibration, type CalibrationPin } from './api/calibrate.js';
+export type { BatchOptions } from './api/batches.js';
+export { tuneModel, METRICS, type TuneModelOptions, type TunedModel } from './api/tune.js';
+export { createTrainer, tensorValues, type Trainer, type TrainerOptions, type StepResult, type TensorData, type TensorFeed, type TensorValues } from './api/trainer.js';
 export { splitInitialState, readInitialState, stateSidecarPath } from './passes/training/state-sidecar.js';
 export { purePrecision, type PureTarget } from './passes/pure-precision.js';
 export { parseVariants, variantGraph, VARIANT_NAMES, type Variant, type VariantName } from './passes/training/variants.js';

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device call 2 of ../shared/gpu/README.md, the whole GPU benchmark in one command:
 #   carry [".gpu-app"], command: bash bench/gpu/run-on-device.sh
-# (after `npm run build && bash ../shared/gpu/pack.sh` here and device call 1, `bash .gpu-cuda/device-install-cuda.sh`).
+# (after `npm run build && bash bench/gpu/pack.sh` here and device call 1, `bash .gpu-cuda/device-install-cuda.sh`).
 # Results go to $OUT (the device tool brings them back); copy them into bench/results/ and commit them.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."

@@ -1,5 +1,6 @@
 /**
- * The commands that execute models, as functions: run, compare, bench and calibrate. Each loads
+ * The commands that execute models, as functions: run, compare and bench (calibrate, tune and the
+ * trainer have files of their own beside this one). Each loads
  * ONNX Runtime (an optional peer dependency) on first use and fails with RUNTIME_UNAVAILABLE,
  * saying how to add it, when the project lacks it. The types here name no ONNX Runtime type, so
  * the declarations compile in a project without it.
@@ -8,7 +9,6 @@ import { encodeModel } from '../onnx/codec.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { loadModel } from '../onnx/model-io.js';
 import { rewriteModel, type RewriteOptions, type RewriteReport } from '../passes/pipeline.js';
-import { activationRanges } from '../runtime/activation-range.js';
 import { benchmarkPair } from '../runtime/bench.js';
 import { compareOutput, scaledTolerance, type OutputComparison } from '../runtime/compare.js';
 import { inputsFromFiles, randomInputs, type Feeds } from '../runtime/inputs.js';
@@ -64,7 +64,7 @@ export interface BenchReport extends BenchResult {
   rewrite: RewriteReport;
 }
 
-function checkInputOptions(options: Readonly<Record<string, unknown>> | undefined): void {
+export function checkInputOptions(options: Readonly<Record<string, unknown>> | undefined): void {
   checkStrings(options, 'inputs');
   checkObject(options, 'dims');
   checkNumber(options, 'seed', 0, true);
@@ -75,7 +75,7 @@ function checkInputOptions(options: Readonly<Record<string, unknown>> | undefine
   }
 }
 
-function modelOf(source: ModelSource): onnx.IModelProto {
+export function modelOf(source: ModelSource): onnx.IModelProto {
   return typeof source === 'string' ? loadModel(source) : source;
 }
 
@@ -84,7 +84,7 @@ function sessionSource(source: ModelSource): string | Uint8Array {
   return typeof source === 'string' ? source : encodeModel(source);
 }
 
-function providersOf(options: ExecuteOptions): Provider[] {
+export function providersOf(options: ExecuteOptions): Provider[] {
   return options.ep === undefined ? ['cpu'] : parseProviders(options.ep === 'auto' ? 'auto' : options.ep.join(','));
 }
 
@@ -162,15 +162,4 @@ export async function benchModel(source: ModelSource, options: BenchOptions = {}
     { runs: options.runs ?? 30, warmup: options.warmup ?? 5, batch, tolerance: { atol: options.atol ?? 1e-2, rtol: options.rtol ?? 1e-2 } },
   );
   return { ...result, provider: result.variants[0]?.provider ?? 'cpu', pass: result.accuracy.every((r) => r.pass), rewrite: report };
-}
-
-/**
- * The largest magnitude each main-graph value reaches in one fp32 run on the CPU provider: pass it
- * as `activationRanges` to the rewrite to keep nodes that would overflow float16 in fp32.
- */
-export async function calibrate(source: ModelSource, options: InputOptions = {}): Promise<Map<string, number>> {
-  checkInputOptions(options as Record<string, unknown>);
-  const model = modelOf(source);
-  const ort = await loadOrt();
-  return activationRanges(ort, model, feedsFor(ort, model, options));
 }

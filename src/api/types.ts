@@ -8,6 +8,10 @@ import type { BenchResult as RuntimeBenchResult, VariantResult as RuntimeVariant
 import type { OutputComparison } from '../runtime/compare.js';
 import type { Provider as RuntimeProvider } from '../runtime/session.js';
 import type { TensorSummary as RuntimeTensorSummary } from '../runtime/summarize.js';
+import type { Calibration as RuntimeCalibration } from '../runtime/calibration.js';
+import type { Numerics as RuntimeNumerics } from '../runtime/numerics.js';
+import type { Attempt as RuntimeAttempt, Metric as RuntimeMetric, NodeEvidence as RuntimeNodeEvidence, TuneResult as RuntimeTuneResult } from '../runtime/tune.js';
+import type { NonFiniteReport as RuntimeNonFiniteReport, TrainerLayout as RuntimeTrainerLayout } from '../runtime/trainer.js';
 
 export type Provider = 'cuda' | 'webgpu' | 'cpu';
 
@@ -41,6 +45,74 @@ export interface BenchResult {
   speedup: number;
 }
 
+/** How a run computes: 'emulate' rounds float16/bfloat16 where a GPU would (on any provider); 'native' as the provider computes. */
+export type Numerics = 'emulate' | 'native';
+
+/** How tune judges an output against fp32 (see `tuneModel`). */
+export type Metric = 'allclose' | 'max-abs' | 'cosine';
+
+/** Why tune ranks a node where it does: the figures of one instrumented run of each model. */
+export interface NodeEvidence {
+  node: string;
+  op: string;
+  /** The evidence in words. */
+  evidence: string;
+  /** Error of its outputs minus the error of its inputs, relative to each value's scale. */
+  errorJump: number;
+  /** Its largest value (input or output) in the fp32 run, as a fraction of float16's max. */
+  nearLimit: number;
+  /** Whether an inf or NaN first appears at its output in the candidate run. */
+  nonFiniteOrigin: boolean;
+  /** Share of its inputs' magnitude in values float16 rounds to zero. */
+  flushedShare: number;
+}
+
+/** One verification of a set of pins. */
+export interface TuneAttempt {
+  pinned: string[];
+  pass: boolean;
+  /** The worst output's figure for the metric (largest error, or smallest cosine). */
+  worst: number;
+}
+
+export interface TuneRuns {
+  instrumented: number;
+  full: number;
+  sessions: number;
+}
+
+/** What a calibration measured, before it is turned into pins. */
+export interface CalibrationFigures {
+  /** Largest finite magnitude each value reached; Infinity for a value whose float16 copy overflowed first. */
+  ranges: Map<string, number>;
+  flushedShares: Map<string, number>;
+  /** float16's max divided by the headroom: a value at or above it pins the nodes that read or write it. */
+  limit: number;
+  batches: number;
+  numerics: Numerics;
+  /** Values that first became inf under emulated float16 (their producer's inputs were finite). */
+  overflowOrigins: string[];
+}
+
+/** The names a training step graph is driven by. */
+export interface TrainerLayout {
+  /** Inputs that are not state: data and hyperparameters, which the caller feeds each step. */
+  feeds: Array<{ name: string; elemType: number; dims: Array<number | string> }>;
+  loss: string;
+  state: Array<{ input: string; output: string }>;
+  /** Whether the graph reports amp.all_finite (a loss-scaled graph skips non-finite steps). */
+  guarded: boolean;
+  outputs: string[];
+}
+
+export interface NonFiniteReport {
+  step: number;
+  /** The first node, in graph order, whose output held an inf or NaN. */
+  node: string;
+  op: string;
+  output: string;
+}
+
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const inStep: [Same<Provider, RuntimeProvider>, Same<TensorSummary, RuntimeTensorSummary>, Same<VariantResult, RuntimeVariantResult>, Same<BenchResult, RuntimeBenchResult>] = [
   true,
@@ -48,4 +120,15 @@ const inStep: [Same<Provider, RuntimeProvider>, Same<TensorSummary, RuntimeTenso
   true,
   true,
 ];
+const tuneInStep: [
+  Same<Numerics, RuntimeNumerics>,
+  Same<Metric, RuntimeMetric>,
+  Same<NodeEvidence, RuntimeNodeEvidence>,
+  Same<TuneAttempt, RuntimeAttempt>,
+  Same<TuneRuns, RuntimeTuneResult['runs']>,
+  Same<CalibrationFigures, RuntimeCalibration>,
+  Same<TrainerLayout, RuntimeTrainerLayout>,
+  Same<NonFiniteReport, RuntimeNonFiniteReport>,
+] = [true, true, true, true, true, true, true, true];
+void tuneInStep;
 void inStep;

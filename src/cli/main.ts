@@ -3,18 +3,15 @@
  * The amp-rewrite command line: a thin shell over the library. It parses arguments, calls the
  * API, renders, and maps errors to the documented exit codes (README, "Exit codes").
  */
-import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { totalmem } from 'node:os';
-import { getHeapStatistics } from 'node:v8';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { rerunWithLargerHeapIfNeeded } from './large-heap.js';
 import { AmpError, EXIT_CODES } from '../onnx/errors.js';
 import { printableLine, printableText } from '../onnx/printable.js';
-import { runInspect } from './inspect-command.js';
-import { runTrain, trainOptions, type TrainArgs } from './train-command.js';
+import type { TrainArgs } from './train-command.js';
 import { exampleOptions, runExample, type ExampleArgs } from './example-command.js';
-import { benchOptions, compareOptions, runBench, runCompare, runOptions, runRun, type BenchArgs, type CompareArgs, type RunArgs } from './execute-commands.js';
+import type { BenchArgs, CompareArgs, RunArgs } from './execute-commands.js';
 import { rewriteOptions, runRewrite, type RewriteArgs } from './rewrite-command.js';
 import { doctorOptions, runDoctor, type DoctorArgs } from './doctor-command.js';
 import { checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand, withoutNotApplicable } from './option-scope.js';
@@ -23,31 +20,14 @@ import { setRuntimeVerbose } from '../runtime/ort.js';
 import { reportOptions, runReport, type ReportArgs } from './report-command.js';
 import { runTune, tuneOptions, type TuneArgs } from './tune-command.js';
 
+// Commands other than the rewrite load their modules (ONNX Runtime, MNIST, training) only when run.
+const inspectCommand = () => import('./inspect-command.js');
+const trainCommand = () => import('./train-command.js');
+const executeCommands = () => import('./execute-commands.js');
+
 const INTERNAL_ERROR = 3;
 
-/**
- * Node's default heap (about 4 GiB) holds a model of roughly half a million nodes through the
- * rewrite. For a large model file, run again with a heap sized to the machine, once.
- */
-function rerunWithLargerHeapIfNeeded(): void {
-  if (process.env.AMP_REWRITE_HEAP_SET) return;
-  const largeModel = process.argv.slice(2).some((arg) => {
-    try {
-      return arg.endsWith('.onnx') && statSync(arg).size > 64 * 2 ** 20;
-    } catch {
-      return false;
-    }
-  });
-  const wanted = Math.floor((totalmem() * 0.75) / 2 ** 20);
-  if (!largeModel || getHeapStatistics().heap_size_limit / 2 ** 20 >= wanted) return;
-  const child = spawnSync(process.execPath, [`--max-old-space-size=${wanted}`, ...process.execArgv, ...process.argv.slice(1)], {
-    stdio: 'inherit',
-    env: { ...process.env, AMP_REWRITE_HEAP_SET: '1' },
-  });
-  process.exit(child.status ?? INTERNAL_ERROR);
-}
-
-rerunWithLargerHeapIfNeeded();
+await rerunWithLargerHeapIfNeeded();
 
 // A reader that goes away (`amp-rewrite bench ... | head -2`) ends the command normally.
 let stdoutClosed = false;
@@ -126,15 +106,15 @@ const parser = yargs(hideBin(process.argv))
   .scriptName('amp-rewrite')
   .usage('$0 <model.onnx> -o <out.onnx> [options]\n\nAutomatic mixed precision for ONNX models: runs MatMul/Conv/Gemm and their neighbours in float16 or bfloat16, keeps softmax, normalisation, reductions and losses in float32, and inserts Casts only where precision changes.')
   .command('$0 <model>', 'rewrite a model to mixed precision and print the summary', rewriteOptions, run<RewriteArgs>(runRewrite))
-  .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', withoutNotApplicable('inspect', rewriteOptions), run<RewriteArgs>(runInspect))
-  .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', runOptions, run<RunArgs>(runRun))
-  .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', compareOptions, run<CompareArgs>(runCompare))
+  .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', withoutNotApplicable('inspect', rewriteOptions), run<RewriteArgs>(async (a, p) => (await inspectCommand()).runInspect(a, p)))
+  .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', async (y) => (await executeCommands()).runOptions(y), run<RunArgs>(async (a, p) => (await executeCommands()).runRun(a, p)))
+  .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', async (y) => (await executeCommands()).compareOptions(y), run<CompareArgs>(async (a, p) => (await executeCommands()).runCompare(a, p)))
   .command('tune <model>', 'rewrite, then keep the fewest nodes fp32 that make the model pass a tolerance (emulated numerics on cpu)', withoutNotApplicable('tune', tuneOptions), run<TuneArgs>(runTune))
-  .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', trainOptions, run<TrainArgs>(runTrain))
+  .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', async (y) => (await trainCommand()).trainOptions(y), run<TrainArgs>(async (a, p) => (await trainCommand()).runTrain(a, p)))
   .command('doctor', 'say which execution providers can start here, which CUDA/cuDNN libraries and GPUs were found, and what is missing', doctorOptions, run<DoctorArgs>(runDoctor))
   .command('report <audit>', 'draw an audit JSON (--report audit.json) as a self-contained HTML page', reportOptions, run<ReportArgs>(runReport))
   .command('example <kind>', "write one of the recipes' training-step graphs (the README's MNIST experiment)", exampleOptions, run<ExampleArgs>(runExample))
-  .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', withoutNotApplicable('bench', benchOptions), run<BenchArgs>(runBench))
+  .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', withoutNotApplicable('bench', async (y) => (await executeCommands()).benchOptions(y)), run<BenchArgs>(async (a, p) => (await executeCommands()).runBench(a, p)))
   .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')
   .example('$0 model.onnx -o model.amp.onnx --mode bf16 --report audit.md', 'mixed bfloat16 with a readable audit')
   .example('$0 model.onnx --dry-run --verbose', 'the summary and the effective lists, nothing written')

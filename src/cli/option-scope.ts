@@ -55,12 +55,12 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
   },
 };
 
-/** A command's --help does not list the shared options that are errors for it. */
-export function withoutNotApplicable<T>(command: string, builder: (yargs: Argv) => Argv<T>): (yargs: Argv) => Argv<T> {
+/** A command's --help does not list the shared options that are errors for it (hidden first; the builder may be async). */
+export function withoutNotApplicable<R>(command: string, builder: (yargs: Argv) => R): (yargs: Argv) => R {
   return (yargs) => {
-    let built = builder(yargs);
-    for (const option of Object.keys(NOT_APPLICABLE[command] ?? {})) built = built.hide(option);
-    return built;
+    let hidden = yargs;
+    for (const option of Object.keys(NOT_APPLICABLE[command] ?? {})) hidden = hidden.hide(option);
+    return builder(hidden);
   };
 }
 

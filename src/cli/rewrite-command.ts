@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { checkModel } from '../onnx/check-model.js';
+import { decodeModel } from '../onnx/codec.js';
 import { externalRefOf } from '../onnx/external-data.js';
 import { printable } from '../onnx/printable.js';
 import { assertSeparateFiles, type NamedPath } from '../onnx/safe-write.js';
@@ -24,6 +25,7 @@ import type { onnx } from '../onnx/generated/onnx.js';
 import { calibrate, inputBatches, modelAwareRandomInputs, type Calibration } from '../runtime/calibration.js';
 import { parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
+import { mark, phase } from '../onnx/phases.js';
 
 export interface RewriteArgs {
   model: string;
@@ -280,9 +282,10 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   for (const report of args.report) {
     if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);
   }
+  mark('startupMs');
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
-  const { model, bytes } = loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
+  const { model, bytes } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false }));
   // Every output must be a file of its own: not an input (through a symlink, a hard link or
   // /proc/self/cwd included), not another output. Checked before anything is written.
   const inputs = inputFilesOf(args, model);
@@ -301,15 +304,28 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     const calibration = await calibrateFromArgs(model, args, options, notices);
     Object.assign(options, { activationRanges: calibration.ranges, activationLimit: calibration.limit, flushedShares: calibration.flushedShares });
   }
-  const { model: rewritten, report, modified } = rewriteModel(model, options);
+  // The loaded model is not used after the rewrite: the pass edits it in place, no copy. If the
+  // output fails validation, the input's own check runs on a fresh decode of its bytes.
+  const { model: rewritten, report, modified } = phase('passMs', () => {
+    try {
+      return rewriteModel(model, { ...options, inPlace: true });
+    } catch (error) {
+      if (error instanceof AmpError && error.code === 'VALIDATION_FAILED' && options.check) {
+        checkModel(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { ...options.check, structure: false });
+      }
+      throw error;
+    }
+  });
   reportWarnings(patternWarnings(args, report.amp), Boolean(args.strict));
   const notes: string[] = [];
   if (writesModel) {
-    const saved = saveRewritten(rewritten, args, {
-      ...saveOptions(args.externalData),
-      ...(modified ? {} : { unchangedBytes: bytes }),
-      protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
-    });
+    const saved = phase('saveMs', () =>
+      saveRewritten(rewritten, args, {
+        ...saveOptions(args.externalData),
+        ...(modified ? {} : { unchangedBytes: bytes }),
+        protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
+      }),
+    );
     for (const { requested, actual } of saved.flatMap((result) => result.renamedData)) {
       notes.push(`External data: ${printable(path.basename(requested))} already exists and was not overwritten; the weights are in ${printable(path.basename(actual))}`);
     }

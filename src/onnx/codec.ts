@@ -7,6 +7,7 @@ import Long from 'long';
 import protobuf from 'protobufjs/minimal.js';
 import { onnx } from './generated/onnx.js';
 import { AmpError } from './errors.js';
+import { phase } from './phases.js';
 import { checkWireFormat } from './strict-wire.js';
 
 // protobufjs only represents int64 exactly when it can find the long package.
@@ -38,7 +39,7 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
   checkWireFormat(buffer, 'onnx.ModelProto', source);
   let model: onnx.ModelProto;
   try {
-    model = onnx.ModelProto.decode(buffer);
+    model = phase('decodeMs', () => onnx.ModelProto.decode(buffer));
   } catch (error) {
     throw describeDecodeFailure(error, buffer, source);
   }
@@ -71,5 +72,5 @@ function describeDecodeFailure(error: unknown, bytes: Uint8Array, source: string
 }
 
 export function encodeModel(model: onnx.IModelProto): Uint8Array {
-  return onnx.ModelProto.encode(model).finish();
+  return phase('encodeMs', () => onnx.ModelProto.encode(model).finish());
 }

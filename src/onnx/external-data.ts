@@ -4,6 +4,7 @@
  * exist; the bytes themselves are read only when asked for. The model message is not changed,
  * so a load/save cycle is lossless.
  */
+import { constants as bufferConstants } from 'node:buffer';
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import Long from 'long';
@@ -160,6 +161,10 @@ export function externalRefOf(tensor: onnx.ITensorProto): ExternalDataRef | unde
 
 /** Reads a byte range of a file; used for external tensors, one tensor at a time. */
 export function readFileRange(file: string, offset: number, length: number): Uint8Array {
+  if (length > bufferConstants.MAX_LENGTH) {
+    // One Buffer holds at most MAX_LENGTH bytes; callers that can stream use tensor-chunks.ts.
+    throw new AmpError('MODEL_TOO_LARGE', `${file}: ${length} bytes at ${offset} do not fit in one buffer (at most ${bufferConstants.MAX_LENGTH}); keep them in external data`);
+  }
   const out = Buffer.allocUnsafe(length);
   const fd = openRegularFile(file, `external data file ${printable(file, 400)}`, file);
   try {

@@ -3,6 +3,8 @@
  * Runtime's Cast uses. Values outside the fp16 range become ±inf here; callers that must not
  * clamp or overflow silently check `fitsFloat16` first.
  */
+import { float32BitsToBfloat16, float32BitsToFloat16, FLOAT16_OVERFLOW_BITS, largestFiniteBits } from './float-conversion.js';
+
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
 
@@ -57,21 +59,22 @@ export function bfloat16BitsToFloat32(bits: number): number {
 
 /** True when every finite value survives conversion to fp16 without becoming infinite. */
 export function fitsFloat16(values: Float32Array): boolean {
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] as number;
-    if (Number.isFinite(v) && Math.abs(v) >= FLOAT16_MAX + 16) return false; // 65520 and above round to inf
-  }
-  return true;
+  return largestFiniteBits(bitsOf(values)) < FLOAT16_OVERFLOW_BITS; // 65520 and above round to inf
 }
 
+/** Whole arrays take the word-parallel routines of float-conversion.ts (bit-identical to the functions above). */
 export function toFloat16Array(values: Float32Array): Uint16Array {
   const out = new Uint16Array(values.length);
-  for (let i = 0; i < values.length; i++) out[i] = float32ToFloat16Bits(values[i] as number);
+  float32BitsToFloat16(bitsOf(values), out);
   return out;
 }
 
 export function toBfloat16Array(values: Float32Array): Uint16Array {
   const out = new Uint16Array(values.length);
-  for (let i = 0; i < values.length; i++) out[i] = float32ToBfloat16Bits(values[i] as number);
+  float32BitsToBfloat16(bitsOf(values), out);
   return out;
+}
+
+function bitsOf(values: Float32Array): Int32Array {
+  return new Int32Array(values.buffer, values.byteOffset, values.length);
 }

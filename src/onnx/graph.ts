@@ -102,6 +102,22 @@ export class GraphScope {
     }
   }
 
+  /**
+   * Forgets the uses that stand for reads inside subgraphs (index -1) and what this scope reads
+   * from outside; ModelGraph.refreshOuterReferences() computes them again.
+   */
+  dropSubgraphUses(): void {
+    for (const [name, list] of [...this.consumerLists]) {
+      const kept = list.filter((use) => use.index !== -1);
+      if (kept.length === list.length) continue;
+      if (kept.length) this.consumerLists.set(name, kept);
+      else this.consumerLists.delete(name);
+    }
+    this.outerReferences.clear();
+    this.orderCache = undefined;
+    for (const child of this.children) child.dropSubgraphUses();
+  }
+
   private addUse(name: string, use: ValueUse): void {
     let list = this.consumerLists.get(name);
     if (!list) this.consumerLists.set(name, (list = []));
@@ -243,17 +259,20 @@ export class GraphScope {
     nodes.forEach((node, i) => position.set(node, i));
     const waiting = new Int32Array(nodes.length);
     const dependents: number[][] = nodes.map(() => []);
+    // lastReader[p] === i: node i already counted producer p (no Set or array per node: a big
+    // graph's sort allocated one of each for every node).
+    const lastReader = new Int32Array(nodes.length).fill(-1);
+    const read = (name: string | null | undefined, i: number): void => {
+      const producer = name ? this.producers.get(name)?.node : undefined;
+      const at = producer === undefined ? undefined : position.get(producer);
+      if (at === undefined || at === i || lastReader[at] === i) return;
+      lastReader[at] = i;
+      waiting[i] = (waiting[i] as number) + 1;
+      (dependents[at] as number[]).push(i);
+    };
     nodes.forEach((node, i) => {
-      const needs = new Set<number>();
-      const reads = [...(node.input ?? [])];
-      for (const child of this.childrenByNode.get(node) ?? []) reads.push(...child.outerReferences);
-      for (const name of reads) {
-        const producer = name ? this.producers.get(name)?.node : undefined;
-        const at = producer === undefined ? undefined : position.get(producer);
-        if (at !== undefined && at !== i) needs.add(at);
-      }
-      waiting[i] = needs.size;
-      for (const at of needs) (dependents[at] as number[]).push(i);
+      for (const name of node.input ?? []) read(name, i);
+      for (const child of this.childrenByNode.get(node) ?? []) for (const name of child.outerReferences) read(name, i);
     });
     // A min-heap of file positions keeps the result stable (file order wherever it is already
     // topological) and the whole sort O(n log n).
@@ -363,6 +382,15 @@ export class ModelGraph {
 
   commit(): void {
     this.main.commit();
+  }
+
+  /**
+   * Recomputes which outer values each subgraph reads (and the owner nodes' uses of them) after
+   * edits that rewired reads inside subgraphs, such as a Cast hoisted out of a loop body.
+   */
+  refreshOuterReferences(): void {
+    this.main.dropSubgraphUses();
+    this.main.resolveOuterReferences();
   }
 
   nodeCount(): number {

@@ -1,8 +1,12 @@
 /** Reading float32 tensor values and making reduced-precision copies of them. */
-import { DataType } from './data-types.js';
+import { DataType, dataTypeName } from './data-types.js';
 import { tensorRawBytes } from './external-data.js';
 import { onnx } from './generated/onnx.js';
-import { fitsFloat16, toBfloat16Array, toFloat16Array } from './float16.js';
+import { constants as bufferConstants } from 'node:buffer';
+import { float32BitsToBfloat16, float32BitsToFloat16, float32FromBits, FLOAT16_OVERFLOW_BITS, largestFiniteBits } from './float-conversion.js';
+import { float32Count, forEachFloat32Chunk } from './tensor-chunks.js';
+
+const MAX_BUFFER_BYTES = bufferConstants.MAX_LENGTH;
 
 /** The values of a float32 tensor, wherever they are stored (raw_data, float_data, external file). */
 export function readFloat32(tensor: onnx.ITensorProto): Float32Array {
@@ -21,18 +25,39 @@ export type LowPrecisionCopy =
   | { ok: true; tensor: onnx.TensorProto }
   | { ok: false; reason: string };
 
+/** The largest finite magnitude in a float32 tensor (0 when none), read through a fixed buffer. */
+export function largestFiniteMagnitude(tensor: onnx.ITensorProto): number {
+  let largest = 0;
+  forEachFloat32Chunk(tensor, (bits) => {
+    largest = largestFiniteBits(bits, largest);
+  });
+  return float32FromBits(largest);
+}
+
 /**
  * A copy of a float32 tensor in float16 or bfloat16, same name and dims, data in raw_data.
- * Refuses (rather than clamping to ±inf) when a value is outside the float16 range.
+ * Refuses (rather than clamping to ±inf) when a value is outside the float16 range. The source
+ * is read through a fixed buffer: only the converted copy is held whole.
  */
 export function lowPrecisionCopy(tensor: onnx.ITensorProto, target: number): LowPrecisionCopy {
-  const values = readFloat32(tensor);
-  if (target === DataType.FLOAT16 && !fitsFloat16(values)) {
-    let largest = 0;
-    for (const v of values) if (Number.isFinite(v)) largest = Math.max(largest, Math.abs(v));
-    return { ok: false, reason: `holds ${largest} in magnitude, outside float16's range (65504)` };
+  const count = float32Count(tensor);
+  if (count * 2 > MAX_BUFFER_BYTES) {
+    return { ok: false, reason: `its ${dataTypeName(target)} copy (${count * 2} bytes) is too large to hold in one buffer; kept float32` };
   }
-  const bits = target === DataType.FLOAT16 ? toFloat16Array(values) : toBfloat16Array(values);
+  const bits = new Uint16Array(count);
+  let largest = 0;
+  let outOfRange = false;
+  forEachFloat32Chunk(tensor, (chunk, first) => {
+    if (outOfRange) return;
+    if (target === DataType.FLOAT16) {
+      // One pass: convert and find the largest magnitude; a chunk past fp16's range ends the copy.
+      largest = float32BitsToFloat16(chunk, bits.subarray(first, first + chunk.length), largest);
+      outOfRange = largest >= FLOAT16_OVERFLOW_BITS;
+    } else {
+      float32BitsToBfloat16(chunk, bits.subarray(first, first + chunk.length));
+    }
+  });
+  if (outOfRange) return { ok: false, reason: `holds ${largestFiniteMagnitude(tensor)} in magnitude, outside float16's range (65504)` };
   const copy = onnx.TensorProto.create({
     dims: tensor.dims ?? [],
     data_type: target,

@@ -20,6 +20,7 @@ import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { matrixFlops } from './amp/flops.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type PinnedNode } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
+import { phase } from '../onnx/phases.js';
 import { sortGraph } from './amp/graph-order.js';
 import { inlineLocalFunctions, localFunctionKey } from './amp/inline-functions.js';
 import { findKvCache, requireKvCache, storeKvCacheInFloat16, type KvCacheValues } from './amp/kv-cache.js';
@@ -73,6 +74,11 @@ export interface AmpOptions {
   dims?: ReadonlyMap<string, number>;
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
+  /**
+   * Edit `input` itself instead of a copy (default false). For callers that drop the input
+   * afterwards, such as the CLI: a copy of a big model's message tree costs time and memory.
+   */
+  inPlace?: boolean;
 }
 
 /** The pass's declaration: the CLI's --help and the README are written from it. */
@@ -160,6 +166,8 @@ export interface AmpResult {
   model: onnx.ModelProto;
   report: AmpReport;
   modified: boolean;
+  /** The graph model of `model` as the pass left it (committed), when it was modified. */
+  graph?: ModelGraph;
 }
 
 export function nodeMatcher(patterns: readonly string[]): NodeMatcher {
@@ -204,13 +212,13 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const mode = options.mode ?? 'fp16';
   const target = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
   const lists = effectiveLists(options);
-  const model = cloneMessage(input) as onnx.ModelProto;
+  const model = options.inPlace ? (input as onnx.ModelProto) : phase('cloneMs', () => cloneMessage(input) as onnx.ModelProto);
   const inlining = inlineLocalFunctions(model);
-  const graph = new ModelGraph(model);
+  const graph = phase('graphModelMs', () => new ModelGraph(model));
   sortGraph(graph);
   const opsets = opsetsOf(model);
-  const types = inferElemTypes(graph, opsets);
-  const weightPins = target === DataType.FLOAT16 ? nodesReadingOutOfRangeWeights(graph) : new Map<onnx.INodeProto, PinnedNode>();
+  const types = phase('typeInferenceMs', () => inferElemTypes(graph, opsets));
+  const weightPins = target === DataType.FLOAT16 ? phase('weightRangeMs', () => nodesReadingOutOfRangeWeights(graph)) : new Map<onnx.INodeProto, PinnedNode>();
   const paintOptions = {
     target,
     mode,
@@ -247,7 +255,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   }
 
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
-  const paints = paintAll();
+  const paints = phase('paintMs', () => paintAll());
   for (const paint of paints.values()) {
     for (const decision of paint.decisions.values()) {
       const seen = alsoSeen.get(decision.node);
@@ -270,7 +278,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   }
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   // Before the casts rename edges: shapes are looked up by the model's own value names.
-  const shapes = inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph);
+  const shapes = phase('shapeInferenceMs', () => inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph));
   const flops = matrixFlops(decisions, shapes);
   const lint = options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes);
 
@@ -280,8 +288,8 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   let typesAfter = types;
   const wiring = snapshotWiring(decisions);
   if (anyAllow || kvCache) {
-    stats = planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs });
-    graph.commit();
+    stats = phase('castPlanMs', () => planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs }));
+    phase('commitMs', () => graph.commit());
     if (kvCache) {
       storeKvCacheInFloat16(graph, model, kvCache, stats);
       // The audit names only Casts that are still in the model.
@@ -293,9 +301,12 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       }
       stats.castNodes = stats.castNodes.filter((c) => present.has(c));
     }
-    typesAfter = inferElemTypes(graph, opsets);
+    // Casts hoisted out of subgraphs change what the subgraphs read from outside.
+    phase('commitMs', () => graph.refreshOuterReferences());
+    // Once, on the pass's own graph model: the audit and the validation both use these types.
+    typesAfter = phase('typeInferenceAfterMs', () => inferElemTypes(graph, opsets));
     if (options.validate ?? true) {
-      const problems = validateModel(model);
+      const problems = phase('validationMs', () => validateModel(model, graph, typesAfter));
       if (problems.length) {
         const first = problems[0] as { node: string; message: string };
         throw new AmpError(
@@ -347,7 +358,8 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     ) as AmpReport['lists'],
     scopes: drawn.scopes,
   };
-  return { model: result, report, modified: anyAllow || kvCache !== undefined };
+  const modified = anyAllow || kvCache !== undefined;
+  return { model: result, report, modified, ...(modified ? { graph } : {}) };
 }
 
 function summarize(

@@ -44,7 +44,8 @@ export function rewriteModel(model: onnx.IModelProto, options: RewriteOptions = 
       if (!result.modified) checkInputTypes();
       return result;
     } catch (error) {
-      if (error instanceof AmpError && error.code === 'VALIDATION_FAILED') checkInputTypes();
+      // An input the pass edited in place is no longer the input: its caller checks the original.
+      if (error instanceof AmpError && error.code === 'VALIDATION_FAILED' && !(ampOptions.inPlace && input === model)) checkInputTypes();
       throw error;
     }
   };
@@ -61,7 +62,8 @@ export function rewriteModel(model: onnx.IModelProto, options: RewriteOptions = 
   const lossScale = options.lossScale ?? (options.mode === 'bf16' ? { kind: 'none' as const } : DEFAULT_DYNAMIC_SCALE);
   const scaled = addLossScaling(model, lossScale, options.contract);
   const weightInputs = [...(options.weightInputs ?? []), ...scaled.report.contract.state.map((s) => s.input)];
-  const result = rewrite(scaled.model, { ...options, weightInputs });
+  // scaled.model is the loss-scaling pass's own copy: the AMP pass may edit it in place.
+  const result = rewrite(scaled.model, { ...options, weightInputs, inPlace: true });
   return { model: result.model, report: { amp: result.report, training: scaled.report }, modified: true };
 }
 

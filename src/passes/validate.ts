@@ -7,8 +7,8 @@ import { tensorTypeString } from '../onnx/data-types.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ModelGraph, type GraphScope } from '../onnx/graph.js';
 import { opsetsOf } from '../onnx/opsets.js';
-import { typeVariableOfInput, typeVariableOfOutput, typesOf } from '../onnx/schema.js';
-import { inferElemTypes, schemaOf, type ElemTypes } from '../onnx/type-inference.js';
+import { typeVariableOfInput, typeVariableOfOutput, typesOf, type FormalParameter, type OpSchema } from '../onnx/schema.js';
+import { elemTypeOfTypeString, inferElemTypes, schemaOf, type ElemTypes } from '../onnx/type-inference.js';
 import { describeNode } from './amp/decisions.js';
 
 export interface ValidationProblem {
@@ -16,10 +16,14 @@ export interface ValidationProblem {
   message: string;
 }
 
-export function validateModel(model: onnx.IModelProto): ValidationProblem[] {
-  const graph = new ModelGraph(model);
+/**
+ * `graph`: the graph model of `model` a pass kept up to date through its edits (committed), to
+ * save building it again; test/passes/graph-reuse.test.ts checks that it matches a fresh one.
+ * `inferred`: the element types already inferred on that graph model, to save inferring them again.
+ */
+export function validateModel(model: onnx.IModelProto, graph: ModelGraph = new ModelGraph(model), inferred?: ElemTypes): ValidationProblem[] {
   const opsets = opsetsOf(model);
-  const types = inferElemTypes(graph, opsets);
+  const types = inferred ?? inferElemTypes(graph, opsets);
   const problems: ValidationProblem[] = [];
   for (const scope of graph.scopes) {
     checkProducersAndOrder(scope, problems);
@@ -45,6 +49,23 @@ function checkProducersAndOrder(scope: GraphScope, problems: ValidationProblem[]
   }
 }
 
+/**
+ * The element types a formal parameter allows as tensors, or null when it allows no tensor type
+ * (sequences, optionals: not checked here). Cached per formal: a big graph asks the same few
+ * thousand times, and comparing type strings per input was a good part of validation's time.
+ */
+const allowedCache = new WeakMap<FormalParameter, ReadonlySet<number> | null>();
+
+function allowedTensorTypes(schema: OpSchema, formal: FormalParameter): ReadonlySet<number> | null {
+  let allowed = allowedCache.get(formal);
+  if (allowed === undefined) {
+    const tensorTypes = typesOf(schema, formal).filter((t) => t.startsWith('tensor('));
+    allowed = tensorTypes.length ? new Set(tensorTypes.map((t) => elemTypeOfTypeString(t) ?? -1)) : null;
+    allowedCache.set(formal, allowed);
+  }
+  return allowed;
+}
+
 function checkTypes(scope: GraphScope, types: ElemTypes, opsets: ReturnType<typeof opsetsOf>, problems: ValidationProblem[]): void {
   for (const node of scope.graph.node ?? []) {
     const schema = schemaOf(node, opsets);
@@ -54,10 +75,12 @@ function checkTypes(scope: GraphScope, types: ElemTypes, opsets: ReturnType<type
       if (!formal || !name || formal.heterogeneous) return;
       const type = types.get(scope, name);
       if (type === undefined) return;
-      const allowed = typesOf(schema, formal);
-      const typeString = tensorTypeString(type);
-      if (allowed.some((t) => t.startsWith('tensor(')) && !allowed.includes(typeString)) {
-        problems.push({ node: node.name ?? '', message: `${describeNode(node)}: ${role} '${name}' is ${typeString}, not one of ${allowed.join(', ')}` });
+      const allowed = allowedTensorTypes(schema, formal);
+      if (allowed && !allowed.has(type)) {
+        problems.push({
+          node: node.name ?? '',
+          message: `${describeNode(node)}: ${role} '${name}' is ${tensorTypeString(type)}, not one of ${typesOf(schema, formal).join(', ')}`,
+        });
         return;
       }
       if (!(formal.typeStr in schema.typeConstraints)) return;
@@ -65,7 +88,7 @@ function checkTypes(scope: GraphScope, types: ElemTypes, opsets: ReturnType<type
       if (previous && previous.type !== type) {
         problems.push({
           node: node.name ?? '',
-          message: `${describeNode(node)}: '${previous.value}' is ${tensorTypeString(previous.type)} but '${name}' is ${typeString}, both bound to ${formal.typeStr}`,
+          message: `${describeNode(node)}: '${previous.value}' is ${tensorTypeString(previous.type)} but '${name}' is ${tensorTypeString(type)}, both bound to ${formal.typeStr}`,
         });
       } else if (!previous) bound.set(formal.typeStr, { type, value: name });
     };

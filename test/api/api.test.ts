@@ -76,7 +76,7 @@ describe('public API', () => {
     );
     writeFileSync(
       path.join(project, 'consumer.ts'),
-      `import { ampRewrite, rewriteModel, loadModel, runModel, compareModels, benchModel, calibrate, renderSummary, AmpError, type RunResult, type BenchReport } from 'amp-rewrite';
+      `import { ampRewrite, rewriteModel, loadModel, runModel, compareModels, benchModel, calibrate, tuneModel, createTrainer, tensorValues, renderSummary, AmpError, type RunResult, type BenchReport, type NodeEvidence, type TensorData } from 'amp-rewrite';
 const model = loadModel('m.onnx');
 export const summary: string = renderSummary(ampRewrite(model, { mode: 'bf16', forceFp32: ['/head/'] }).report.summary);
 export const scaled = rewriteModel(model, { lossScale: { kind: 'none' } }).report.training?.lossScale.kind;
@@ -85,6 +85,17 @@ export async function all(): Promise<[RunResult, boolean, BenchReport, number]> 
   return [await runModel('m.onnx', { ep: 'auto' }), (await compareModels(model, 'b.onnx', { atol: 0.1 })).pass, await benchModel(model, { runs: 3 }), ranges.size];
 }
 export const isError = (e: unknown): boolean => e instanceof AmpError && e.code === 'BAD_OPTION';
+export async function tuned(): Promise<[NodeEvidence[], string, string[]]> {
+  const calibration = await calibrate('m.onnx', { batches: 4, headroom: 2, numerics: 'emulate' });
+  const result = await tuneModel(model, { rewrite: calibration.rewriteOptions, metric: 'cosine', ep: ['cpu'] });
+  return [result.pinned, result.overrides, calibration.pinned.map((p) => p.node)];
+}
+export async function trained(): Promise<TensorData | undefined> {
+  const trainer = await createTrainer('step.onnx', { providers: ['cpu'] });
+  const { loss, outputs } = await trainer.step({ x: { data: new Float32Array(4), dims: [2, 2] }, lr: { data: [0.1], dims: [] } });
+  await trainer.release();
+  return loss > 0 ? outputs.loss : { type: 'float32', data: Float32Array.from(tensorValues(trainer.state().get('w')!) as ArrayLike<number>), dims: [1] };
+}
 `,
     );
     const tsc = spawnSync(process.execPath, [path.join(repoRoot, 'node_modules/typescript/bin/tsc'), '-p', project, '--listFiles'], { encoding: 'utf8' });

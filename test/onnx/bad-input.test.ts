@@ -7,16 +7,8 @@ import { AmpError } from '../../src/onnx/errors.js';
 import { loadModel, saveModel } from '../../src/onnx/model-io.js';
 import { floatTensor, model, node, valueInfo } from '../support/models.js';
 import { mainGraph } from '../support/models.js';
+import { errorOf } from '../support/errors.js';
 
-function errorOf(run: () => unknown): AmpError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AmpError);
-    return error as AmpError;
-  }
-  throw new Error('expected an AmpError');
-}
 
 const reluModel = model({
   node: [node('Relu', ['x'], ['y'])],

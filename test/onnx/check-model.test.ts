@@ -9,16 +9,8 @@ import { DataType } from '../../src/onnx/data-types.js';
 import { AmpError } from '../../src/onnx/errors.js';
 import { rewriteModel } from '../../src/passes/pipeline.js';
 import { floatTensor, mainGraph, model, node, valueInfo } from '../support/models.js';
+import { errorOf } from '../support/errors.js';
 
-function errorOf(run: () => unknown): AmpError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AmpError);
-    return error as AmpError;
-  }
-  throw new Error('expected an AmpError');
-}
 
 /** y = MatMul(x, w): a model the pass converts. */
 function matmul(): onnx.ModelProto {

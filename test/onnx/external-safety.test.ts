@@ -13,16 +13,8 @@ import { AmpError } from '../../src/onnx/errors.js';
 import { loadModel } from '../../src/onnx/model-io.js';
 import { readFloat32 } from '../../src/onnx/tensor-data.js';
 import { floatTensor, mainGraph, model, node, valueInfo } from '../support/models.js';
+import { errorOf } from '../support/errors.js';
 
-function errorOf(run: () => unknown): AmpError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AmpError);
-    return error as AmpError;
-  }
-  throw new Error('expected an AmpError');
-}
 
 const WEIGHTS = Float32Array.from([1, 2, 3, 4]);
 

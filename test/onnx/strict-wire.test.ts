@@ -7,16 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { decodeModel, encodeModel, onnx } from '../../src/onnx/codec.js';
 import { AmpError } from '../../src/onnx/errors.js';
 import { model, node, valueInfo } from '../support/models.js';
+import { errorOf } from '../support/errors.js';
 
-function errorOf(run: () => unknown): AmpError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AmpError);
-    return error as AmpError;
-  }
-  throw new Error('expected an AmpError');
-}
 
 const relu = model({ node: [node('Relu', ['x'], ['y'], 'r')], input: [valueInfo('x', 1, [2])], output: [valueInfo('y', 1, [2])] });
 const base = Buffer.from(encodeModel(relu));

@@ -16,16 +16,8 @@ import { setWriteFaultHook, writeFileAtomically } from '../../src/onnx/safe-writ
 import { readFloat32 } from '../../src/onnx/tensor-data.js';
 import { repoRoot } from '../support/corpus.js';
 import { floatTensor, mainGraph, model, node, valueInfo } from '../support/models.js';
+import { errorOf } from '../support/errors.js';
 
-function errorOf(run: () => unknown): AmpError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AmpError);
-    return error as AmpError;
-  }
-  throw new Error('expected an AmpError');
-}
 
 /** Relu(x) with a 2 KiB weight 'w' filled with `value` (over the 1 KiB threshold for a data file). */
 function weighted(value: number): onnx.ModelProto {

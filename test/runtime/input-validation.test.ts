@@ -19,6 +19,7 @@ import { inputsFromFiles, randomInputs } from '../../src/runtime/inputs.js';
 import { loadOrt, type Ort } from '../../src/runtime/ort.js';
 import { repoRoot } from '../support/corpus.js';
 import { model as modelOf, node } from '../support/models.js';
+import { errorOf } from '../support/errors.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'amp-inputs-'));
 const model = (inputs: onnx.ValueInfoProto[]) => onnx.ModelProto.create({ graph: onnx.GraphProto.create({ input: inputs }) });
@@ -30,15 +31,6 @@ beforeAll(async () => {
   ort = await loadOrt();
 });
 
-function errorOf(run: () => unknown): AmpError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AmpError);
-    return error as AmpError;
-  }
-  throw new Error('expected an AmpError');
-}
 
 function file(name: string, content: string | Uint8Array): string {
   const at = path.join(work, name);

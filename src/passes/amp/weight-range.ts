@@ -8,7 +8,7 @@ import { DataType } from '../../onnx/data-types.js';
 import { FLOAT16_MAX } from '../../onnx/float16.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { ModelGraph } from '../../onnx/graph.js';
-import { readFloat32 } from '../../onnx/tensor-data.js';
+import { largestFiniteMagnitude } from '../../onnx/tensor-data.js';
 import { externalRefOf, isExternal } from '../../onnx/external-data.js';
 import { attributeTypedOps } from '../../onnx/type-inference.js';
 
@@ -22,9 +22,7 @@ export interface PinnedNode {
 function largestFinite(tensor: onnx.ITensorProto): number {
   // External data that was not located (inspect without the data file): nothing to check.
   if (isExternal(tensor) && !externalRefOf(tensor)) return 0;
-  let largest = 0;
-  for (const value of readFloat32(tensor)) if (Number.isFinite(value) && Math.abs(value) > largest) largest = Math.abs(value);
-  return largest;
+  return largestFiniteMagnitude(tensor);
 }
 
 /** Nodes that read a float32 weight (initializer, Constant or ConstantOfShape value) outside float16's range. */
