@@ -25,6 +25,8 @@ export interface ExampleArgs {
   lr: number;
   epsilon?: number;
   seed: number;
+  json?: boolean;
+  quiet?: boolean;
 }
 
 /** The metadata key `train` reads its default learning rate from. */
@@ -43,17 +45,30 @@ export function exampleOptions(yargs: Argv): Argv<ExampleArgs> {
     .option('batch', { type: 'number', describe: 'fix the batch dimension (default: symbolic, any batch)' })
     .option('lr', { type: 'number', default: 1e-3, describe: 'learning rate train feeds by default (recorded in the model metadata; lr stays a graph input)' })
     .option('epsilon', { type: 'number', describe: "rmsprop/adam: the optimizer's epsilon (default 1e-8, PyTorch's)" })
-    .option('seed', { type: 'number', default: 1, describe: 'seed of the initial weights' }) as unknown as Argv<ExampleArgs>;
+    .option('seed', { type: 'number', default: 1, describe: 'seed of the initial weights' })
+    .option('json', { type: 'boolean', default: false, describe: 'print what was written as JSON' })
+    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' }) as unknown as Argv<ExampleArgs>;
 }
 
 const positiveInteger = (value: number | undefined): boolean => value === undefined || (Number.isInteger(value) && value >= 1);
+
+/** Weights the example may hold: 2^28 float32 values (1 GiB), far past the README's 4096-wide seeds. */
+const MAX_PARAMETERS = 2 ** 28;
 
 export function buildExample(args: Omit<ExampleArgs, 'output'>): onnx.ModelProto {
   if (!positiveInteger(args.hidden) || !positiveInteger(args.layers) || !positiveInteger(args.batch)) {
     throw new AmpError('BAD_OPTION', '--hidden, --layers and --batch must be whole numbers of at least 1');
   }
-  if (!(args.lr > 0)) throw new AmpError('BAD_OPTION', `--lr ${args.lr}: the learning rate must be positive`);
-  if (args.epsilon !== undefined && !(args.epsilon > 0)) throw new AmpError('BAD_OPTION', `--epsilon ${args.epsilon}: must be positive`);
+  const hidden = args.hidden ?? 64;
+  const layers = args.layers ?? 2;
+  const parameters = MNIST.pixels * hidden + (layers - 1) * hidden * hidden + hidden * MNIST.classes;
+  if (args.kind === 'mlp' && !(parameters <= MAX_PARAMETERS)) {
+    throw new AmpError('BAD_OPTION', `--hidden ${hidden} --layers ${layers}: ${parameters.toExponential(2)} weights, more than the ${MAX_PARAMETERS} (1 GiB of float32) an example may hold`);
+  }
+  if (args.batch !== undefined && args.batch > 2 ** 31 - 1) throw new AmpError('BAD_OPTION', `--batch ${args.batch}: larger than any dimension can be (2^31-1)`);
+  if (!Number.isSafeInteger(args.seed)) throw new AmpError('BAD_OPTION', `--seed ${args.seed}: expected a whole number`);
+  if (!(args.lr > 0 && Number.isFinite(args.lr))) throw new AmpError('BAD_OPTION', `--lr ${args.lr}: the learning rate must be positive`);
+  if (args.epsilon !== undefined && !(args.epsilon > 0 && Number.isFinite(args.epsilon))) throw new AmpError('BAD_OPTION', `--epsilon ${args.epsilon}: must be positive`);
   if (args.epsilon !== undefined && args.optimizer === 'sgd') throw new AmpError('BAD_OPTION', '--epsilon applies to rmsprop and adam; sgd has none');
   if (args.kind === 'attention' && (args.hidden !== undefined || args.layers !== undefined)) {
     throw new AmpError('BAD_OPTION', '--hidden and --layers shape the mlp; the attention example is 28 positions of width 28');
@@ -85,6 +100,8 @@ export async function runExample(args: ExampleArgs, print: (text: string) => voi
   const model = buildExample(args);
   saveModel(model, args.output);
   const inputs = (model.graph?.input ?? []).length;
-  print(`wrote ${args.output}: ${args.kind} training step (${args.optimizer}), ${inputs} inputs, ${(model.graph?.node ?? []).length} nodes; train it with: amp-rewrite train ${args.output} --compare fp32,amp,amp:unscaled,fp16\n`);
+  const nodes = (model.graph?.node ?? []).length;
+  if (args.json) print(`${JSON.stringify({ wrote: args.output, kind: args.kind, optimizer: args.optimizer, inputs, nodes }, null, 2)}\n`);
+  else if (!args.quiet) print(`wrote ${args.output}: ${args.kind} training step (${args.optimizer}), ${inputs} inputs, ${(model.graph?.node ?? []).length} nodes; train it with: amp-rewrite train ${args.output} --compare fp32,amp,amp:unscaled,fp16\n`);
   return 0;
 }

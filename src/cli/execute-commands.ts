@@ -1,6 +1,7 @@
 /** `run`, `compare` and `bench`: executing models on ONNX Runtime (loaded only by these commands). */
 import { mkdirSync } from 'node:fs';
-import { writeFileAtomically } from '../onnx/safe-write.js';
+import { assertSeparateFiles, writeFileAtomically } from '../onnx/safe-write.js';
+import { printable } from '../onnx/printable.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { Argv } from 'yargs';
@@ -19,7 +20,7 @@ import { loadOrt } from '../runtime/ort.js';
 import { describeProvider, openSession } from '../runtime/session.js';
 import { renderTensorSummary, summarizeTensor } from '../runtime/summarize.js';
 import { ortToTensorProto } from '../runtime/tensors.js';
-import { listWarnings, parseDims, patternWarnings, rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
+import { inputFilesOf, listWarnings, parseDims, patternWarnings, rewriteOptions, rewriteOptionsFromArgs, type RewriteArgs } from './rewrite-command.js';
 import { renderLists } from './render-lists.js';
 import { reportWarnings } from './warnings.js';
 import { rewriteModel } from '../passes/pipeline.js';
@@ -36,6 +37,7 @@ export interface RunArgs extends RuntimeArgs {
   model: string;
   saveOutputs?: string;
   json: boolean;
+  quiet?: boolean;
 }
 
 export function runOptions(yargs: Argv): Argv<RunArgs> {
@@ -44,6 +46,7 @@ export function runOptions(yargs: Argv): Argv<RunArgs> {
       .positional('model', { type: 'string', demandOption: true, describe: 'ONNX model to run' })
       .option('save-outputs', { type: 'string', describe: 'folder to write each output to as <name>.pb (ONNX TensorProto)' })
       .option('json', { type: 'boolean', default: false, describe: 'print the output summaries as JSON' })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success (with --save-outputs)' })
       .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" }),
   ) as unknown as Argv<RunArgs>;
 }
@@ -59,12 +62,21 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
     const outputs = await runSession(opened.session, feeds, args.model);
     const summaries = opened.session.outputNames.map((name) => summarizeTensor(name, outputs[name]!));
     if (args.saveOutputs) {
-      mkdirSync(args.saveOutputs, { recursive: true });
-      for (const name of opened.session.outputNames) {
-        const file = path.join(args.saveOutputs, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`);
-        writeFileAtomically(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
+      const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`) }));
+      // Two outputs whose names clean to one file, or an output file that is the model or an --inputs file: refused before any is written.
+      assertSeparateFiles(
+        files.map((f) => ({ path: f.path, role: `--save-outputs file of output '${printable(f.name)}'` })),
+        [{ path: args.model, role: 'the model' }, ...args.inputs.map((spec) => ({ path: spec.slice(spec.indexOf('=') + 1), role: 'an --inputs file' }))],
+      );
+      try {
+        mkdirSync(args.saveOutputs, { recursive: true });
+        for (const { name, path: file } of files) writeFileAtomically(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new AmpError('WRITE_FAILED', `--save-outputs ${printable(args.saveOutputs, 400)}: cannot write the outputs there (${code ?? String(error)}); it must be a folder`, { subject: args.saveOutputs, cause: error });
       }
     }
+    if (args.quiet && !args.json) return 0;
     print(
       args.json
         ? `${JSON.stringify({ provider: opened.provider, ...(check ? { device: check.device, deviceNotes: check.notes } : {}), outputs: summaries }, null, 2)}\n`
@@ -83,6 +95,7 @@ export interface CompareArgs extends RuntimeArgs {
   atol: number;
   rtol: number;
   json: boolean;
+  quiet?: boolean;
   numerics: string;
 }
 
@@ -100,6 +113,7 @@ export function compareOptions(yargs: Argv): Argv<CompareArgs> {
         describe: 'emulate: round every float16/bfloat16 value as a GPU does (any provider); native: what ONNX Runtime computes; auto: emulate on cpu, native on a GPU',
       })
       .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' })
+      .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing: the exit code says pass (0) or fail (1)' })
       .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" })
       .epilogue(`Tolerance: ${TOLERANCE_RULE}.\nExit codes: 0 every output within tolerance, 1 some output outside it, 2 bad input or options, or a model ONNX Runtime cannot load or run (REFERENCE_FAILED names the reference).`),
   ) as unknown as Argv<CompareArgs>;
@@ -145,7 +159,7 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   const tolerance = { atol: args.atol, rtol: args.rtol, rule: TOLERANCE_RULE };
   if (args.json) {
     print(`${JSON.stringify({ provider: expected.provider, numerics, pass, tolerance, notices, outputs: rows }, null, 2)}\n`);
-  } else {
+  } else if (!args.quiet) {
     const lines = [describeProvider(expected), describeNumerics(numerics, expected.provider), ...notices.map((n) => `notice: ${n}`)];
     lines.push(`tolerance: atol ${args.atol}, rtol ${args.rtol}: ${TOLERANCE_RULE}`);
     print(`${lines.join('\n')}\n${renderComparison(rows)}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`);
@@ -227,10 +241,16 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   requireNumber('runs', args.runs, { integer: true, min: 1 });
   requireNumber('warmup', args.warmup, { integer: true, min: 0 });
   requireNumber('seed', args.seed, { integer: true });
+  if (args.batchSearch) {
+    if (args.batchStart !== undefined) requireNumber('batch-start', args.batchStart, { integer: true, min: 1 });
+    requireNumber('max-batch', args.maxBatch, { integer: true, min: 1 });
+  }
   if (args.batchSearch && args.inputs.length) throw new AmpError('BAD_OPTION', '--batch-search makes random inputs of each batch size: drop --inputs');
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
-  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
+  // --out is checked before the runs: never the model, its data, the --rules file or an --inputs file.
+  if (args.out) assertSeparateFiles([{ path: args.out, role: '--out' }], inputFilesOf(args, model));
   const { model: amp, report: { amp: report } } = rewriteModel(model, options);
   reportWarnings(patternWarnings(args, report), Boolean(args.strict));
   const providers = providersOf(args);

@@ -1,4 +1,5 @@
 /** `amp-rewrite inspect <model.onnx>`: what a model holds and what the AMP pass would decide for it. */
+import path from 'node:path';
 import { statSync } from 'node:fs';
 import { dataTypeName, DataType } from '../onnx/data-types.js';
 import { AmpError } from '../onnx/errors.js';
@@ -11,12 +12,14 @@ import { renderTrainingSummary, rewriteModel } from '../passes/pipeline.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
-import { listWarnings, patternWarnings, rewriteOptionsFromArgs, trainingJson, type RewriteArgs } from './rewrite-command.js';
+import { inputFilesOf, listWarnings, patternWarnings, rewriteOptionsFromArgs, trainingJson, type RewriteArgs } from './rewrite-command.js';
 import { reportWarnings } from './warnings.js';
+import { assertSeparateFiles } from '../onnx/safe-write.js';
+import { renderAuditHtml } from '../report/html/render-html.js';
 
 export function runInspect(args: RewriteArgs, print: (text: string) => void): number {
   for (const report of args.report) {
-    if (!/\.(json|md)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json or .md`);
+    if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);
   }
   reportWarnings(listWarnings(args), Boolean(args.strict));
   // External weights are located and read only when the analysis asks (the float16 range check);
@@ -24,13 +27,15 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
   let model: ReturnType<typeof loadModel>;
   let missingData: string | undefined;
   try {
-    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
   } catch (error) {
     if (!(error instanceof AmpError) || !error.code.startsWith('EXTERNAL_DATA')) throw error;
     missingData = error.message;
     model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
   }
   checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
+  // A --report never replaces the model, its data, the --rules file, or another --report.
+  assertSeparateFiles(args.report.map((file) => ({ path: file, role: '--report' })), inputFilesOf(args, model));
   const lines: string[] = [];
   lines.push(`model: ${args.model} (${statSync(args.model).size} bytes)`);
   lines.push(`ir_version ${longToNumber(model.ir_version)}, producer ${model.producer_name || '?'} ${model.producer_version || ''}`.trimEnd());
@@ -53,7 +58,12 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
   const report = rewrite.amp;
   reportWarnings(patternWarnings(args, report), Boolean(args.strict));
   for (const file of args.report) {
-    writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(report, rewrite.training) : renderAuditJson(report, rewrite.training));
+    const text = file.endsWith('.html')
+      ? renderAuditHtml(report, { title: path.basename(args.model) })
+      : file.endsWith('.md')
+        ? renderAuditMarkdown(report, rewrite.training)
+        : renderAuditJson(report, rewrite.training);
+    writeTextAtomically(file, text);
   }
   const byOp = new Map<string, { count: number; list: string; colors: Map<string, number> }>();
   for (const node of report.nodes) {

@@ -14,7 +14,7 @@ import { exampleOptions, runExample, type ExampleArgs } from './example-command.
 import type { BenchArgs, CompareArgs, RunArgs } from './execute-commands.js';
 import { rewriteOptions, runRewrite, type RewriteArgs } from './rewrite-command.js';
 import { doctorOptions, runDoctor, type DoctorArgs } from './doctor-command.js';
-import { checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand } from './option-scope.js';
+import { checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand, withoutNotApplicable } from './option-scope.js';
 import { reportWarnings, unknownEnvironment } from './warnings.js';
 import { setRuntimeVerbose } from '../runtime/ort.js';
 import { reportOptions, runReport, type ReportArgs } from './report-command.js';
@@ -97,8 +97,8 @@ function run<A>(action: (args: A, print: (text: string) => void) => number | Pro
 }
 
 const epilogue = `Exit codes: 0 success (including "nothing to convert"), 1 the rewritten model failed validation
-(nothing written) or compare found outputs outside tolerance, 2 bad input or options (an execution provider
-that cannot start included), 3 internal error.
+(nothing written), compare or bench found outputs outside tolerance, or tune found no set of fp32 nodes that
+passes, 2 bad input or options (an execution provider that cannot start included), 3 internal error.
 Environment: AMP_REWRITE_ALLOWLIST_ADD / _REMOVE (and DENYLIST, INFERLIST, CLEARLIST) change the lists
 like TensorFlow's TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_* variables.`;
 
@@ -106,15 +106,15 @@ const parser = yargs(hideBin(process.argv))
   .scriptName('amp-rewrite')
   .usage('$0 <model.onnx> -o <out.onnx> [options]\n\nAutomatic mixed precision for ONNX models: runs MatMul/Conv/Gemm and their neighbours in float16 or bfloat16, keeps softmax, normalisation, reductions and losses in float32, and inserts Casts only where precision changes.')
   .command('$0 <model>', 'rewrite a model to mixed precision and print the summary', rewriteOptions, run<RewriteArgs>(runRewrite))
-  .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', rewriteOptions, run<RewriteArgs>(async (a, p) => (await inspectCommand()).runInspect(a, p)))
+  .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', withoutNotApplicable('inspect', rewriteOptions), run<RewriteArgs>(async (a, p) => (await inspectCommand()).runInspect(a, p)))
   .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', async (y) => (await executeCommands()).runOptions(y), run<RunArgs>(async (a, p) => (await executeCommands()).runRun(a, p)))
   .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', async (y) => (await executeCommands()).compareOptions(y), run<CompareArgs>(async (a, p) => (await executeCommands()).runCompare(a, p)))
-  .command('tune <model>', 'rewrite, then keep the fewest nodes fp32 that make the model pass a tolerance (emulated numerics on cpu)', tuneOptions, run<TuneArgs>(runTune))
+  .command('tune <model>', 'rewrite, then keep the fewest nodes fp32 that make the model pass a tolerance (emulated numerics on cpu)', withoutNotApplicable('tune', tuneOptions), run<TuneArgs>(runTune))
   .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', async (y) => (await trainCommand()).trainOptions(y), run<TrainArgs>(async (a, p) => (await trainCommand()).runTrain(a, p)))
   .command('doctor', 'say which execution providers can start here, which CUDA/cuDNN libraries and GPUs were found, and what is missing', doctorOptions, run<DoctorArgs>(runDoctor))
   .command('report <audit>', 'draw an audit JSON (--report audit.json) as a self-contained HTML page', reportOptions, run<ReportArgs>(runReport))
   .command('example <kind>', "write one of the recipes' training-step graphs (the README's MNIST experiment)", exampleOptions, run<ExampleArgs>(runExample))
-  .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', async (y) => (await executeCommands()).benchOptions(y), run<BenchArgs>(async (a, p) => (await executeCommands()).runBench(a, p)))
+  .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', withoutNotApplicable('bench', async (y) => (await executeCommands()).benchOptions(y)), run<BenchArgs>(async (a, p) => (await executeCommands()).runBench(a, p)))
   .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')
   .example('$0 model.onnx -o model.amp.onnx --mode bf16 --report audit.md', 'mixed bfloat16 with a readable audit')
   .example('$0 model.onnx --dry-run --verbose', 'the summary and the effective lists, nothing written')

@@ -4,6 +4,7 @@
  * command lists here the shared options that do not apply to it, with why; giving one is an error.
  * A new command that shares a builder adds one entry.
  */
+import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 
 export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
@@ -11,6 +12,7 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     output: 'inspect writes no model',
     'dry-run': 'inspect writes no model',
     'external-data': 'inspect writes no model',
+    state: 'inspect writes no model (--state chooses how a training model is written)',
     calibrate: 'inspect does not run the model',
     inputs: 'inspect does not run the model',
     dim: 'inspect does not run the model',
@@ -20,10 +22,29 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     'calibration-batches': 'inspect does not run the model',
     numerics: 'inspect does not run the model',
   },
+  tune: {
+    'dry-run': 'tune always writes its result (the model only when it passes the tolerance)',
+    state: 'tune rewrites inference graphs; rewrite a training graph with the default command',
+    calibrate: 'tune measures every node on its own inputs already (--inputs or random ones)',
+    headroom: 'tune judges by the tolerance (--atol/--rtol/--metric), not a range headroom',
+    training: 'tune rewrites inference graphs (training options belong to the default command)',
+    loss: 'tune rewrites inference graphs (training options belong to the default command)',
+    'loss-grad': 'tune rewrites inference graphs (training options belong to the default command)',
+    'grad-suffix': 'tune rewrites inference graphs (training options belong to the default command)',
+    'state-suffix': 'tune rewrites inference graphs (training options belong to the default command)',
+    'loss-scale': 'tune rewrites inference graphs (training options belong to the default command)',
+    'loss-scale-initial': 'tune rewrites inference graphs (training options belong to the default command)',
+    'growth-factor': 'tune rewrites inference graphs (training options belong to the default command)',
+    'backoff-factor': 'tune rewrites inference graphs (training options belong to the default command)',
+    'growth-interval': 'tune rewrites inference graphs (training options belong to the default command)',
+    'min-scale': 'tune rewrites inference graphs (training options belong to the default command)',
+    'max-scale': 'tune rewrites inference graphs (training options belong to the default command)',
+  },
   bench: {
     output: 'bench writes no model (--out writes its results)',
     'dry-run': 'bench writes no model',
     'external-data': 'bench writes no model',
+    state: 'bench writes no model (--state chooses how a training model is written)',
     report: 'bench writes no audit; rewrite with --report for one',
     calibrate: 'bench does not calibrate; rewrite with --calibrate, then bench the result against the original with compare',
     headroom: 'bench does not calibrate (a --calibrate option)',
@@ -33,6 +54,15 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     numerics: 'bench does not calibrate (a --calibrate option)',
   },
 };
+
+/** A command's --help does not list the shared options that are errors for it (hidden first; the builder may be async). */
+export function withoutNotApplicable<R>(command: string, builder: (yargs: Argv) => R): (yargs: Argv) => R {
+  return (yargs) => {
+    let hidden = yargs;
+    for (const option of Object.keys(NOT_APPLICABLE[command] ?? {})) hidden = hidden.hide(option);
+    return builder(hidden);
+  };
+}
 
 /** The one-letter aliases the commands define. */
 export const SHORT_ALIASES: Readonly<Record<string, string>> = { o: 'output', q: 'quiet', v: 'verbose', h: 'help' };

@@ -1,31 +1,29 @@
 /** `amp-rewrite report audit.json -o audit.html`: the visual audit from a JSON audit written earlier. */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
-import { writeTextAtomically } from '../onnx/io-text.js';
+import { readTextFile, writeTextAtomically } from '../onnx/io-text.js';
+import { assertSeparateFiles } from '../onnx/safe-write.js';
 import type { AmpReport } from '../passes/amp.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
 
 export interface ReportArgs {
   audit: string;
   output: string;
+  json?: boolean;
+  quiet?: boolean;
 }
 
 export function reportOptions(yargs: Argv): Argv<ReportArgs> {
   return yargs
     .positional('audit', { type: 'string', describe: 'audit JSON written by --report audit.json', demandOption: true })
-    .option('output', { alias: 'o', type: 'string', describe: 'the HTML file to write', demandOption: true }) as unknown as Argv<ReportArgs>;
+    .option('output', { alias: 'o', type: 'string', describe: 'the HTML file to write', demandOption: true })
+    .option('json', { type: 'boolean', default: false, describe: 'print what was written as JSON' })
+    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' }) as unknown as Argv<ReportArgs>;
 }
 
 function readAudit(file: string): AmpReport {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new AmpError(code === 'ENOENT' ? 'FILE_NOT_FOUND' : 'READ_FAILED', `${file}: cannot read (${code ?? error})`, { subject: file, cause: error });
-  }
+  const text = readTextFile(file, 'the audit');
   let audit: unknown;
   try {
     audit = JSON.parse(text);
@@ -55,9 +53,11 @@ export function checkAudit(audit: unknown, file: string): AmpReport {
 
 export function runReport(args: ReportArgs, print: (text: string) => void): number {
   if (!args.output.endsWith('.html')) throw new AmpError('BAD_OPTION', `-o ${args.output}: the report must be an .html file`);
-  if (path.resolve(args.output) === path.resolve(args.audit)) throw new AmpError('BAD_OPTION', `-o ${args.output} is the input audit; write to another file`);
+  // Through a symlink or a hard link too: the page never replaces the audit it is drawn from.
+  assertSeparateFiles([{ path: args.output, role: '-o' }], [{ path: args.audit, role: 'the input audit' }]);
   const report = readAudit(args.audit);
   writeTextAtomically(args.output, renderAuditHtml(report, { title: path.basename(args.audit) }));
-  print(`wrote ${args.output} (${report.nodes.length} nodes)\n`);
+  if (args.json) print(`${JSON.stringify({ wrote: args.output, nodes: report.nodes.length }, null, 2)}\n`);
+  else if (!args.quiet) print(`wrote ${args.output} (${report.nodes.length} nodes)\n`);
   return 0;
 }

@@ -354,14 +354,15 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
 }
 
 /** The files a rewrite reads: the model, its external data, the rules file and --inputs files. */
-function inputFilesOf(args: RewriteArgs, model: onnx.IModelProto): NamedPath[] {
+export function inputFilesOf(args: RewriteArgs, model: onnx.IModelProto): NamedPath[] {
   const files: NamedPath[] = [{ path: args.model, role: 'the input model' }];
   forEachTensor(model, (tensor) => {
     const ref = externalRefOf(tensor);
     if (ref) files.push({ path: ref.file, role: `the external data of tensor '${printable(tensor.name)}'` });
   });
   if (args.rules) files.push({ path: args.rules, role: 'the --rules file' });
-  for (const spec of args.inputs) {
+  // Library callers (the fuzz test, inspect's API use) may pass no --inputs at all.
+  for (const spec of args.inputs ?? []) {
     const at = spec.indexOf('=');
     files.push({ path: at > 0 ? spec.slice(at + 1) : spec, role: 'an --inputs file' });
   }

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
+import { assertSeparateFiles } from '../onnx/safe-write.js';
+import { requireNumber } from './numeric-options.js';
 import { loadModel } from '../onnx/model-io.js';
 import { checkCudaDevice, lowPrecisionTypesOf, type DeviceQuery } from '../runtime/device-check.js';
 import { stateSidecarPath, withInitialStateFrom } from '../passes/training/state-sidecar.js';
@@ -97,11 +99,18 @@ export function renderComparisonTable(results: VariantResult[]): string {
 
 export async function runTrain(args: TrainArgs, print: (text: string) => void, deps: DeviceDeps = {}): Promise<number> {
   if (!(args.epochs >= 1 && args.batch >= 1 && (args.lr === undefined || args.lr > 0))) throw new AmpError('BAD_OPTION', '--epochs and --batch must be at least 1 and --lr positive');
+  requireNumber('epochs', args.epochs, { integer: true, min: 1 });
+  requireNumber('batch', args.batch, { integer: true, min: 1 });
+  if (args.lr !== undefined) requireNumber('lr', args.lr);
+  if (args.maxSteps !== undefined) requireNumber('max-steps', args.maxSteps, { integer: true, min: 1 });
+  requireNumber('seed', args.seed, { integer: true });
   const variants = args.compare === undefined ? [] : parseVariants(args.compare);
   if (args.compare !== undefined && !variants.length) throw new AmpError('BAD_OPTION', '--compare needs at least one variant');
   const providers = parseProviders(args.ep);
   // A graph written with --state inputs: its variants are made from the stored-state form.
   const sidecar = stateSidecarPath(args.graph);
+  // --json FILE is written after the training: checked now, so that it can never be the graph or its state.
+  if (args.json) assertSeparateFiles([{ path: args.json, role: '--json' }], [{ path: args.graph, role: 'the training graph' }, { path: sidecar, role: 'its --state inputs sidecar' }]);
   const model = existsSync(sidecar) ? withInitialStateFrom(loadModel(args.graph), loadModel(sidecar), sidecar) : loadModel(args.graph);
   const lr = args.lr ?? recordedLearningRate(model) ?? 0.05;
   // The device check covers every graph about to run: the amp and fp16 variants compute in float16, amp-bf16 in bfloat16.

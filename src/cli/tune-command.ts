@@ -3,15 +3,19 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
-import { loadModel, saveModel } from '../onnx/model-io.js';
+import { loadModelFile, saveModel } from '../onnx/model-io.js';
+import { assertSeparateFiles } from '../onnx/safe-write.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
+import { renderAuditHtml } from '../report/html/render-html.js';
+import { requireNumber } from './numeric-options.js';
 import { renderComparison } from './execute-commands.js';
-import { ampOptionsFromArgs, parseDims, rewriteOptions, type RewriteArgs } from './rewrite-command.js';
+import { ampOptionsFromArgs, inputFilesOf, parseDims, rewriteOptions, saveOptions, type RewriteArgs } from './rewrite-command.js';
 import { providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 import { inputBatches, modelAwareRandomInputs } from '../runtime/calibration.js';
 import { TOLERANCE_RULE } from '../runtime/compare.js';
 import { defaultNumerics, parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
+import { looksLikeTrainingGraph } from '../passes/training/contract.js';
 import { METRICS, overridesFile, tune, type Metric, type TuneResult } from '../runtime/tune.js';
 
 export interface TuneArgs extends RewriteArgs, RuntimeArgs {
@@ -25,6 +29,8 @@ export interface TuneArgs extends RewriteArgs, RuntimeArgs {
 
 export function tuneOptions(yargs: Argv): Argv<TuneArgs> {
   return runtimeOptions(rewriteOptions(yargs))
+    .option('output', { type: 'string', describe: 'where to write the tuned model (required; written only when it passes)' })
+    .option('numerics', { choices: ['emulate', 'native'], describe: 'emulate: run the candidates rounding every float16 value as a GPU does (the default on cpu); native: what ONNX Runtime computes' })
     .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude (cosine: 1 - atol is the least cosine)' })
     .option('rtol', { type: 'number', default: 1e-2, describe: 'relative tolerance per element (allclose)' })
     .option('metric', { choices: [...METRICS], default: 'allclose', describe: 'allclose: every element in tolerance; max-abs: the largest error within atol; cosine: cosine similarity' })
@@ -66,12 +72,31 @@ export function renderTuneMarkdown(result: TuneResult, holdsFor: string): string
 
 export async function runTune(args: TuneArgs, print: (text: string) => void): Promise<number> {
   if (!args.output) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx>');
-  if (path.resolve(args.output) === path.resolve(args.model)) throw new AmpError('BAD_OPTION', `-o ${args.output} is the input model; write to another file`);
   if (args.budgetSeconds !== undefined && !(args.budgetSeconds > 0)) throw new AmpError('BAD_OPTION', `--budget-seconds ${args.budgetSeconds}: expected a positive number`);
+  requireNumber('atol', args.atol, { min: 0 });
+  requireNumber('rtol', args.rtol, { min: 0 });
+  requireNumber('calibration-batches', args.calibrationBatches, { min: 1, integer: true });
+  if (!(requireNumber('input-scale', args.inputScale) > 0)) throw new AmpError('BAD_OPTION', `--input-scale ${args.inputScale}: expected a positive number`);
   const overrides = args.overrides ?? `${stem(args.output)}.overrides.json`;
   const reportFile = args.tuneReport ?? `${stem(args.output)}.tune.json`;
   if (!/\.(json|md)$/.test(reportFile)) throw new AmpError('BAD_OPTION', `--tune-report ${reportFile}: the file name must end in .json or .md`);
-  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr });
+  for (const report of args.report) {
+    if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);
+  }
+  const save = saveOptions(args.externalData);
+  const { model } = loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
+  // tune runs the list-based pass alone: a training step would come out without its loss scaling and fp32 state guards.
+  if (looksLikeTrainingGraph(model)) {
+    throw new AmpError('BAD_OPTION', `${args.model} is a training step graph (an output X.next for an input X): tune checks inference outputs; rewrite it with amp-rewrite ${args.model} -o <out.onnx>`, { subject: args.model });
+  }
+  // Every output a file of its own, not an input (symlinks and hard links included): checked before anything runs or is written.
+  const inputs = inputFilesOf(args, model);
+  const texts = [
+    { path: overrides, role: '--overrides' },
+    { path: reportFile, role: '--tune-report' },
+    ...args.report.map((file) => ({ path: file, role: '--report' })),
+  ];
+  assertSeparateFiles([{ path: args.output, role: '-o' }, ...texts], inputs);
   const ort = await loadOrt();
   const notices: string[] = [];
   const batches = args.inputs.length
@@ -94,20 +119,27 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
     metric: args.metric,
     budgetSeconds: args.budgetSeconds,
   });
-  if (!args.quiet) {
+  const { result: amp, ...rest } = result;
+  const record = { holdsFor, ...rest, summary: amp.report.summary };
+  if (args.json) print(`${JSON.stringify({ ...record, notices, written: result.pass ? [args.output, overrides, reportFile, ...args.report] : [] }, null, 2)}\n`);
+  else if (!args.quiet) {
     for (const notice of notices) print(`notice: ${notice}\n`);
     print(renderTune(result, holdsFor));
   }
   if (!result.pass) {
     throw new AmpError('VALIDATION_FAILED', `tune found no set of fp32 nodes that passes the tolerance${result.budgetExhausted ? ' within --budget-seconds' : ''}; nothing written`);
   }
-  saveModel(result.result.model, args.output);
+  saveModel(result.result.model, args.output, { ...save, protect: [...inputs, ...texts] });
   writeTextAtomically(overrides, overridesFile(result, holdsFor));
-  const { result: amp, ...rest } = result;
-  writeTextAtomically(reportFile, reportFile.endsWith('.md') ? renderTuneMarkdown(result, holdsFor) : `${JSON.stringify({ holdsFor, ...rest, summary: amp.report.summary }, null, 2)}\n`);
+  writeTextAtomically(reportFile, reportFile.endsWith('.md') ? renderTuneMarkdown(result, holdsFor) : `${JSON.stringify(record, null, 2)}\n`);
   for (const file of args.report) {
-    writeTextAtomically(file, file.endsWith('.md') ? renderAuditMarkdown(amp.report) : renderAuditJson(amp.report));
+    const text = file.endsWith('.html')
+      ? renderAuditHtml(amp.report, { title: path.basename(args.model) })
+      : file.endsWith('.md')
+        ? renderAuditMarkdown(amp.report)
+        : renderAuditJson(amp.report);
+    writeTextAtomically(file, text);
   }
-  if (!args.quiet) print(`wrote ${args.output}, ${overrides} (reproduce with --rules ${overrides}), ${reportFile}\n`);
+  if (!args.quiet && !args.json) print(`wrote ${args.output}, ${overrides} (reproduce with --rules ${overrides}), ${reportFile}\n`);
   return 0;
 }

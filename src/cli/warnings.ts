@@ -14,6 +14,8 @@ export const KNOWN_ENVIRONMENT: readonly string[] = [
   'AMP_REWRITE_DEBUG',
   'AMP_REWRITE_HEAP_SET',
   'AMP_REWRITE_CUDA_PROVIDER_DIR',
+  // The browser the HTML report's benchmark and tests drive: set in the same shell that runs the tool.
+  'AMP_REWRITE_CHROMIUM',
   'AMP_REWRITE_PROFILE',
 ];
 

@@ -7,11 +7,12 @@
  * beside onnxruntime-node's runtime, the one place ONNX Runtime loads providers from.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, renameSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { encodeModel, onnx } from '../onnx/codec.js';
 import { AmpError } from '../onnx/errors.js';
+import { assertSeparateFiles, writeFileAtomically } from '../onnx/safe-write.js';
 import { findLibrary, type LibrarySearch } from './native-libraries.js';
 import { ORT_MISSING } from './ort.js';
 import { openSession, PROVIDERS, type Provider } from './session.js';
@@ -146,16 +147,24 @@ export function installCudaProvider(fromDir: string, binaryDir: string): string[
     });
   }
   if (!existsSync(binaryDir)) throw new AmpError('FILE_NOT_FOUND', `onnxruntime-node's runtime folder ${binaryDir} does not exist`, { subject: binaryDir });
-  return CUDA_PROVIDER_FILES.map((file) => {
-    const target = path.join(binaryDir, file);
-    const temporary = `${target}.tmp-${process.pid}`;
+  const copies = CUDA_PROVIDER_FILES.map((file) => ({ file, from: path.join(fromDir, file), to: path.join(binaryDir, file) }));
+  for (const { from } of copies) {
+    // A FIFO would block the copy; a folder is not a library.
+    if (!statSync(from).isFile()) throw new AmpError('READ_FAILED', `--cuda-provider-dir ${fromDir}: ${path.basename(from)} is not a regular file`, { subject: from });
+  }
+  // --cuda-provider-dir being the runtime folder (or linking into it) would copy a library onto itself.
+  assertSeparateFiles(
+    copies.map(({ file, to }) => ({ path: to, role: `the installed ${file}` })),
+    copies.map(({ file, from }) => ({ path: from, role: `--cuda-provider-dir's ${file}` })),
+  );
+  return copies.map(({ file, from, to }) => {
     try {
-      copyFileSync(path.join(fromDir, file), temporary);
-      renameSync(temporary, target);
+      // Exclusive temporary + rename: a planted symlink or a half-copied library is never left behind.
+      writeFileAtomically(to, readFileSync(from));
     } catch (error) {
-      throw new AmpError('WRITE_FAILED', `cannot copy ${file} into ${binaryDir}: ${(error as Error).message}`, { subject: target, cause: error });
+      throw new AmpError('WRITE_FAILED', `cannot copy ${file} into ${binaryDir}: ${(error as Error).message}`, { subject: to, cause: error });
     }
-    return target;
+    return to;
   });
 }
 

@@ -116,6 +116,9 @@ export async function train(model: string | onnx.IModelProto, data: { train: Dat
     }
     const hyper: Record<string, Tensor> = layout.lr ? { [layout.lr.name]: floatTensor(trainer.ort, layout.lr.elemType, Float32Array.of(options.lr), []) } : {};
     const epochs: EpochResult[] = [];
+    if (!(options.batch <= data.train.count)) {
+      throw new AmpError('BAD_OPTION', `--batch ${options.batch}: more than the ${data.train.count} training examples; no step would run`, { subject: 'batch' });
+    }
     const stepsPerEpoch = Math.min(Math.floor(data.train.count / options.batch), options.maxSteps ?? Infinity);
     for (let epoch = 1; epoch <= options.epochs; epoch++) {
       const order = epochOrder(data.train.count, (options.seed ?? 0) * 1000 + epoch);

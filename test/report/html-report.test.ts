@@ -82,6 +82,8 @@ describe('decision categories', () => {
     expect(categoryOfRule('deny-upstream').id).toBe('deny-propagated');
     expect(categoryOfRule('force-fp32').id).toBe('forced');
     expect(categoryOfRule('between-allow').id).toBe('infer-promoted');
+    // schema-forbids nodes compute in float32 and stay there: the legend must say why, not only "no float32 compute".
+    expect(categoryOfRule('schema-forbids').meaning).toMatch(/no Cast to the target type/);
   });
 });
 

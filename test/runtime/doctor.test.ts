@@ -3,7 +3,7 @@
  * nvidia-smi that reports an H100, and a folder holding ONNX Runtime's CUDA provider libraries.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -73,6 +73,10 @@ describe('amp-rewrite doctor', () => {
     for (const file of CUDA_PROVIDER_FILES) writeFileSync(path.join(provider, file), `fake ${file}`);
     const copied = installCudaProvider(provider, runtime);
     expect(copied).toEqual(CUDA_PROVIDER_FILES.map((f) => path.join(runtime, f)));
+    expect(readFileSync(path.join(runtime, 'libonnxruntime_providers_cuda.so'), 'utf8')).toBe('fake libonnxruntime_providers_cuda.so');
+    // Installing from the runtime folder itself (or a link to it) would copy each library onto itself.
+    symlinkSync(runtime, path.join(machine.root, 'runtime-link'));
+    expect(() => installCudaProvider(path.join(machine.root, 'runtime-link'), runtime)).toThrow(/is --cuda-provider-dir's libonnxruntime_providers_cuda\.so/);
     expect(readFileSync(path.join(runtime, 'libonnxruntime_providers_cuda.so'), 'utf8')).toBe('fake libonnxruntime_providers_cuda.so');
   });
 });

@@ -5,6 +5,7 @@
  * An op that ends up on two lists is an error naming both: Grappler silently gives up there.
  */
 import { readFileSync } from 'node:fs';
+import { readTextFile } from '../../onnx/io-text.js';
 import { AmpError } from '../../onnx/errors.js';
 import { normalizeDomain } from '../../onnx/opsets.js';
 
@@ -123,9 +124,10 @@ export function splitOps(value: string): string[] {
  * Keys starting with '$' ($schema, $comment) are notes.
  */
 export function readRulesFile(file: string): ListChangeLayer {
+  const text = readTextFile(file, '--rules');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new AmpError('BAD_OPTION', `--rules ${file}: ${(error as Error).message}`, { subject: file });
   }
