@@ -50,16 +50,43 @@ export function elemTypeOfTypeString(typeString: string): number | undefined {
 /** Body output that carries each control-flow output: Loop's body output 0 is the condition. */
 const SUBGRAPH_OUTPUT_OFFSET: Readonly<Record<string, number>> = { If: 0, Loop: 1, Scan: 0 };
 
+/**
+ * One shared object per (element type, source): a big graph's inference made two objects per
+ * value (one per inference), all of which outlived the young generation. Read-only by contract.
+ */
+const internedTypes = new Map<number, InferredType>();
+const SOURCE_CODES: Readonly<Record<TypeSource, number>> = { declared: 0, initializer: 1, attribute: 2, schema: 3, subgraph: 4 };
+
+function interned(type: InferredType): InferredType {
+  const key = type.elemType * 8 + (SOURCE_CODES[type.source] ?? 7);
+  const known = internedTypes.get(key);
+  if (known && known.source === type.source) return known;
+  const shared = { elemType: type.elemType, source: type.source };
+  internedTypes.set(key, shared);
+  return shared;
+}
+
 export class ElemTypes {
   private readonly byScope = new Map<GraphScope, Map<string, InferredType>>();
+  /** The map of the scope read last: nearly every read is in the scope of the read before. */
+  private lastScope: GraphScope | undefined;
+  private lastMap: Map<string, InferredType> | undefined;
+
+  private mapOf(scope: GraphScope): Map<string, InferredType> | undefined {
+    if (scope !== this.lastScope) {
+      this.lastScope = scope;
+      this.lastMap = this.byScope.get(scope);
+    }
+    return this.lastMap;
+  }
 
   /** The type of a value as seen from `scope` (resolved to the scope that defines it). */
   info(scope: GraphScope, name: string): InferredType | undefined {
     // The scope that defines a name owns its type; most reads are local, so look there first.
     for (let s: GraphScope | undefined = scope; s; s = s.parent) {
-      const found = this.byScope.get(s)?.get(name);
+      const found = this.mapOf(s)?.get(name);
       if (found) return found;
-      if (s.definesLocally(name)) return undefined;
+      if (!s.parent || s.definesLocally(name)) return undefined;
     }
     return undefined;
   }
@@ -70,8 +97,11 @@ export class ElemTypes {
 
   set(scope: GraphScope, name: string, type: InferredType): void {
     let map = this.byScope.get(scope);
-    if (!map) this.byScope.set(scope, (map = new Map()));
-    map.set(name, type);
+    if (!map) {
+      this.byScope.set(scope, (map = new Map()));
+      if (scope === this.lastScope) this.lastMap = map;
+    }
+    map.set(name, interned(type));
   }
 
   /** Every value with a known type in one scope. */

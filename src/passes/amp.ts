@@ -338,21 +338,31 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
       tensorCoreLint: lint,
     },
-    nodes: decisions.map((d) => ({
-      node: d.node.name ?? '',
-      id: ids.get(d.node) ?? d.node.name ?? '',
-      ...nodeTypes(d, typesAfter, target),
-      op: d.node.op_type ?? '',
-      domain: d.node.domain ?? '',
-      scope: d.scope.path,
-      list: d.list ?? null,
-      color: d.color,
-      rule: d.rule,
-      reason: d.reason,
-      castsAdded: d.castsAdded,
-      castsOnOutputs: d.castsOnOutputs ?? [],
-      ...(drawn.nodes.get(d.node) as AuditNodeGraph),
-    })),
+    // Fields written out one by one, not spread: spreading two objects into each of 50,000
+    // literals was a slow generic copy, and the objects came out in dictionary mode.
+    nodes: decisions.map((d) => {
+      const types = nodeTypes(d, typesAfter, target);
+      const edges = drawn.nodes.get(d.node) as AuditNodeGraph;
+      return {
+        node: d.node.name ?? '',
+        id: ids.get(d.node) ?? d.node.name ?? '',
+        precision: types.precision,
+        inputTypes: types.inputTypes,
+        outputTypes: types.outputTypes,
+        op: d.node.op_type ?? '',
+        domain: d.node.domain ?? '',
+        scope: d.scope.path,
+        list: d.list ?? null,
+        color: d.color,
+        rule: d.rule,
+        reason: d.reason,
+        castsAdded: d.castsAdded,
+        castsOnOutputs: d.castsOnOutputs ?? [],
+        inputs: edges.inputs,
+        outputs: edges.outputs,
+        subgraphs: edges.subgraphs,
+      };
+    }),
     lists: Object.fromEntries(
       LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
     ) as AmpReport['lists'],

@@ -4,7 +4,7 @@ import { DataType } from '../../src/onnx/data-types.js';
 import { ModelGraph } from '../../src/onnx/graph.js';
 import { loadModel } from '../../src/onnx/model-io.js';
 import { opsetsOf } from '../../src/onnx/opsets.js';
-import { inferElemTypes } from '../../src/onnx/type-inference.js';
+import { ElemTypes, inferElemTypes } from '../../src/onnx/type-inference.js';
 import { corpusAvailable, corpusDir, corpusModels } from '../support/corpus.js';
 import { model, node, valueInfo } from '../support/models.js';
 import { onnx } from '../../src/onnx/codec.js';
@@ -63,5 +63,31 @@ describe('element-type inference', () => {
     expect(types.get(graph.main, 'half')).toBe(DataType.FLOAT16);
     expect(types.get(graph.main, 'sum')).toBe(DataType.DOUBLE);
     expect(types.get(graph.main, 'big')).toBe(DataType.DOUBLE);
+  });
+
+  it('keeps each value its own source when types are shared, and sees a scope typed after a read of it', () => {
+    const m = model({
+      node: [node('If', ['c'], ['y'], 'branch', {
+        attribute: [
+          onnx.AttributeProto.create({ name: 'then_branch', type: 5, g: onnx.GraphProto.create({ name: 't', node: [node('Identity', ['x'], ['t_out'])], output: [valueInfo('t_out', DataType.FLOAT)] }) }),
+          onnx.AttributeProto.create({ name: 'else_branch', type: 5, g: onnx.GraphProto.create({ name: 'e', node: [node('Identity', ['x'], ['e_out'])], output: [valueInfo('e_out', DataType.FLOAT)] }) }),
+        ],
+      })],
+      input: [valueInfo('c', DataType.BOOL), valueInfo('x', DataType.FLOAT)],
+    });
+    const graph = new ModelGraph(m);
+    const body = graph.scopes[1]!;
+    const types = new ElemTypes();
+    // Read both scopes before anything is typed in them: a remembered "no map" must not hide later types.
+    expect(types.get(graph.main, 'x')).toBeUndefined();
+    expect(types.get(body, 't_out')).toBeUndefined();
+    types.set(body, 't_out', { elemType: DataType.FLOAT, source: 'schema' });
+    types.set(graph.main, 'x', { elemType: DataType.FLOAT, source: 'declared' });
+    types.set(graph.main, 'y', { elemType: DataType.FLOAT, source: 'subgraph' });
+    expect(types.info(body, 't_out')).toEqual({ elemType: DataType.FLOAT, source: 'schema' });
+    // Read from the body, 'x' resolves to the main graph's type.
+    expect(types.info(body, 'x')).toEqual({ elemType: DataType.FLOAT, source: 'declared' });
+    expect(types.info(graph.main, 'y')).toEqual({ elemType: DataType.FLOAT, source: 'subgraph' });
+    expect(types.get(graph.main, 't_out')).toBeUndefined();
   });
 });

@@ -293,3 +293,25 @@ describe('bad graphs', () => {
     expect(result.rule('mm')).toBe('ALLOW:allow-list');
   });
 });
+
+describe('node facts shared by nodes of one schema', () => {
+  it('tells an integer Add from a float Add of the same schema, in either order', () => {
+    for (const intFirst of [true, false]) {
+      const b = new GraphBuilder('g');
+      const x = b.input('x', F, [4, 4]);
+      const n = b.input('n', DataType.INT64, [4]);
+      const addInt = () => b.op('Add', [n, n], {}, { name: 'int_add', outputs: ['m'] });
+      if (intFirst) addInt();
+      const mm = b.op('MatMul', [x, weight(b, 'w')], {}, { name: 'mm' });
+      b.op('MatMul', [b.op('Add', [mm, mm], {}, { name: 'float_add' }), weight(b, 'w2')], {}, { name: 'mm2', outputs: ['y'] });
+      if (!intFirst) addInt();
+      b.output('y', F, [4, 4]);
+      b.output('m', DataType.INT64, [4]);
+      const result = paint(b.model());
+      expect(result.report.nodes.find((d) => d.node === 'int_add')?.precision).toBe('-');
+      expect(result.rule('float_add')).toBe('ALLOW:between-allow');
+      expect(result.rule('int_add')).toBe('NONE:no-float-compute');
+      expect(result.report.nodes.find((d) => d.node === 'float_add')?.inputTypes).toEqual(['f16', 'f16']);
+    }
+  });
+});

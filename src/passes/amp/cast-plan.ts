@@ -48,6 +48,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   const lowered = new Map<GraphScope, Set<string>>();
   const loweredIn = (scope: GraphScope): Set<string> => lowered.get(scope) ?? lowered.set(scope, new Set()).get(scope)!;
   const isLowered = (scope: GraphScope, name: string): boolean => {
+    // In the main graph every name is its own (resolve would answer the scope itself or nothing).
+    if (!scope.parent) return loweredIn(scope).has(name);
     const owner = scope.resolve(name)?.scope ?? scope;
     return loweredIn(owner).has(name);
   };

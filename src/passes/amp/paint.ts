@@ -63,9 +63,26 @@ export function analyzeNode(node: onnx.INodeProto, scope: GraphScope, types: Ele
   };
   (node.input ?? []).forEach((name, i) => consider(typeVariableOfInput(schema, i), name));
   (node.output ?? []).forEach((name, i) => consider(typeVariableOfOutput(schema, i), name));
+  return sharedFacts(schema, mainVar, target, node);
+}
+
+/**
+ * The facts depend only on the schema (which fixes domain and op), the main type variable and the
+ * target, so nodes alike share one read-only object: a big graph allocated a Set per node here.
+ */
+const factsBySchema = new WeakMap<OpSchema, Map<string, NodeFacts>>();
+
+function sharedFacts(schema: OpSchema, mainVar: string | undefined, target: number, node: onnx.INodeProto): NodeFacts {
+  let bySchema = factsBySchema.get(schema);
+  if (!bySchema) factsBySchema.set(schema, (bySchema = new Map()));
+  const key = `${target}:${mainVar ?? ''}`;
+  const known = bySchema.get(key);
+  if (known) return known;
   const convertedVars = new Set(mainVar ? [mainVar, ...tiedTypeVariables(node.domain, node.op_type)] : []);
   const acceptsTarget = mainVar !== undefined && [...convertedVars].every((v) => (schema.typeConstraints[v] ?? []).includes(tensorTypeString(target)));
-  return { schema, mainVar, convertedVars, acceptsTarget };
+  const facts: NodeFacts = { schema, mainVar, convertedVars, acceptsTarget };
+  bySchema.set(key, facts);
+  return facts;
 }
 
 /**
