@@ -201,6 +201,8 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   try {
     encoded = mode === 'keep' && options.unchangedBytes && toWrite === model ? options.unchangedBytes : encodeModel(toWrite);
   } catch (error) {
+    // A pending float16 copy made whole here reports its own problem (its source unreadable).
+    if (error instanceof AmpError) throw error;
     throw new AmpError('MODEL_TOO_LARGE', `${printable(file, 400)}: cannot encode the model (${(error as Error).message}); save weights as external data`, {
       subject: file,
       cause: error,

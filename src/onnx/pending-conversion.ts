@@ -96,6 +96,16 @@ export function streamConversion(conversion: PendingConversion, write: (bytes: U
 
 function convertWhole(conversion: PendingConversion): Uint8Array {
   const bytes = new Uint8Array(conversion.byteLength);
-  streamConversion(conversion, (piece, at) => bytes.set(piece, at));
+  try {
+    streamConversion(conversion, (piece, at) => bytes.set(piece, at));
+  } catch (error) {
+    if (error instanceof AmpError) throw error;
+    // Only reads happen here (the writes are into memory): the source went away or cannot be read.
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new AmpError('EXTERNAL_DATA_MISSING', `tensor '${conversion.name}': cannot read its float32 data from ${conversion.source.file} (${code})`, {
+      subject: conversion.name,
+      cause: error,
+    });
+  }
   return bytes;
 }

@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/builder/graph-builder.js';
 import { encodeModel, onnx } from '../../src/onnx/codec.js';
 import { DataType } from '../../src/onnx/data-types.js';
+import type { AmpError } from '../../src/onnx/errors.js';
 import { loadModel, saveModel, type SaveOptions } from '../../src/onnx/model-io.js';
 import { pendingConversionOf } from '../../src/onnx/pending-conversion.js';
 import { lowPrecisionCopy } from '../../src/onnx/tensor-data.js';
@@ -33,6 +34,16 @@ function savedFiles(loaded: onnx.ModelProto, options: AmpOptions, save: SaveOpti
   }
   saveModel(rewritten, path.join(dir, 'out.onnx'), save);
   return new Map(readdirSync(dir).map((name) => [name, readFileSync(path.join(dir, name))]));
+}
+
+/** The code and message of what `run` throws. */
+function failure(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    return `${(error as AmpError).code} ${(error as Error).message}`;
+  }
+  return 'no error';
 }
 
 function pendingCount(m: onnx.IModelProto): number {
@@ -152,6 +163,14 @@ describe('a model with external weights, float16 and bfloat16', () => {
     mkdirSync(out);
     try {
       expect(() => saveModel(rewritten, path.join(out, 'out.onnx'), newDataFile)).toThrow(/tensor 'big'.*outside float16's range/);
+      expect(readdirSync(out)).toEqual([]);
+      // Inside the .onnx file (keep): the copy is made whole while encoding and refused the same way.
+      expect(failure(() => saveModel(rewritten, path.join(out, 'out.onnx'), { externalData: 'keep' }))).toMatch(/^EXTERNAL_DATA_OUT_OF_RANGE tensor 'big'.*outside float16's range/);
+      expect(readdirSync(out)).toEqual([]);
+      // Every weight converted (bf16), then the source removed: the encode names the tensor it cannot read.
+      const allConverted = ampRewrite(loaded, { mode: 'bf16', weights: 'fp16' }).model;
+      rmSync(data);
+      expect(failure(() => saveModel(allConverted, path.join(out, 'out.onnx'), { externalData: 'embed' }))).toMatch(/^EXTERNAL_DATA_MISSING tensor 'big': cannot read its float32 data.*ENOENT/);
       expect(readdirSync(out)).toEqual([]);
     } finally {
       writeFileSync(data, original);
