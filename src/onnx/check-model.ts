@@ -15,6 +15,7 @@ import { DataType, bytesPerElement, dataTypeName } from './data-types.js';
 import { AmpError } from './errors.js';
 import { externalRefOf, isExternal } from './external-data.js';
 import type { onnx } from './generated/onnx.js';
+import { pendingConversionOf } from './pending-conversion.js';
 import { printable } from './printable.js';
 import { forEachTensor } from './walk.js';
 import { validateModel } from '../passes/validate.js';
@@ -234,6 +235,12 @@ function checkTensor(tensor: onnx.ITensorProto, where: string): void {
     if (ref && raw !== undefined && BigInt(ref.length) !== raw) {
       throw fail((label, typed) => `${label}: ${typed} needs ${raw} bytes, its external data holds ${ref.length}`);
     }
+    return;
+  }
+  const pending = pendingConversionOf(tensor);
+  if (pending) {
+    // A float16 copy still to be made from external data: its length is known without making it.
+    if (raw !== undefined && BigInt(pending.byteLength) !== raw) throw fail((label, typed) => `${label}: ${typed} needs ${raw} bytes of raw_data, it has ${pending.byteLength}`);
     return;
   }
   const stored = TYPED_FIELDS.filter((f) => ((tensor[f] as unknown[] | null | undefined) ?? []).length > 0);

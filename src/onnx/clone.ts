@@ -5,6 +5,7 @@
  */
 import Long from 'long';
 import { attachExternalRef, externalRefOf } from './external-data.js';
+import { copyPendingConversion } from './pending-conversion.js';
 
 export function cloneMessage<T>(message: T): T {
   if (message === null || typeof message !== 'object') return message;
@@ -12,7 +13,9 @@ export function cloneMessage<T>(message: T): T {
   if (ArrayBuffer.isView(message) || Long.isLong(message)) return message;
   const source = message as Record<string, unknown>;
   const copy = Object.create(Object.getPrototypeOf(message)) as Record<string, unknown>;
-  for (const key of Object.keys(source)) copy[key] = cloneMessage(source[key]);
+  // A pending float16 copy stays pending: reading its raw_data here would convert it whole.
+  const pending = copyPendingConversion(source, copy);
+  for (const key of Object.keys(source)) if (!(pending && key === 'raw_data')) copy[key] = cloneMessage(source[key]);
   const ref = externalRefOf(source);
   if (ref) attachExternalRef(copy, ref);
   return copy as T;

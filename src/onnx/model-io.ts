@@ -17,6 +17,7 @@ import {
   type ExternalDataRef,
 } from './external-data.js';
 import { onnx } from './generated/onnx.js';
+import { pendingConversionOf, detachPendingConversion, streamConversion, type PendingConversion } from './pending-conversion.js';
 import { printable } from './printable.js';
 import {
   assertSeparateFiles,
@@ -128,7 +129,7 @@ const MAX_PROTOBUF_BYTES = 2 ** 31 - 1;
 interface Placement {
   offset: number;
   length: number;
-  source: { bytes: Uint8Array } | { file: string; offset: number };
+  source: { bytes: Uint8Array } | { file: string; offset: number } | { conversion: PendingConversion };
 }
 
 export function saveModel(model: onnx.IModelProto, file: string, options: SaveOptions = {}): SaveResult {
@@ -139,6 +140,11 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   const dataFiles = new Map<string, Placement[]>();
   const locations = new Map<string, string>();
   const sources = new Set<string>();
+  // Float16 copies still to be made from an input data file: it is read while writing.
+  forEachTensor(model, (tensor) => {
+    const conversion = pendingConversionOf(tensor);
+    if (conversion) sources.add(conversion.source.file);
+  });
 
   if (mode === 'keep') {
     const files = new Map<string, DataFileInfo>();
@@ -195,6 +201,8 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   try {
     encoded = mode === 'keep' && options.unchangedBytes && toWrite === model ? options.unchangedBytes : encodeModel(toWrite);
   } catch (error) {
+    // A pending float16 copy made whole here reports its own problem (its source unreadable).
+    if (error instanceof AmpError) throw error;
     throw new AmpError('MODEL_TOO_LARGE', `${printable(file, 400)}: cannot encode the model (${(error as Error).message}); save weights as external data`, {
       subject: file,
       cause: error,
@@ -309,16 +317,21 @@ function layOutNewDataFile(
   let end = 0;
   forEachTensor(model, (tensor) => {
     const external = isExternal(tensor);
-    if (!external && (tensor.raw_data == null || tensor.raw_data.length < threshold)) return;
+    // Checked before raw_data, which would make a pending copy whole.
+    const conversion = pendingConversionOf(tensor);
+    if (conversion) {
+      if (conversion.byteLength < threshold) return;
+    } else if (!external && (tensor.raw_data == null || tensor.raw_data.length < threshold)) return;
     const ref = external ? requireRef(tensor) : undefined;
-    const length = ref ? ref.length : (tensor.raw_data as Uint8Array).length;
+    const length = ref ? ref.length : conversion ? conversion.byteLength : (tensor.raw_data as Uint8Array).length;
     const offset = Math.ceil(end / align) * align;
     placements.push({
       offset,
       length,
-      source: ref ? { file: ref.file, offset: ref.offset } : { bytes: tensor.raw_data as Uint8Array },
+      source: ref ? { file: ref.file, offset: ref.offset } : conversion ? { conversion } : { bytes: tensor.raw_data as Uint8Array },
     });
     end = offset + length;
+    detachPendingConversion(tensor);
     delete tensor.raw_data;
     tensor.data_location = onnx.TensorProto.DataLocation.EXTERNAL;
     tensor.external_data = [
@@ -413,6 +426,11 @@ function writeDataFile(fd: number, placements: Placement[]): void {
     for (const placement of [...placements].sort((a, b) => a.offset - b.offset)) {
       if ('bytes' in placement.source) {
         writeAt(fd, placement.source.bytes, placement.offset);
+        continue;
+      }
+      if ('conversion' in placement.source) {
+        // Converted chunk by chunk into one fixed buffer: never the whole copy in memory.
+        streamConversion(placement.source.conversion, (bytes, at) => writeAt(fd, bytes, placement.offset + at));
         continue;
       }
       const sourceFd = openSync(placement.source.file, 'r');
