@@ -24,10 +24,21 @@ interface KernelFact {
   source: string;
 }
 
+/** A provider's graph fusion: `producer` whose only reader is `consumer` becomes one `into` node. */
+interface FusionFact {
+  name: string;
+  producer: string;
+  consumer: string;
+  into: string;
+  reason: string;
+  source: string;
+}
+
 interface TargetFacts {
   provider: string;
   fp32Accumulating: KernelFact[];
   slowKernels: KernelFact[];
+  fusions: FusionFact[];
   lowPrecisionKernels: { source: string; float16: string[]; bfloat16: string[] } | null;
 }
 
@@ -172,19 +183,20 @@ export function targetWarnings(decisions: readonly NodeDecision[], target: Targe
         source: facts.lowPrecisionKernels?.source ?? '',
       });
     }
-    // MatMul whose only reader is a converted Add: ORT fuses the pair into a Gemm of the low type.
-    const gemm = slow.get(factKey('', 'Gemm'));
+    // A converted pair the provider fuses into a slow kernel (rules/kernels.json `fusions`).
     const output = (node.output ?? [])[0];
-    if (gemm && op === 'MatMul' && output) {
+    for (const fusion of facts.fusions) {
+      const into = slow.get(factKey('', fusion.into));
+      if (!into || op !== fusion.producer || normalizeDomain(node.domain) !== '' || !output) continue;
       const uses = scope.consumersOf(output);
-      const add = uses.length === 1 ? uses[0]?.node : undefined;
-      if (add?.op_type === 'Add' && normalizeDomain(add.domain) === '' && colorOf.get(add) === 'ALLOW') {
+      const reader = uses.length === 1 ? uses[0]?.node : undefined;
+      if (reader?.op_type === fusion.consumer && normalizeDomain(reader.domain) === '' && colorOf.get(reader) === 'ALLOW') {
         warnings.push({
           node: name,
           op,
           kind: 'fused-into-slow-kernel',
-          message: `${describeNode(node)} + ${describeNode(add)}: ONNX Runtime's MatMulAddFusion makes them one ${lowType} Gemm, a slow kernel on ${provider}`,
-          source: gemm.source,
+          message: `${describeNode(node)} + ${describeNode(reader)}: ONNX Runtime's ${fusion.name} makes them one ${lowType} ${fusion.into}, a slow kernel on ${provider}`,
+          source: `${fusion.source}; ${into.source}`,
         });
       }
     }
