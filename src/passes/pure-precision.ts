@@ -53,8 +53,8 @@ function retypeNode(node: onnx.INodeProto, target: PureTarget): void {
     }
   }
   const rule = attributeTypedOps().get(node.op_type ?? '');
-  // LayerNormalization's stash_type may only be float32 or bfloat16: its statistics are cast after it instead.
-  if (!rule?.attribute || node.op_type === 'LayerNormalization') return;
+  // Ops whose type attribute the schema does not let us change (rules/pure-precision.json keepTypeAttribute).
+  if (!rule?.attribute || pureRules().keepTypeAttribute[node.op_type ?? ''] !== undefined) return;
   const attribute = findAttribute(node, rule.attribute);
   if (attribute && dtypeAttribute(node, rule.attribute) === DataType.FLOAT) setDtypeAttribute(attribute, target);
   else if (!attribute && rule.otherwise && 'type' in rule.otherwise && rule.otherwise.type === 'float') {
@@ -66,12 +66,20 @@ function retypeNode(node: onnx.INodeProto, target: PureTarget): void {
   }
 }
 
-let kernelGaps: Record<string, Record<string, string>> | undefined;
+interface PureRules {
+  float16: Record<string, string>;
+  float64: Record<string, string>;
+  keepTypeAttribute: Record<string, string>;
+}
+let rules: PureRules | undefined;
+function pureRules(): PureRules {
+  rules ??= JSON.parse(readFileSync(new URL('../../rules/pure-precision.json', import.meta.url), 'utf8')) as PureRules;
+  return rules;
+}
 
 /** Ops run in float32 between Casts for this target (rules/pure-precision.json), with the reason. */
 export function float32Fallbacks(target: PureTarget): ReadonlyMap<string, string> {
-  kernelGaps ??= JSON.parse(readFileSync(new URL('../../rules/pure-precision.json', import.meta.url), 'utf8')) as Record<string, Record<string, string>>;
-  return new Map(Object.entries(kernelGaps[target === DataType.FLOAT16 ? 'float16' : 'float64'] ?? {}));
+  return new Map(Object.entries(pureRules()[target === DataType.FLOAT16 ? 'float16' : 'float64'] ?? {}));
 }
 
 function castNode(name: string, input: string, output: string, to: number): onnx.NodeProto {
