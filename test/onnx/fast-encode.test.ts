@@ -67,14 +67,14 @@ describe('generated two-pass encoder', () => {
   });
 
   it('keeps unknown fields and skips null optionals and inherited defaults as protobufjs does', () => {
-    const decoded = onnx.ModelProto.decode(protobufjsBytes(handBuiltModel()));
+    const decoded: onnx.IModelProto = onnx.ModelProto.decode(protobufjsBytes(handBuiltModel()));
     // An unknown varint field 99 on the model and an unknown length-delimited field 50 on a node.
     decoded.$unknownFields = [Uint8Array.from([0x98, 0x06, 0x07])];
-    decoded.graph!.node[0]!.$unknownFields = [Uint8Array.from([0x92, 0x03, 0x02, 0x61, 0x62])];
+    decoded.graph!.node![0]!.$unknownFields = [Uint8Array.from([0x92, 0x03, 0x02, 0x61, 0x62])];
     (decoded.graph as onnx.IGraphProto).doc_string = null;
     const bytes = encodeModel(decoded);
     expect(bytes).toEqual(protobufjsBytes(decoded));
-    expect(onnx.ModelProto.decode(bytes).$unknownFields?.map((u) => [...u])).toEqual([[0x98, 0x06, 0x07]]);
+    expect((onnx.ModelProto.decode(bytes) as onnx.IModelProto).$unknownFields?.map((u) => [...u])).toEqual([[0x98, 0x06, 0x07]]);
   });
 
   it('encodes the other message types too', () => {
