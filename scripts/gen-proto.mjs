@@ -31,12 +31,38 @@ js = js
   .replace(decodeLoop, 'let tagStart = reader.pos, tag = reader.uint32();')
   .replace(skip, 'default:\n$1reader.skipType(tag & 7, long);\n$1(message.$unknownFields || (message.$unknownFields = [])).push(reader.buf.subarray(tagStart, reader.pos));\n$1break;')
   .replace(encodeEnd, '\n$2if (message.$unknownFields != null)\n$2    for (var u = 0; u < message.$unknownFields.length; ++u)\n$2        writer._push(writeRawBytes, message.$unknownFields[u].length, message.$unknownFields[u]);$1');
+// Memory per decoded node (see docs in the issue "Scale"): protobufjs gives every message an own
+// empty array per repeated field (32 bytes each; 7 per AttributeProto, 8 per TensorProto) and grows
+// each repeated field by push, which reserves 17 slots (152 bytes) for a node's one or two inputs.
+// 1. Messages that exist once per node, attribute or tensor read an absent repeated field from the
+//    prototype's shared frozen empty array instead; nothing in src pushes into those fields in place
+//    (a pass that adds an attribute assigns a new array). The graph-level messages, whose lists passes
+//    do extend, and NodeProto's input/output keep their own arrays.
+const SHARED_EMPTY_KEEP = new Map([['ModelProto', null], ['GraphProto', null], ['FunctionProto', null], ['TrainingInfoProto', null], ['NodeProto', ['input', 'output']]]);
+let constructorsPatched = 0;
+js = js.replace(/function (\w+)\(properties\) \{\n((?:\s*this\.\w+ = \[\];\n)+)/g, (whole, name, inits) => {
+  if (SHARED_EMPTY_KEEP.has(name) && SHARED_EMPTY_KEEP.get(name) === null) return whole;
+  const keep = SHARED_EMPTY_KEEP.get(name) ?? [];
+  constructorsPatched++;
+  const kept = inits.split('\n').filter((line) => keep.some((field) => line.trim() === `this.${field} = [];`));
+  return `function ${name}(properties) {\n${kept.map((line) => `${line}\n`).join('')}`;
+});
+if (constructorsPatched < 10) throw new Error(`protobufjs output changed shape; shared-empty patch applied to ${constructorsPatched} constructors`);
+// 2. Repeated fields grow through exact-size array literals up to four values (pushExact), so a
+//    node's inputs cost 16 + 8 bytes per name instead of a 152-byte store.
+const initBeforePush = /^[ \t]*if \(!\(message\.(\w+) && message\.\1\.length\)\)\n\s*message\.\1 = \[\];\n/gm;
+const pushLine = /message\.(\w+)\.push\((.*)\);$/gm;
+const pushCount = js.match(pushLine)?.filter((line) => !line.includes('$unknownFields')).length;
+js = js.replace(initBeforePush, '').replace(pushLine, (whole, field, value) => `message.${field} = pushExact(message.${field}, ${value});`);
+if (!pushCount || js.includes('message.input.push(') || /message\.\w+ = \[\];\n\s*message/.test(js)) {
+  throw new Error('protobufjs output changed shape; the exact-array patch does not apply');
+}
 // Node's ESM loader needs the file extension, and the default import is protobufjs's CommonJS exports.
 js = js.replace('import * as $protobuf from "protobufjs/minimal";', 'import $protobuf from "protobufjs/minimal.js";');
 if (!js.includes('"protobufjs/minimal.js"')) throw new Error('could not rewrite the protobufjs import');
 js = js.replace(
   /(const \$Reader = \$protobuf\.Reader, \$Writer = \$protobuf\.Writer, \$util = \$protobuf\.util;)/,
-  '$1\n\n// Copies already-encoded bytes (an unknown field with its tag) into the output unchanged.\nfunction writeRawBytes(val, buf, pos) {\n    for (var i = 0; i < val.length; ++i) buf[pos + i] = val[i];\n}',
+  '$1\n\n// Appends to a decoded repeated field; up to four values the array is an exact-size literal (a push\n// would reserve 17 slots), and a field still on the prototype\'s frozen empty array gets its own.\nfunction pushExact(array, value) {\n    switch (array.length) {\n    case 0: return [value];\n    case 1: return [array[0], value];\n    case 2: return [array[0], array[1], value];\n    case 3: return [array[0], array[1], array[2], value];\n    default: array.push(value); return array;\n    }\n}\n\n// Copies already-encoded bytes (an unknown field with its tag) into the output unchanged.\nfunction writeRawBytes(val, buf, pos) {\n    for (var i = 0; i < val.length; ++i) buf[pos + i] = val[i];\n}',
 );
 if (!js.includes('function writeRawBytes')) throw new Error('could not insert writeRawBytes');
 writeFileSync(jsOut, js);
