@@ -10,6 +10,7 @@ import { encodeMessage } from './generated/onnx-encode.js';
 import { AmpError } from './errors.js';
 import { phase } from './phases.js';
 import { checkWireFormat } from './strict-wire.js';
+import { internNames } from './intern-names.js';
 
 // protobufjs only represents int64 exactly when it can find the long package.
 protobuf.util.Long = Long;
@@ -40,7 +41,11 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
   checkWireFormat(buffer, 'onnx.ModelProto', source);
   let model: onnx.ModelProto;
   try {
-    model = phase('decodeMs', () => onnx.ModelProto.decode(buffer));
+    model = phase('decodeMs', () => {
+      const decoded = onnx.ModelProto.decode(buffer);
+      internNames(decoded);
+      return decoded;
+    });
   } catch (error) {
     throw describeDecodeFailure(error, buffer, source);
   }

@@ -20,6 +20,8 @@ export function forEachGraph(model: onnx.IModelProto, visit: (v: GraphVisit) => 
   };
   const walkNodeSubgraphs = (node: onnx.INodeProto, path: string): void => {
     for (const attribute of node.attribute ?? []) {
+      // Most attributes hold no graph; their path string is never built.
+      if (!attribute.g && !attribute.graphs?.length) continue;
       const base = `${path}/${node.name || node.op_type}.${attribute.name}`;
       if (attribute.g) walkGraph(attribute.g, node, base);
       (attribute.graphs ?? []).forEach((graph, index) => walkGraph(graph, node, `${base}[${index}]`));
@@ -39,6 +41,8 @@ export function forEachGraph(model: onnx.IModelProto, visit: (v: GraphVisit) => 
 export function forEachTensor(model: onnx.IModelProto, visit: (tensor: onnx.ITensorProto, where: string) => void): void {
   const visitNodeAttributes = (node: onnx.INodeProto, path: string): void => {
     for (const attribute of node.attribute ?? []) {
+      // Most attributes hold no tensor; their path string and sparse list are never built.
+      if (!attribute.t && !attribute.tensors?.length && !attribute.sparse_tensor && !attribute.sparse_tensors?.length) continue;
       const where = `${path}/${node.name || node.op_type}.${attribute.name}`;
       if (attribute.t) visit(attribute.t, where);
       for (const tensor of attribute.tensors ?? []) visit(tensor, where);
