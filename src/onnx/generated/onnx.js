@@ -4,6 +4,23 @@ import $protobuf from "protobufjs/minimal.js";
 // Common aliases
 const $Reader = $protobuf.Reader, $Writer = $protobuf.Writer, $util = $protobuf.util;
 
+// Signed int64 values 0..4095 as shared Long instances, filled on first use.
+const SHARED_INT64 = new Array(4096);
+const SHARED_INT64_LIMIT = SHARED_INT64.length;
+
+// reader.int64(), except that a small non-negative value is a shared instance; a one-byte varint is read here directly.
+function readInt64(reader) {
+    const pos = reader.pos;
+    if ($util.Long && pos < reader.len && reader.buf[pos] < 128) {
+        const low = reader.buf[pos];
+        reader.pos = pos + 1;
+        return SHARED_INT64[low] || (SHARED_INT64[low] = new $util.Long(low, 0, false));
+    }
+    const value = reader.int64();
+    if (value.high !== 0 || value.low < 0 || value.low >= SHARED_INT64_LIMIT) return value;
+    return SHARED_INT64[value.low] || (SHARED_INT64[value.low] = value);
+}
+
 // Appends to a decoded repeated field; up to four values the array is an exact-size literal (a push
 // would reserve 17 slots), and a field still on the prototype's frozen empty array gets its own.
 function pushExact(array, value) {
@@ -390,7 +407,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 3: {
-                        message.i = reader.int64();
+                        message.i = readInt64(reader);
                         break;
                     }
                 case 4: {
@@ -435,12 +452,12 @@ export const onnx = $root.onnx = (() => {
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.ints = pushExact(message.ints, reader.int64());
+                                message.ints = pushExact(message.ints, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.ints = pushExact(message.ints, reader.int64());
+                            message.ints = pushExact(message.ints, readInt64(reader));
                         break;
                     }
                 case 9: {
@@ -1069,7 +1086,7 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        message.key = reader.int64();
+                        message.key = readInt64(reader);
                         break;
                     }
                 case 2: {
@@ -1079,12 +1096,12 @@ export const onnx = $root.onnx = (() => {
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.value = pushExact(message.value, reader.int64());
+                                message.value = pushExact(message.value, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.value = pushExact(message.value, reader.int64());
+                            message.value = pushExact(message.value, readInt64(reader));
                         break;
                     }
                 default:
@@ -1407,12 +1424,12 @@ export const onnx = $root.onnx = (() => {
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.device = pushExact(message.device, reader.int64());
+                                message.device = pushExact(message.device, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.device = pushExact(message.device, reader.int64());
+                            message.device = pushExact(message.device, readInt64(reader));
                         break;
                     }
                 case 3: {
@@ -1555,7 +1572,7 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        message.axis = reader.int64();
+                        message.axis = readInt64(reader);
                         break;
                     }
                 case 2: {
@@ -1718,7 +1735,7 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        message.dim_value = reader.int64();
+                        message.dim_value = readInt64(reader);
                         break;
                     }
                 case 2: {
@@ -1726,7 +1743,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 3: {
-                        message.num_shards = reader.int64();
+                        message.num_shards = readInt64(reader);
                         break;
                     }
                 default:
@@ -2152,7 +2169,7 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        message.ir_version = reader.int64();
+                        message.ir_version = readInt64(reader);
                         break;
                     }
                 case 8: {
@@ -2172,7 +2189,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 5: {
-                        message.model_version = reader.int64();
+                        message.model_version = readInt64(reader);
                         break;
                     }
                 case 6: {
@@ -3208,12 +3225,12 @@ export const onnx = $root.onnx = (() => {
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.dims = pushExact(message.dims, reader.int64());
+                                message.dims = pushExact(message.dims, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.dims = pushExact(message.dims, reader.int64());
+                            message.dims = pushExact(message.dims, readInt64(reader));
                         break;
                     }
                 case 2: {
@@ -3265,12 +3282,12 @@ export const onnx = $root.onnx = (() => {
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.int64_data = pushExact(message.int64_data, reader.int64());
+                                message.int64_data = pushExact(message.int64_data, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.int64_data = pushExact(message.int64_data, reader.int64());
+                            message.int64_data = pushExact(message.int64_data, readInt64(reader));
                         break;
                     }
                 case 8: {
@@ -3519,11 +3536,11 @@ export const onnx = $root.onnx = (() => {
                         break;
                     switch (tag >>> 3) {
                     case 1: {
-                            message.begin = reader.int64();
+                            message.begin = readInt64(reader);
                             break;
                         }
                     case 2: {
-                            message.end = reader.int64();
+                            message.end = readInt64(reader);
                             break;
                         }
                     default:
@@ -3700,12 +3717,12 @@ export const onnx = $root.onnx = (() => {
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.dims = pushExact(message.dims, reader.int64());
+                                message.dims = pushExact(message.dims, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.dims = pushExact(message.dims, reader.int64());
+                            message.dims = pushExact(message.dims, readInt64(reader));
                         break;
                     }
                 default:
@@ -3985,7 +4002,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     switch (tag >>> 3) {
                     case 1: {
-                            message.dim_value = reader.int64();
+                            message.dim_value = readInt64(reader);
                             break;
                         }
                     case 2: {
@@ -5159,7 +5176,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 2: {
-                        message.version = reader.int64();
+                        message.version = readInt64(reader);
                         break;
                     }
                 default:
