@@ -62,12 +62,29 @@ if (!pushCount || js.includes('message.input.push(') || /message\.\w+ = \[\];\n\
 const int64Reads = js.match(/reader\.int64\(\)/g)?.length;
 js = js.replace(/reader\.int64\(\)/g, 'readInt64(reader)');
 if (!int64Reads || js.includes('reader.int64()')) throw new Error('protobufjs output changed shape; the shared-int64 patch does not apply');
+// 4. Value names and op types go through the name table codec.ts installs while a model decodes
+//    (src/onnx/name-table.ts): one string per distinct name instead of one per occurrence.
+const NAME_FIELDS = { NodeProto: ['input', 'output', 'op_type', 'domain'], ValueInfoProto: ['name'], TensorProto: ['name'] };
+for (const [type, fields] of Object.entries(NAME_FIELDS)) {
+  const start = js.indexOf(`${type}.decode = function decode(`);
+  const end = js.indexOf('return message;', start);
+  if (start < 0 || end < 0) throw new Error(`protobufjs output changed shape; no ${type}.decode`);
+  let body = js.slice(start, end);
+  for (const field of fields) {
+    const plain = `message.${field} = reader.string();`;
+    const repeated = `message.${field} = pushExact(message.${field}, reader.string());`;
+    if (body.includes(plain)) body = body.replace(plain, `message.${field} = readName(reader);`);
+    else if (body.includes(repeated)) body = body.replace(repeated, `message.${field} = pushExact(message.${field}, readName(reader));`);
+    else throw new Error(`protobufjs output changed shape; no string read of ${type}.${field}`);
+  }
+  js = js.slice(0, start) + body + js.slice(end);
+}
 // Node's ESM loader needs the file extension, and the default import is protobufjs's CommonJS exports.
 js = js.replace('import * as $protobuf from "protobufjs/minimal";', 'import $protobuf from "protobufjs/minimal.js";');
 if (!js.includes('"protobufjs/minimal.js"')) throw new Error('could not rewrite the protobufjs import');
 js = js.replace(
   /(const \$Reader = \$protobuf\.Reader, \$Writer = \$protobuf\.Writer, \$util = \$protobuf\.util;)/,
-  '$1\n\n// Signed int64 values 0..4095 as shared Long instances, filled on first use.\nconst SHARED_INT64 = new Array(4096);\nconst SHARED_INT64_LIMIT = SHARED_INT64.length;\n\n// reader.int64(), except that a small non-negative value is a shared instance; a one-byte varint is read here directly.\nfunction readInt64(reader) {\n    const pos = reader.pos;\n    if ($util.Long && pos < reader.len && reader.buf[pos] < 128) {\n        const low = reader.buf[pos];\n        reader.pos = pos + 1;\n        return SHARED_INT64[low] || (SHARED_INT64[low] = new $util.Long(low, 0, false));\n    }\n    const value = reader.int64();\n    if (value.high !== 0 || value.low < 0 || value.low >= SHARED_INT64_LIMIT) return value;\n    return SHARED_INT64[value.low] || (SHARED_INT64[value.low] = value);\n}\n\n// Appends to a decoded repeated field; up to four values the array is an exact-size literal (a push\n// would reserve 17 slots), and a field still on the prototype\'s frozen empty array gets its own.\nfunction pushExact(array, value) {\n    switch (array.length) {\n    case 0: return [value];\n    case 1: return [array[0], value];\n    case 2: return [array[0], array[1], value];\n    case 3: return [array[0], array[1], array[2], value];\n    default: array.push(value); return array;\n    }\n}\n\n// Copies already-encoded bytes (an unknown field with its tag) into the output unchanged.\nfunction writeRawBytes(val, buf, pos) {\n    for (var i = 0; i < val.length; ++i) buf[pos + i] = val[i];\n}',
+  '$1\n\n// A name through the decode\'s name table when codec.ts installed one (src/onnx/name-table.ts), else as protobufjs reads it.\nfunction readName(reader) {\n    const names = $util.onnxNameTable;\n    return names != null && reader.buf.utf8Slice !== undefined ? names.read(reader) : reader.string();\n}\n\n// Signed int64 values 0..4095 as shared Long instances, filled on first use.\nconst SHARED_INT64 = new Array(4096);\nconst SHARED_INT64_LIMIT = SHARED_INT64.length;\n\n// reader.int64(), except that a small non-negative value is a shared instance; a one-byte varint is read here directly.\nfunction readInt64(reader) {\n    const pos = reader.pos;\n    if ($util.Long && pos < reader.len && reader.buf[pos] < 128) {\n        const low = reader.buf[pos];\n        reader.pos = pos + 1;\n        return SHARED_INT64[low] || (SHARED_INT64[low] = new $util.Long(low, 0, false));\n    }\n    const value = reader.int64();\n    if (value.high !== 0 || value.low < 0 || value.low >= SHARED_INT64_LIMIT) return value;\n    return SHARED_INT64[value.low] || (SHARED_INT64[value.low] = value);\n}\n\n// Appends to a decoded repeated field; up to four values the array is an exact-size literal (a push\n// would reserve 17 slots), and a field still on the prototype\'s frozen empty array gets its own.\nfunction pushExact(array, value) {\n    switch (array.length) {\n    case 0: return [value];\n    case 1: return [array[0], value];\n    case 2: return [array[0], array[1], value];\n    case 3: return [array[0], array[1], array[2], value];\n    default: array.push(value); return array;\n    }\n}\n\n// Copies already-encoded bytes (an unknown field with its tag) into the output unchanged.\nfunction writeRawBytes(val, buf, pos) {\n    for (var i = 0; i < val.length; ++i) buf[pos + i] = val[i];\n}',
 );
 if (!js.includes('function writeRawBytes')) throw new Error('could not insert writeRawBytes');
 writeFileSync(jsOut, js);

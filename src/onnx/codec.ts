@@ -10,7 +10,7 @@ import { encodeMessage } from './generated/onnx-encode.js';
 import { AmpError } from './errors.js';
 import { phase } from './phases.js';
 import { checkWireFormat } from './strict-wire.js';
-import { internNames } from './intern-names.js';
+import { NameTable } from './name-table.js';
 
 // protobufjs only represents int64 exactly when it can find the long package.
 protobuf.util.Long = Long;
@@ -41,11 +41,7 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
   checkWireFormat(buffer, 'onnx.ModelProto', source);
   let model: onnx.ModelProto;
   try {
-    model = phase('decodeMs', () => {
-      const decoded = onnx.ModelProto.decode(buffer);
-      internNames(decoded);
-      return decoded;
-    });
+    model = phase('decodeMs', () => decodeSharingNames(buffer));
   } catch (error) {
     throw describeDecodeFailure(error, buffer, source);
   }
@@ -62,6 +58,18 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
     );
   }
   return model;
+}
+
+/** The generated decoder reads value names and op types through this table while it is installed. */
+const decoderUtil = protobuf.util as typeof protobuf.util & { onnxNameTable?: NameTable | null };
+
+function decodeSharingNames(buffer: Buffer): onnx.ModelProto {
+  decoderUtil.onnxNameTable = new NameTable();
+  try {
+    return onnx.ModelProto.decode(buffer);
+  } finally {
+    decoderUtil.onnxNameTable = null;
+  }
 }
 
 function describeDecodeFailure(error: unknown, bytes: Uint8Array, source: string): AmpError {

@@ -39,3 +39,21 @@ describe('decoded in-memory form', () => {
     expect(Object.isFrozen(cast!.input)).toBe(false);
   });
 });
+
+describe('names shared while decoding', () => {
+  it('reads every name as protobufjs does, across table growth, long and non-ASCII names and near-identical bytes', () => {
+    const long = 'n'.repeat(300);
+    const node = [];
+    for (let i = 0; i < 6000; i++) {
+      // Neighbouring names differ in one byte; every name is produced once and consumed twice.
+      node.push({ op_type: i % 2 ? 'Relu' : 'Tanh', input: [`v${i}`, i > 1 ? `v${i - 1}` : long], output: [`v${i + 1}`] });
+    }
+    node.push({ op_type: 'Identity', domain: 'com.ëxample', input: [long, 'ünïcode ✓', ''], output: ['ünïcode ✓ 2'] });
+    const bytes = onnx.ModelProto.encode({ ir_version: 10, graph: { node, initializer: [{ name: 'v0', dims: [1], data_type: 1, float_data: [1] }], output: [{ name: 'v6000' }] } }).finish();
+    const shared = decodeModel(bytes).graph!;
+    const plain = onnx.ModelProto.decode(bytes).graph!;
+    expect(shared.node!.map((n) => [n.op_type, n.domain, ...n.input!, ...n.output!])).toEqual(plain.node!.map((n) => [n.op_type, n.domain, ...n.input!, ...n.output!]));
+    expect([shared.initializer![0]!.name, shared.output![0]!.name]).toEqual(['v0', 'v6000']);
+    expect(Buffer.from(encodeModel(decodeModel(bytes)))).toEqual(Buffer.from(bytes));
+  });
+});

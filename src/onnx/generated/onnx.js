@@ -4,6 +4,12 @@ import $protobuf from "protobufjs/minimal.js";
 // Common aliases
 const $Reader = $protobuf.Reader, $Writer = $protobuf.Writer, $util = $protobuf.util;
 
+// A name through the decode's name table when codec.ts installed one (src/onnx/name-table.ts), else as protobufjs reads it.
+function readName(reader) {
+    const names = $util.onnxNameTable;
+    return names != null && reader.buf.utf8Slice !== undefined ? names.read(reader) : reader.string();
+}
+
 // Signed int64 values 0..4095 as shared Long instances, filled on first use.
 const SHARED_INT64 = new Array(4096);
 const SHARED_INT64_LIMIT = SHARED_INT64.length;
@@ -674,7 +680,7 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        message.name = reader.string();
+                        message.name = readName(reader);
                         break;
                     }
                 case 2: {
@@ -915,11 +921,11 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        message.input = pushExact(message.input, reader.string());
+                        message.input = pushExact(message.input, readName(reader));
                         break;
                     }
                 case 2: {
-                        message.output = pushExact(message.output, reader.string());
+                        message.output = pushExact(message.output, readName(reader));
                         break;
                     }
                 case 3: {
@@ -927,11 +933,11 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 4: {
-                        message.op_type = reader.string();
+                        message.op_type = readName(reader);
                         break;
                     }
                 case 7: {
-                        message.domain = reader.string();
+                        message.domain = readName(reader);
                         break;
                     }
                 case 8: {
@@ -3291,7 +3297,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 8: {
-                        message.name = reader.string();
+                        message.name = readName(reader);
                         break;
                     }
                 case 12: {
