@@ -34,7 +34,7 @@ class WireError extends Error {
  */
 export function checkWireFormat(bytes: Uint8Array, rootType: string, source: string, what = 'an ONNX ModelProto'): void {
   try {
-    walk(bytes, 0, bytes.length, rootType, 0);
+    walk(bytes, 0, bytes.length, rootType, rulesOf(rootType), 0);
   } catch (error) {
     if (!(error instanceof WireError)) throw error;
     // A model starts with ir_version (field 1, varint); other bytes that run out are not a model at all.
@@ -82,6 +82,8 @@ interface FieldRule {
   repeatedScalar: boolean;
   /** The message type of a message field. */
   child: string | undefined;
+  /** The child's rules, looked up once (walk runs once per message: hundreds of thousands of times). */
+  childRules: (FieldRule | undefined)[] | undefined;
 }
 
 const RULES = new Map<string, (FieldRule | undefined)[]>();
@@ -93,16 +95,15 @@ function rulesOf(type: string): (FieldRule | undefined)[] {
     for (const [number, kind] of Object.entries(WIRE_SCHEMA[type] ?? {})) {
       const repeatedScalar = kind.startsWith('r');
       const base = repeatedScalar ? kind.slice(1) : kind.slice(0, 1);
-      rules[Number(number)] = { kind, wire: EXPECTED_WIRE[base] as number, repeatedScalar, child: kind.startsWith('m:') ? kind.slice(2) : undefined };
+      rules[Number(number)] = { kind, wire: EXPECTED_WIRE[base] as number, repeatedScalar, child: kind.startsWith('m:') ? kind.slice(2) : undefined, childRules: undefined };
     }
     RULES.set(type, rules);
   }
   return rules;
 }
 
-function walk(bytes: Uint8Array, start: number, end: number, type: string, depth: number): void {
+function walk(bytes: Uint8Array, start: number, end: number, type: string, rules: (FieldRule | undefined)[], depth: number): void {
   if (depth > MAX_DEPTH) throw new WireError(`nesting deeper than ${MAX_DEPTH} messages`, start);
-  const rules = rulesOf(type);
   let pos = start;
   while (pos < end) {
     const tagAt = pos;
@@ -136,7 +137,7 @@ function walk(bytes: Uint8Array, start: number, end: number, type: string, depth
           throw new WireError(`field ${field} of ${type} (${length} bytes) runs past the end of its message`, tagAt, bodyEnd > bytes.length || end === bytes.length);
         }
         if (rule !== undefined) {
-          if (rule.child !== undefined) walk(bytes, bodyStart, bodyEnd, rule.child, depth + 1);
+          if (rule.child !== undefined) walk(bytes, bodyStart, bodyEnd, rule.child, (rule.childRules ??= rulesOf(rule.child)), depth + 1);
           else checkLengthDelimited(bytes, bodyStart, bodyEnd, rule.kind, field, type);
         }
         pos = bodyEnd;
