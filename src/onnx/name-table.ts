@@ -22,7 +22,7 @@ export class NameTable {
   private slots = new Int32Array(1 << 12);
   private mask = (1 << 12) - 1;
   private count = 0;
-  private readonly strings: string[] = [];
+  private readonly names: string[] = [];
   private starts = new Int32Array(1 << 11);
   private lengths = new Int32Array(1 << 11);
   private hashes = new Int32Array(1 << 11);
@@ -46,7 +46,7 @@ export class NameTable {
       const index = entry - 1;
       if (this.hashes[index] === hash && this.lengths[index] === end - start && sameBytes(buf, this.starts[index] as number, start, end - start)) {
         reader.pos = end;
-        return this.strings[index] as string;
+        return this.names[index] as string;
       }
       slot = (slot + 1) & this.mask;
     }
@@ -63,7 +63,7 @@ export class NameTable {
       this.lengths = grow(this.lengths);
       this.hashes = grow(this.hashes);
     }
-    this.strings.push(name);
+    this.names.push(name);
     this.starts[index] = start;
     this.lengths[index] = length;
     this.hashes[index] = hash;
