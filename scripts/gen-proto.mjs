@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { generateFastEncoder } from './gen-fast-encode.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.join(root, 'src/onnx/generated');
@@ -30,12 +31,60 @@ js = js
   .replace(decodeLoop, 'let tagStart = reader.pos, tag = reader.uint32();')
   .replace(skip, 'default:\n$1reader.skipType(tag & 7, long);\n$1(message.$unknownFields || (message.$unknownFields = [])).push(reader.buf.subarray(tagStart, reader.pos));\n$1break;')
   .replace(encodeEnd, '\n$2if (message.$unknownFields != null)\n$2    for (var u = 0; u < message.$unknownFields.length; ++u)\n$2        writer._push(writeRawBytes, message.$unknownFields[u].length, message.$unknownFields[u]);$1');
+// Memory per decoded node (see docs in the issue "Scale"): protobufjs gives every message an own
+// empty array per repeated field (32 bytes each; 7 per AttributeProto, 8 per TensorProto) and grows
+// each repeated field by push, which reserves 17 slots (152 bytes) for a node's one or two inputs.
+// 1. Messages that exist once per node, attribute or tensor read an absent repeated field from the
+//    prototype's shared frozen empty array instead; nothing in src pushes into those fields in place
+//    (a pass that adds an attribute assigns a new array). The graph-level messages, whose lists passes
+//    do extend, and NodeProto's input/output keep their own arrays.
+const SHARED_EMPTY_KEEP = new Map([['ModelProto', null], ['GraphProto', null], ['FunctionProto', null], ['TrainingInfoProto', null], ['NodeProto', ['input', 'output']]]);
+let constructorsPatched = 0;
+js = js.replace(/function (\w+)\(properties\) \{\n((?:\s*this\.\w+ = \[\];\n)+)/g, (whole, name, inits) => {
+  if (SHARED_EMPTY_KEEP.has(name) && SHARED_EMPTY_KEEP.get(name) === null) return whole;
+  const keep = SHARED_EMPTY_KEEP.get(name) ?? [];
+  constructorsPatched++;
+  const kept = inits.split('\n').filter((line) => keep.some((field) => line.trim() === `this.${field} = [];`));
+  return `function ${name}(properties) {\n${kept.map((line) => `${line}\n`).join('')}`;
+});
+if (constructorsPatched < 10) throw new Error(`protobufjs output changed shape; shared-empty patch applied to ${constructorsPatched} constructors`);
+// 2. Repeated fields grow through exact-size array literals up to four values (pushExact), so a
+//    node's inputs cost 16 + 8 bytes per name instead of a 152-byte store.
+const initBeforePush = /^[ \t]*if \(!\(message\.(\w+) && message\.\1\.length\)\)\n\s*message\.\1 = \[\];\n/gm;
+const pushLine = /message\.(\w+)\.push\((.*)\);$/gm;
+const pushCount = js.match(pushLine)?.filter((line) => !line.includes('$unknownFields')).length;
+js = js.replace(initBeforePush, '').replace(pushLine, (whole, field, value) => `message.${field} = pushExact(message.${field}, ${value});`);
+if (!pushCount || js.includes('message.input.push(') || /message\.\w+ = \[\];\n\s*message/.test(js)) {
+  throw new Error('protobufjs output changed shape; the exact-array patch does not apply');
+}
+// 3. int64 values (tensor dims, attribute ints) decode to one long.js object each (48 bytes); small
+//    non-negative ones, nearly all of them, are shared instances instead (Long objects are immutable).
+const int64Reads = js.match(/reader\.int64\(\)/g)?.length;
+js = js.replace(/reader\.int64\(\)/g, 'readInt64(reader)');
+if (!int64Reads || js.includes('reader.int64()')) throw new Error('protobufjs output changed shape; the shared-int64 patch does not apply');
+// 4. Value names and op types go through the name table codec.ts installs while a model decodes
+//    (src/onnx/name-table.ts): one string per distinct name instead of one per occurrence.
+const NAME_FIELDS = { NodeProto: ['input', 'output', 'op_type', 'domain'], ValueInfoProto: ['name'], TensorProto: ['name'] };
+for (const [type, fields] of Object.entries(NAME_FIELDS)) {
+  const start = js.indexOf(`${type}.decode = function decode(`);
+  const end = js.indexOf('return message;', start);
+  if (start < 0 || end < 0) throw new Error(`protobufjs output changed shape; no ${type}.decode`);
+  let body = js.slice(start, end);
+  for (const field of fields) {
+    const plain = `message.${field} = reader.string();`;
+    const repeated = `message.${field} = pushExact(message.${field}, reader.string());`;
+    if (body.includes(plain)) body = body.replace(plain, `message.${field} = readName(reader);`);
+    else if (body.includes(repeated)) body = body.replace(repeated, `message.${field} = pushExact(message.${field}, readName(reader));`);
+    else throw new Error(`protobufjs output changed shape; no string read of ${type}.${field}`);
+  }
+  js = js.slice(0, start) + body + js.slice(end);
+}
 // Node's ESM loader needs the file extension, and the default import is protobufjs's CommonJS exports.
 js = js.replace('import * as $protobuf from "protobufjs/minimal";', 'import $protobuf from "protobufjs/minimal.js";');
 if (!js.includes('"protobufjs/minimal.js"')) throw new Error('could not rewrite the protobufjs import');
 js = js.replace(
   /(const \$Reader = \$protobuf\.Reader, \$Writer = \$protobuf\.Writer, \$util = \$protobuf\.util;)/,
-  '$1\n\n// Copies already-encoded bytes (an unknown field with its tag) into the output unchanged.\nfunction writeRawBytes(val, buf, pos) {\n    for (var i = 0; i < val.length; ++i) buf[pos + i] = val[i];\n}',
+  '$1\n\n// A name through the decode\'s name table when codec.ts installed one (src/onnx/name-table.ts), else as protobufjs reads it.\nfunction readName(reader) {\n    const names = $util.onnxNameTable;\n    return names != null && reader.buf.utf8Slice !== undefined ? names.read(reader) : reader.string();\n}\n\n// Signed int64 values 0..4095 as shared Long instances, filled on first use.\nconst SHARED_INT64 = new Array(4096);\nconst SHARED_INT64_LIMIT = SHARED_INT64.length;\n\n// reader.int64(), except that a small non-negative value is a shared instance; a one-byte varint is read here directly.\nfunction readInt64(reader) {\n    const pos = reader.pos;\n    if ($util.Long && pos < reader.len && reader.buf[pos] < 128) {\n        const low = reader.buf[pos];\n        reader.pos = pos + 1;\n        return SHARED_INT64[low] || (SHARED_INT64[low] = new $util.Long(low, 0, false));\n    }\n    const value = reader.int64();\n    if (value.high !== 0 || value.low < 0 || value.low >= SHARED_INT64_LIMIT) return value;\n    return SHARED_INT64[value.low] || (SHARED_INT64[value.low] = value);\n}\n\n// Appends to a decoded repeated field; up to four values the array is an exact-size literal (a push\n// would reserve 17 slots), and a field still on the prototype\'s frozen empty array gets its own.\nfunction pushExact(array, value) {\n    switch (array.length) {\n    case 0: return [value];\n    case 1: return [array[0], value];\n    case 2: return [array[0], array[1], value];\n    case 3: return [array[0], array[1], array[2], value];\n    default: array.push(value); return array;\n    }\n}\n\n// Copies already-encoded bytes (an unknown field with its tag) into the output unchanged.\nfunction writeRawBytes(val, buf, pos) {\n    for (var i = 0; i < val.length; ++i) buf[pos + i] = val[i];\n}',
 );
 if (!js.includes('function writeRawBytes')) throw new Error('could not insert writeRawBytes');
 writeFileSync(jsOut, js);
@@ -76,6 +125,19 @@ const visit = (ns) => {
   }
 };
 visit(protoRoot);
+// The two-pass encoder codec.ts writes models with (byte-identical to protobufjs's, faster).
+const encodeOut = path.join(outDir, 'onnx-encode.js');
+// Field names as written in onnx.proto (pbjs ran with --keep-case), not camelCased.
+const keepCaseRoot = new protobuf.Root().loadSync(path.join(root, 'src/onnx/onnx.proto'), { keepCase: true }).resolveAll();
+writeFileSync(encodeOut, generateFastEncoder(keepCaseRoot));
+writeFileSync(
+  path.join(outDir, 'onnx-encode.d.ts'),
+  '// Generated by scripts/gen-proto.mjs; do not edit.\n' +
+    '/** Encodes `message` as the protobuf type `typeName` (e.g. "onnx.ModelProto"), byte for byte as protobufjs does. */\n' +
+    'export function encodeMessage(typeName: string, message: object): Buffer;\n',
+);
+console.log(`wrote ${path.relative(root, encodeOut)}`);
+
 const tableOut = path.join(root, 'src/onnx/wire-schema.generated.ts');
 writeFileSync(
   tableOut,

@@ -6,9 +6,11 @@
 import Long from 'long';
 import protobuf from 'protobufjs/minimal.js';
 import { onnx } from './generated/onnx.js';
+import { encodeMessage } from './generated/onnx-encode.js';
 import { AmpError } from './errors.js';
 import { phase } from './phases.js';
 import { checkWireFormat } from './strict-wire.js';
+import { NameTable } from './name-table.js';
 
 // protobufjs only represents int64 exactly when it can find the long package.
 protobuf.util.Long = Long;
@@ -39,7 +41,7 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
   checkWireFormat(buffer, 'onnx.ModelProto', source);
   let model: onnx.ModelProto;
   try {
-    model = phase('decodeMs', () => onnx.ModelProto.decode(buffer));
+    model = phase('decodeMs', () => decodeSharingNames(buffer));
   } catch (error) {
     throw describeDecodeFailure(error, buffer, source);
   }
@@ -58,6 +60,18 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
   return model;
 }
 
+/** The generated decoder reads value names and op types through this table while it is installed. */
+const decoderUtil = protobuf.util as typeof protobuf.util & { onnxNameTable?: NameTable | null };
+
+function decodeSharingNames(buffer: Buffer): onnx.ModelProto {
+  decoderUtil.onnxNameTable = new NameTable();
+  try {
+    return onnx.ModelProto.decode(buffer);
+  } finally {
+    decoderUtil.onnxNameTable = null;
+  }
+}
+
 function describeDecodeFailure(error: unknown, bytes: Uint8Array, source: string): AmpError {
   const reason = error instanceof Error ? error.message : String(error);
   const runsPastEnd = /index out of range/.test(reason);
@@ -71,6 +85,10 @@ function describeDecodeFailure(error: unknown, bytes: Uint8Array, source: string
   return new AmpError('NOT_ONNX', `${source}: not an ONNX ModelProto (${reason})`, { subject: source, cause: error });
 }
 
+/**
+ * The generated two-pass encoder (scripts/gen-fast-encode.mjs) writes the same bytes as
+ * `onnx.ModelProto.encode(model).finish()` without protobufjs's per-field operation list.
+ */
 export function encodeModel(model: onnx.IModelProto): Uint8Array {
-  return phase('encodeMs', () => onnx.ModelProto.encode(model).finish());
+  return phase('encodeMs', () => encodeMessage('onnx.ModelProto', model));
 }

@@ -258,11 +258,18 @@ function freshDataName(target: string, requested: string, planned: Map<string, P
  * that replacing the model can remove the ones nothing reads any more. Empty when there is no
  * model there or it cannot be read.
  */
+const LOCATION_KEY = Buffer.from('location', 'utf8');
+
 function dataFilesOfReplacedModel(target: string): string[] {
   let old: onnx.ModelProto;
   try {
     if (!lstatSync(target).isFile()) return [];
-    old = decodeModel(readFileSync(target));
+    const bytes = readFileSync(target);
+    // A data file is named by an external_data entry whose key is "location", stored as these very
+    // bytes; a model without them (weights embedded, the common case) references no data file, and
+    // is not decoded (a second full decode while the new model is still held).
+    if (bytes.indexOf(LOCATION_KEY) === -1) return [];
+    old = decodeModel(bytes);
   } catch {
     return [];
   }

@@ -34,7 +34,7 @@ class WireError extends Error {
  */
 export function checkWireFormat(bytes: Uint8Array, rootType: string, source: string, what = 'an ONNX ModelProto'): void {
   try {
-    walk(bytes, 0, bytes.length, rootType, 0);
+    walk(bytes, 0, bytes.length, rootType, rulesOf(rootType), 0);
   } catch (error) {
     if (!(error instanceof WireError)) throw error;
     // A model starts with ir_version (field 1, varint); other bytes that run out are not a model at all.
@@ -47,7 +47,18 @@ export function checkWireFormat(bytes: Uint8Array, rootType: string, source: str
   }
 }
 
-function readVarint(bytes: Uint8Array, pos: number, end: number): { value: number; next: number } {
+/** Where the varint last read by readVarint ends (a module variable, so no result object per varint). */
+let varintEnd = 0;
+
+function readVarint(bytes: Uint8Array, pos: number, end: number): number {
+  // Tags and short lengths are one byte.
+  if (pos < end) {
+    const first = bytes[pos] as number;
+    if (first < 0x80) {
+      varintEnd = pos + 1;
+      return first;
+    }
+  }
   let value = 0;
   let scale = 1;
   for (let i = 0; i < 10; i++) {
@@ -55,28 +66,61 @@ function readVarint(bytes: Uint8Array, pos: number, end: number): { value: numbe
     const byte = bytes[pos + i] as number;
     if (i < 7) value += (byte & 0x7f) * scale; // exact up to 2^49; larger values are only lengths we reject anyway
     scale *= 128;
-    if ((byte & 0x80) === 0) return { value: i < 7 ? value : Number.MAX_SAFE_INTEGER, next: pos + i + 1 };
+    if ((byte & 0x80) === 0) {
+      varintEnd = pos + i + 1;
+      return i < 7 ? value : Number.MAX_SAFE_INTEGER;
+    }
   }
   throw new WireError('a varint longer than 10 bytes', pos);
 }
 
-function walk(bytes: Uint8Array, start: number, end: number, type: string, depth: number): void {
+/** A field of the schema, resolved once per message type instead of parsing its kind string per occurrence. */
+interface FieldRule {
+  kind: string;
+  /** The wire type the field is written with; a repeated scalar may also come packed (wire type 2). */
+  wire: number;
+  repeatedScalar: boolean;
+  /** The message type of a message field. */
+  child: string | undefined;
+  /** The child's rules, looked up once (walk runs once per message: hundreds of thousands of times). */
+  childRules: (FieldRule | undefined)[] | undefined;
+}
+
+const RULES = new Map<string, (FieldRule | undefined)[]>();
+
+function rulesOf(type: string): (FieldRule | undefined)[] {
+  let rules = RULES.get(type);
+  if (rules === undefined) {
+    rules = [];
+    for (const [number, kind] of Object.entries(WIRE_SCHEMA[type] ?? {})) {
+      const repeatedScalar = kind.startsWith('r');
+      const base = repeatedScalar ? kind.slice(1) : kind.slice(0, 1);
+      rules[Number(number)] = { kind, wire: EXPECTED_WIRE[base] as number, repeatedScalar, child: kind.startsWith('m:') ? kind.slice(2) : undefined, childRules: undefined };
+    }
+    RULES.set(type, rules);
+  }
+  return rules;
+}
+
+function walk(bytes: Uint8Array, start: number, end: number, type: string, rules: (FieldRule | undefined)[], depth: number): void {
   if (depth > MAX_DEPTH) throw new WireError(`nesting deeper than ${MAX_DEPTH} messages`, start);
-  const fields = WIRE_SCHEMA[type] ?? {};
   let pos = start;
   while (pos < end) {
     const tagAt = pos;
     const tag = readVarint(bytes, pos, end);
-    pos = tag.next;
-    const field = Math.floor(tag.value / 8);
-    const wire = tag.value % 8;
+    pos = varintEnd;
+    const field = Math.floor(tag / 8);
+    const wire = tag % 8;
     if (field === 0) throw new WireError(`field number 0 in ${type}`, tagAt);
     if (field > 0x1fffffff) throw new WireError(`field number ${field} out of range in ${type}`, tagAt);
-    const kind = fields[field];
-    if (kind !== undefined) checkWireType(kind, wire, field, type, tagAt);
+    const rule = field < rules.length ? rules[field] : undefined;
+    if (rule !== undefined && wire !== rule.wire && !(rule.repeatedScalar && wire === 2)) {
+      throw new WireError(`field ${field} of ${type} has wire type ${WIRE_NAMES[wire]}, expected ${WIRE_NAMES[rule.wire]}`, tagAt);
+    }
     switch (wire) {
       case 0:
-        pos = readVarint(bytes, pos, end).next;
+        readVarint(bytes, pos, end);
+        pos = varintEnd;
         break;
       case 1:
       case 5: {
@@ -87,11 +131,15 @@ function walk(bytes: Uint8Array, start: number, end: number, type: string, depth
       }
       case 2: {
         const length = readVarint(bytes, pos, end);
-        const bodyEnd = length.next + length.value;
+        const bodyStart = varintEnd;
+        const bodyEnd = bodyStart + length;
         if (bodyEnd > end) {
-          throw new WireError(`field ${field} of ${type} (${length.value} bytes) runs past the end of its message`, tagAt, bodyEnd > bytes.length || end === bytes.length);
+          throw new WireError(`field ${field} of ${type} (${length} bytes) runs past the end of its message`, tagAt, bodyEnd > bytes.length || end === bytes.length);
         }
-        if (kind !== undefined) checkLengthDelimited(bytes, length.next, bodyEnd, kind, field, type, depth);
+        if (rule !== undefined) {
+          if (rule.child !== undefined) walk(bytes, bodyStart, bodyEnd, rule.child, (rule.childRules ??= rulesOf(rule.child)), depth + 1);
+          else checkLengthDelimited(bytes, bodyStart, bodyEnd, rule.kind, field, type);
+        }
         pos = bodyEnd;
         break;
       }
@@ -104,25 +152,27 @@ function walk(bytes: Uint8Array, start: number, end: number, type: string, depth
   }
 }
 
-function checkWireType(kind: string, wire: number, field: number, type: string, at: number): void {
-  const repeatedScalar = kind.startsWith('r');
-  const base = repeatedScalar ? kind.slice(1) : kind.slice(0, 1);
-  const expected = EXPECTED_WIRE[base] as number;
-  if (wire === expected || (repeatedScalar && wire === 2)) return;
-  throw new WireError(`field ${field} of ${type} has wire type ${WIRE_NAMES[wire]}, expected ${WIRE_NAMES[expected]}`, at);
-}
-
-function checkLengthDelimited(bytes: Uint8Array, start: number, end: number, kind: string, field: number, type: string, depth: number): void {
+function checkLengthDelimited(bytes: Uint8Array, start: number, end: number, kind: string, field: number, type: string): void {
   if (kind === 's') {
+    // Names are nearly always ASCII, which is valid UTF-8: only other strings go to the decoder.
+    let ascii = true;
+    for (let i = start; i < end; i++) {
+      if ((bytes[i] as number) >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) return;
     try {
       utf8.decode(bytes.subarray(start, end));
     } catch {
       throw new WireError(`field ${field} of ${type} is a string with invalid UTF-8`, start);
     }
-  } else if (kind.startsWith('m:')) {
-    walk(bytes, start, end, kind.slice(2), depth + 1);
   } else if (kind === 'rv') {
-    for (let pos = start; pos < end; ) pos = readVarint(bytes, pos, end).next;
+    for (let pos = start; pos < end; ) {
+      readVarint(bytes, pos, end);
+      pos = varintEnd;
+    }
   } else if ((kind === 'rf' && (end - start) % 4 !== 0) || (kind === 'rd' && (end - start) % 8 !== 0)) {
     throw new WireError(`packed field ${field} of ${type} has ${end - start} bytes, not a whole number of values`, start);
   }
@@ -134,19 +184,22 @@ function skipGroup(bytes: Uint8Array, pos: number, end: number, field: number, t
   while (pos < end) {
     const tagAt = pos;
     const tag = readVarint(bytes, pos, end);
-    pos = tag.next;
-    const inner = Math.floor(tag.value / 8);
-    const wire = tag.value % 8;
+    pos = varintEnd;
+    const inner = Math.floor(tag / 8);
+    const wire = tag % 8;
     if (inner === 0) throw new WireError(`field number 0 in a group of ${type}`, tagAt);
     if (wire === 4) {
       if (inner !== field) throw new WireError(`a group of field ${field} in ${type} ends with field ${inner}`, tagAt);
       return pos;
     }
-    if (wire === 0) pos = readVarint(bytes, pos, end).next;
+    if (wire === 0) {
+      readVarint(bytes, pos, end);
+      pos = varintEnd;
+    }
     else if (wire === 1 || wire === 5) pos += wire === 1 ? 8 : 4;
     else if (wire === 2) {
       const length = readVarint(bytes, pos, end);
-      pos = length.next + length.value;
+      pos = varintEnd + length;
     } else if (wire === 3) pos = skipGroup(bytes, pos, end, inner, type, depth + 1);
     else throw new WireError(`wire type ${wire} in a group of ${type}`, tagAt);
     if (pos > end) throw new WireError(`a group of field ${field} in ${type} runs past the end`, tagAt, end === bytes.length);

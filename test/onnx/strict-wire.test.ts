@@ -60,6 +60,14 @@ describe('strict decode', () => {
     expect(errorOf(() => decodeModel(bytes)).message).toContain('field 4 of onnx.NodeProto is a string with invalid UTF-8');
   });
 
+  it('accepts valid non-ASCII UTF-8 (two-, three- and four-byte sequences) after an ASCII prefix', () => {
+    const m = onnx.ModelProto.decode(base);
+    m.producer_name = 'tool é ✓ 😀';
+    m.graph!.node![0]!.name = 'relu_ünïcode';
+    const decoded = decodeModel(Buffer.from(encodeModel(m)));
+    expect([decoded.producer_name, decoded.graph!.node![0]!.name]).toEqual(['tool é ✓ 😀', 'relu_ünïcode']);
+  });
+
   it('packed repeated numbers must hold whole values', () => {
     // A second graph field (merged into the first) with an initializer whose packed float_data
     // (TensorProto field 4) holds `size` bytes.

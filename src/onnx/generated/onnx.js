@@ -4,6 +4,41 @@ import $protobuf from "protobufjs/minimal.js";
 // Common aliases
 const $Reader = $protobuf.Reader, $Writer = $protobuf.Writer, $util = $protobuf.util;
 
+// A name through the decode's name table when codec.ts installed one (src/onnx/name-table.ts), else as protobufjs reads it.
+function readName(reader) {
+    const names = $util.onnxNameTable;
+    return names != null && reader.buf.utf8Slice !== undefined ? names.read(reader) : reader.string();
+}
+
+// Signed int64 values 0..4095 as shared Long instances, filled on first use.
+const SHARED_INT64 = new Array(4096);
+const SHARED_INT64_LIMIT = SHARED_INT64.length;
+
+// reader.int64(), except that a small non-negative value is a shared instance; a one-byte varint is read here directly.
+function readInt64(reader) {
+    const pos = reader.pos;
+    if ($util.Long && pos < reader.len && reader.buf[pos] < 128) {
+        const low = reader.buf[pos];
+        reader.pos = pos + 1;
+        return SHARED_INT64[low] || (SHARED_INT64[low] = new $util.Long(low, 0, false));
+    }
+    const value = reader.int64();
+    if (value.high !== 0 || value.low < 0 || value.low >= SHARED_INT64_LIMIT) return value;
+    return SHARED_INT64[value.low] || (SHARED_INT64[value.low] = value);
+}
+
+// Appends to a decoded repeated field; up to four values the array is an exact-size literal (a push
+// would reserve 17 slots), and a field still on the prototype's frozen empty array gets its own.
+function pushExact(array, value) {
+    switch (array.length) {
+    case 0: return [value];
+    case 1: return [array[0], value];
+    case 2: return [array[0], array[1], value];
+    case 3: return [array[0], array[1], array[2], value];
+    default: array.push(value); return array;
+    }
+}
+
 // Copies already-encoded bytes (an unknown field with its tag) into the output unchanged.
 function writeRawBytes(val, buf, pos) {
     for (var i = 0; i < val.length; ++i) buf[pos + i] = val[i];
@@ -96,13 +131,6 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IAttributeProto=} [properties] Properties to set
          */
         function AttributeProto(properties) {
-            this.floats = [];
-            this.ints = [];
-            this.strings = [];
-            this.tensors = [];
-            this.graphs = [];
-            this.sparse_tensors = [];
-            this.type_protos = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -385,7 +413,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 3: {
-                        message.i = reader.int64();
+                        message.i = readInt64(reader);
                         break;
                     }
                 case 4: {
@@ -409,67 +437,53 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 7: {
-                        if (!(message.floats && message.floats.length))
-                            message.floats = [];
                         if ((tag & 7) === 2) {
                             let end2 = reader.uint32() + reader.pos;
                             if (end2 > reader.len)
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.floats.push(reader.float());
+                                message.floats = pushExact(message.floats, reader.float());
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.floats.push(reader.float());
+                            message.floats = pushExact(message.floats, reader.float());
                         break;
                     }
                 case 8: {
-                        if (!(message.ints && message.ints.length))
-                            message.ints = [];
                         if ((tag & 7) === 2) {
                             let end2 = reader.uint32() + reader.pos;
                             if (end2 > reader.len)
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.ints.push(reader.int64());
+                                message.ints = pushExact(message.ints, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.ints.push(reader.int64());
+                            message.ints = pushExact(message.ints, readInt64(reader));
                         break;
                     }
                 case 9: {
-                        if (!(message.strings && message.strings.length))
-                            message.strings = [];
-                        message.strings.push(reader.bytes());
+                        message.strings = pushExact(message.strings, reader.bytes());
                         break;
                     }
                 case 10: {
-                        if (!(message.tensors && message.tensors.length))
-                            message.tensors = [];
-                        message.tensors.push($root.onnx.TensorProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.tensors = pushExact(message.tensors, $root.onnx.TensorProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 11: {
-                        if (!(message.graphs && message.graphs.length))
-                            message.graphs = [];
-                        message.graphs.push($root.onnx.GraphProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.graphs = pushExact(message.graphs, $root.onnx.GraphProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 23: {
-                        if (!(message.sparse_tensors && message.sparse_tensors.length))
-                            message.sparse_tensors = [];
-                        message.sparse_tensors.push($root.onnx.SparseTensorProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.sparse_tensors = pushExact(message.sparse_tensors, $root.onnx.SparseTensorProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 15: {
-                        if (!(message.type_protos && message.type_protos.length))
-                            message.type_protos = [];
-                        message.type_protos.push($root.onnx.TypeProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.type_protos = pushExact(message.type_protos, $root.onnx.TypeProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
@@ -550,7 +564,6 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IValueInfoProto=} [properties] Properties to set
          */
         function ValueInfoProto(properties) {
-            this.metadata_props = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -667,7 +680,7 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        message.name = reader.string();
+                        message.name = readName(reader);
                         break;
                     }
                 case 2: {
@@ -679,9 +692,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 4: {
-                        if (!(message.metadata_props && message.metadata_props.length))
-                            message.metadata_props = [];
-                        message.metadata_props.push($root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.metadata_props = pushExact(message.metadata_props, $root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
@@ -730,9 +741,6 @@ export const onnx = $root.onnx = (() => {
         function NodeProto(properties) {
             this.input = [];
             this.output = [];
-            this.attribute = [];
-            this.metadata_props = [];
-            this.device_configurations = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -913,15 +921,11 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        if (!(message.input && message.input.length))
-                            message.input = [];
-                        message.input.push(reader.string());
+                        message.input = pushExact(message.input, readName(reader));
                         break;
                     }
                 case 2: {
-                        if (!(message.output && message.output.length))
-                            message.output = [];
-                        message.output.push(reader.string());
+                        message.output = pushExact(message.output, readName(reader));
                         break;
                     }
                 case 3: {
@@ -929,11 +933,11 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 4: {
-                        message.op_type = reader.string();
+                        message.op_type = readName(reader);
                         break;
                     }
                 case 7: {
-                        message.domain = reader.string();
+                        message.domain = readName(reader);
                         break;
                     }
                 case 8: {
@@ -941,9 +945,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 5: {
-                        if (!(message.attribute && message.attribute.length))
-                            message.attribute = [];
-                        message.attribute.push($root.onnx.AttributeProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.attribute = pushExact(message.attribute, $root.onnx.AttributeProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 6: {
@@ -951,15 +953,11 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 9: {
-                        if (!(message.metadata_props && message.metadata_props.length))
-                            message.metadata_props = [];
-                        message.metadata_props.push($root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.metadata_props = pushExact(message.metadata_props, $root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 10: {
-                        if (!(message.device_configurations && message.device_configurations.length))
-                            message.device_configurations = [];
-                        message.device_configurations.push($root.onnx.NodeDeviceConfigurationProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.device_configurations = pushExact(message.device_configurations, $root.onnx.NodeDeviceConfigurationProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
@@ -998,7 +996,6 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IIntIntListEntryProto=} [properties] Properties to set
          */
         function IntIntListEntryProto(properties) {
-            this.value = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -1095,24 +1092,22 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        message.key = reader.int64();
+                        message.key = readInt64(reader);
                         break;
                     }
                 case 2: {
-                        if (!(message.value && message.value.length))
-                            message.value = [];
                         if ((tag & 7) === 2) {
                             let end2 = reader.uint32() + reader.pos;
                             if (end2 > reader.len)
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.value.push(reader.int64());
+                                message.value = pushExact(message.value, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.value.push(reader.int64());
+                            message.value = pushExact(message.value, readInt64(reader));
                         break;
                     }
                 default:
@@ -1152,7 +1147,6 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.INodeDeviceConfigurationProto=} [properties] Properties to set
          */
         function NodeDeviceConfigurationProto(properties) {
-            this.sharding_spec = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -1263,9 +1257,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 2: {
-                        if (!(message.sharding_spec && message.sharding_spec.length))
-                            message.sharding_spec = [];
-                        message.sharding_spec.push($root.onnx.ShardingSpecProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.sharding_spec = pushExact(message.sharding_spec, $root.onnx.ShardingSpecProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 3: {
@@ -1310,9 +1302,6 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IShardingSpecProto=} [properties] Properties to set
          */
         function ShardingSpecProto(properties) {
-            this.device = [];
-            this.index_to_device_group_map = [];
-            this.sharded_dim = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -1435,32 +1424,26 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 2: {
-                        if (!(message.device && message.device.length))
-                            message.device = [];
                         if ((tag & 7) === 2) {
                             let end2 = reader.uint32() + reader.pos;
                             if (end2 > reader.len)
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.device.push(reader.int64());
+                                message.device = pushExact(message.device, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.device.push(reader.int64());
+                            message.device = pushExact(message.device, readInt64(reader));
                         break;
                     }
                 case 3: {
-                        if (!(message.index_to_device_group_map && message.index_to_device_group_map.length))
-                            message.index_to_device_group_map = [];
-                        message.index_to_device_group_map.push($root.onnx.IntIntListEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.index_to_device_group_map = pushExact(message.index_to_device_group_map, $root.onnx.IntIntListEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 4: {
-                        if (!(message.sharded_dim && message.sharded_dim.length))
-                            message.sharded_dim = [];
-                        message.sharded_dim.push($root.onnx.ShardedDimProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.sharded_dim = pushExact(message.sharded_dim, $root.onnx.ShardedDimProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
@@ -1499,7 +1482,6 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IShardedDimProto=} [properties] Properties to set
          */
         function ShardedDimProto(properties) {
-            this.simple_sharding = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -1596,13 +1578,11 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        message.axis = reader.int64();
+                        message.axis = readInt64(reader);
                         break;
                     }
                 case 2: {
-                        if (!(message.simple_sharding && message.simple_sharding.length))
-                            message.simple_sharding = [];
-                        message.simple_sharding.push($root.onnx.SimpleShardedDimProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.simple_sharding = pushExact(message.simple_sharding, $root.onnx.SimpleShardedDimProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
@@ -1761,7 +1741,7 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        message.dim_value = reader.int64();
+                        message.dim_value = readInt64(reader);
                         break;
                     }
                 case 2: {
@@ -1769,7 +1749,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 3: {
-                        message.num_shards = reader.int64();
+                        message.num_shards = readInt64(reader);
                         break;
                     }
                 default:
@@ -1937,15 +1917,11 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 3: {
-                        if (!(message.initialization_binding && message.initialization_binding.length))
-                            message.initialization_binding = [];
-                        message.initialization_binding.push($root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.initialization_binding = pushExact(message.initialization_binding, $root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 4: {
-                        if (!(message.update_binding && message.update_binding.length))
-                            message.update_binding = [];
-                        message.update_binding.push($root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.update_binding = pushExact(message.update_binding, $root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
@@ -2199,13 +2175,11 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        message.ir_version = reader.int64();
+                        message.ir_version = readInt64(reader);
                         break;
                     }
                 case 8: {
-                        if (!(message.opset_import && message.opset_import.length))
-                            message.opset_import = [];
-                        message.opset_import.push($root.onnx.OperatorSetIdProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.opset_import = pushExact(message.opset_import, $root.onnx.OperatorSetIdProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 2: {
@@ -2221,7 +2195,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 5: {
-                        message.model_version = reader.int64();
+                        message.model_version = readInt64(reader);
                         break;
                     }
                 case 6: {
@@ -2233,27 +2207,19 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 14: {
-                        if (!(message.metadata_props && message.metadata_props.length))
-                            message.metadata_props = [];
-                        message.metadata_props.push($root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.metadata_props = pushExact(message.metadata_props, $root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 20: {
-                        if (!(message.training_info && message.training_info.length))
-                            message.training_info = [];
-                        message.training_info.push($root.onnx.TrainingInfoProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.training_info = pushExact(message.training_info, $root.onnx.TrainingInfoProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 25: {
-                        if (!(message.functions && message.functions.length))
-                            message.functions = [];
-                        message.functions.push($root.onnx.FunctionProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.functions = pushExact(message.functions, $root.onnx.FunctionProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 26: {
-                        if (!(message.configuration && message.configuration.length))
-                            message.configuration = [];
-                        message.configuration.push($root.onnx.DeviceConfigurationProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.configuration = pushExact(message.configuration, $root.onnx.DeviceConfigurationProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
@@ -2293,7 +2259,6 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IDeviceConfigurationProto=} [properties] Properties to set
          */
         function DeviceConfigurationProto(properties) {
-            this.device = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -2408,9 +2373,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 3: {
-                        if (!(message.device && message.device.length))
-                            message.device = [];
-                        message.device.push(reader.string());
+                        message.device = pushExact(message.device, reader.string());
                         break;
                     }
                 default:
@@ -2587,7 +2550,6 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.ITensorAnnotation=} [properties] Properties to set
          */
         function TensorAnnotation(properties) {
-            this.quant_parameter_tensor_names = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -2688,9 +2650,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 2: {
-                        if (!(message.quant_parameter_tensor_names && message.quant_parameter_tensor_names.length))
-                            message.quant_parameter_tensor_names = [];
-                        message.quant_parameter_tensor_names.push($root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.quant_parameter_tensor_names = pushExact(message.quant_parameter_tensor_names, $root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
@@ -2928,9 +2888,7 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        if (!(message.node && message.node.length))
-                            message.node = [];
-                        message.node.push($root.onnx.NodeProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.node = pushExact(message.node, $root.onnx.NodeProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 2: {
@@ -2938,15 +2896,11 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 5: {
-                        if (!(message.initializer && message.initializer.length))
-                            message.initializer = [];
-                        message.initializer.push($root.onnx.TensorProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.initializer = pushExact(message.initializer, $root.onnx.TensorProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 15: {
-                        if (!(message.sparse_initializer && message.sparse_initializer.length))
-                            message.sparse_initializer = [];
-                        message.sparse_initializer.push($root.onnx.SparseTensorProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.sparse_initializer = pushExact(message.sparse_initializer, $root.onnx.SparseTensorProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 10: {
@@ -2954,33 +2908,23 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 11: {
-                        if (!(message.input && message.input.length))
-                            message.input = [];
-                        message.input.push($root.onnx.ValueInfoProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.input = pushExact(message.input, $root.onnx.ValueInfoProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 12: {
-                        if (!(message.output && message.output.length))
-                            message.output = [];
-                        message.output.push($root.onnx.ValueInfoProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.output = pushExact(message.output, $root.onnx.ValueInfoProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 13: {
-                        if (!(message.value_info && message.value_info.length))
-                            message.value_info = [];
-                        message.value_info.push($root.onnx.ValueInfoProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.value_info = pushExact(message.value_info, $root.onnx.ValueInfoProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 14: {
-                        if (!(message.quantization_annotation && message.quantization_annotation.length))
-                            message.quantization_annotation = [];
-                        message.quantization_annotation.push($root.onnx.TensorAnnotation.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.quantization_annotation = pushExact(message.quantization_annotation, $root.onnx.TensorAnnotation.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 16: {
-                        if (!(message.metadata_props && message.metadata_props.length))
-                            message.metadata_props = [];
-                        message.metadata_props.push($root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.metadata_props = pushExact(message.metadata_props, $root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
@@ -3032,15 +2976,6 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.ITensorProto=} [properties] Properties to set
          */
         function TensorProto(properties) {
-            this.dims = [];
-            this.float_data = [];
-            this.int32_data = [];
-            this.string_data = [];
-            this.int64_data = [];
-            this.external_data = [];
-            this.double_data = [];
-            this.uint64_data = [];
-            this.metadata_props = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -3290,20 +3225,18 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        if (!(message.dims && message.dims.length))
-                            message.dims = [];
                         if ((tag & 7) === 2) {
                             let end2 = reader.uint32() + reader.pos;
                             if (end2 > reader.len)
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.dims.push(reader.int64());
+                                message.dims = pushExact(message.dims, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.dims.push(reader.int64());
+                            message.dims = pushExact(message.dims, readInt64(reader));
                         break;
                     }
                 case 2: {
@@ -3315,64 +3248,56 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 4: {
-                        if (!(message.float_data && message.float_data.length))
-                            message.float_data = [];
                         if ((tag & 7) === 2) {
                             let end2 = reader.uint32() + reader.pos;
                             if (end2 > reader.len)
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.float_data.push(reader.float());
+                                message.float_data = pushExact(message.float_data, reader.float());
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.float_data.push(reader.float());
+                            message.float_data = pushExact(message.float_data, reader.float());
                         break;
                     }
                 case 5: {
-                        if (!(message.int32_data && message.int32_data.length))
-                            message.int32_data = [];
                         if ((tag & 7) === 2) {
                             let end2 = reader.uint32() + reader.pos;
                             if (end2 > reader.len)
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.int32_data.push(reader.int32());
+                                message.int32_data = pushExact(message.int32_data, reader.int32());
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.int32_data.push(reader.int32());
+                            message.int32_data = pushExact(message.int32_data, reader.int32());
                         break;
                     }
                 case 6: {
-                        if (!(message.string_data && message.string_data.length))
-                            message.string_data = [];
-                        message.string_data.push(reader.bytes());
+                        message.string_data = pushExact(message.string_data, reader.bytes());
                         break;
                     }
                 case 7: {
-                        if (!(message.int64_data && message.int64_data.length))
-                            message.int64_data = [];
                         if ((tag & 7) === 2) {
                             let end2 = reader.uint32() + reader.pos;
                             if (end2 > reader.len)
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.int64_data.push(reader.int64());
+                                message.int64_data = pushExact(message.int64_data, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.int64_data.push(reader.int64());
+                            message.int64_data = pushExact(message.int64_data, readInt64(reader));
                         break;
                     }
                 case 8: {
-                        message.name = reader.string();
+                        message.name = readName(reader);
                         break;
                     }
                 case 12: {
@@ -3384,9 +3309,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 13: {
-                        if (!(message.external_data && message.external_data.length))
-                            message.external_data = [];
-                        message.external_data.push($root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.external_data = pushExact(message.external_data, $root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 14: {
@@ -3394,43 +3317,37 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 10: {
-                        if (!(message.double_data && message.double_data.length))
-                            message.double_data = [];
                         if ((tag & 7) === 2) {
                             let end2 = reader.uint32() + reader.pos;
                             if (end2 > reader.len)
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.double_data.push(reader.double());
+                                message.double_data = pushExact(message.double_data, reader.double());
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.double_data.push(reader.double());
+                            message.double_data = pushExact(message.double_data, reader.double());
                         break;
                     }
                 case 11: {
-                        if (!(message.uint64_data && message.uint64_data.length))
-                            message.uint64_data = [];
                         if ((tag & 7) === 2) {
                             let end2 = reader.uint32() + reader.pos;
                             if (end2 > reader.len)
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.uint64_data.push(reader.uint64());
+                                message.uint64_data = pushExact(message.uint64_data, reader.uint64());
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.uint64_data.push(reader.uint64());
+                            message.uint64_data = pushExact(message.uint64_data, reader.uint64());
                         break;
                     }
                 case 16: {
-                        if (!(message.metadata_props && message.metadata_props.length))
-                            message.metadata_props = [];
-                        message.metadata_props.push($root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.metadata_props = pushExact(message.metadata_props, $root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
@@ -3625,11 +3542,11 @@ export const onnx = $root.onnx = (() => {
                         break;
                     switch (tag >>> 3) {
                     case 1: {
-                            message.begin = reader.int64();
+                            message.begin = readInt64(reader);
                             break;
                         }
                     case 2: {
-                            message.end = reader.int64();
+                            message.end = readInt64(reader);
                             break;
                         }
                     default:
@@ -3686,7 +3603,6 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.ISparseTensorProto=} [properties] Properties to set
          */
         function SparseTensorProto(properties) {
-            this.dims = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -3801,20 +3717,18 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 3: {
-                        if (!(message.dims && message.dims.length))
-                            message.dims = [];
                         if ((tag & 7) === 2) {
                             let end2 = reader.uint32() + reader.pos;
                             if (end2 > reader.len)
                                 throw RangeError("index out of range");
                             reader.len = end2;
                             while (reader.pos < end2)
-                                message.dims.push(reader.int64());
+                                message.dims = pushExact(message.dims, readInt64(reader));
                             if (reader.pos !== end2)
                                 throw RangeError("index out of range");
                             reader.len = end;
                         } else
-                            message.dims.push(reader.int64());
+                            message.dims = pushExact(message.dims, readInt64(reader));
                         break;
                     }
                 default:
@@ -3852,7 +3766,6 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.ITensorShapeProto=} [properties] Properties to set
          */
         function TensorShapeProto(properties) {
-            this.dim = [];
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -3939,9 +3852,7 @@ export const onnx = $root.onnx = (() => {
                     break;
                 switch (tag >>> 3) {
                 case 1: {
-                        if (!(message.dim && message.dim.length))
-                            message.dim = [];
-                        message.dim.push($root.onnx.TensorShapeProto.Dimension.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.dim = pushExact(message.dim, $root.onnx.TensorShapeProto.Dimension.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
@@ -4097,7 +4008,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     switch (tag >>> 3) {
                     case 1: {
-                            message.dim_value = reader.int64();
+                            message.dim_value = readInt64(reader);
                             break;
                         }
                     case 2: {
@@ -5271,7 +5182,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 2: {
-                        message.version = reader.int64();
+                        message.version = readInt64(reader);
                         break;
                     }
                 default:
@@ -5549,33 +5460,23 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 4: {
-                        if (!(message.input && message.input.length))
-                            message.input = [];
-                        message.input.push(reader.string());
+                        message.input = pushExact(message.input, reader.string());
                         break;
                     }
                 case 5: {
-                        if (!(message.output && message.output.length))
-                            message.output = [];
-                        message.output.push(reader.string());
+                        message.output = pushExact(message.output, reader.string());
                         break;
                     }
                 case 6: {
-                        if (!(message.attribute && message.attribute.length))
-                            message.attribute = [];
-                        message.attribute.push(reader.string());
+                        message.attribute = pushExact(message.attribute, reader.string());
                         break;
                     }
                 case 11: {
-                        if (!(message.attribute_proto && message.attribute_proto.length))
-                            message.attribute_proto = [];
-                        message.attribute_proto.push($root.onnx.AttributeProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.attribute_proto = pushExact(message.attribute_proto, $root.onnx.AttributeProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 7: {
-                        if (!(message.node && message.node.length))
-                            message.node = [];
-                        message.node.push($root.onnx.NodeProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.node = pushExact(message.node, $root.onnx.NodeProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 8: {
@@ -5583,9 +5484,7 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 9: {
-                        if (!(message.opset_import && message.opset_import.length))
-                            message.opset_import = [];
-                        message.opset_import.push($root.onnx.OperatorSetIdProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.opset_import = pushExact(message.opset_import, $root.onnx.OperatorSetIdProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 10: {
@@ -5597,15 +5496,11 @@ export const onnx = $root.onnx = (() => {
                         break;
                     }
                 case 12: {
-                        if (!(message.value_info && message.value_info.length))
-                            message.value_info = [];
-                        message.value_info.push($root.onnx.ValueInfoProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.value_info = pushExact(message.value_info, $root.onnx.ValueInfoProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 case 14: {
-                        if (!(message.metadata_props && message.metadata_props.length))
-                            message.metadata_props = [];
-                        message.metadata_props.push($root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
+                        message.metadata_props = pushExact(message.metadata_props, $root.onnx.StringStringEntryProto.decode(reader, reader.uint32(), undefined, long + 1));
                         break;
                     }
                 default:
