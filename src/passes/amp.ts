@@ -11,7 +11,7 @@ import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ModelGraph, type GraphScope } from '../onnx/graph.js';
 import { opsetsOf } from '../onnx/opsets.js';
-import { inferElemTypes } from '../onnx/type-inference.js';
+import { inferElemTypes, type ElemTypes } from '../onnx/type-inference.js';
 import { inferShapes } from '../onnx/shape-inference.js';
 import { planCasts, type CastStats } from './amp/cast-plan.js';
 import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decisions.js';
@@ -29,7 +29,7 @@ import { withStaticDims } from './amp/static-dims.js';
 import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
 import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
 import { checkAmpOptions } from '../api/check-options.js';
-import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope } from './amp/audit-graph.js';
+import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope, type Wiring } from './amp/audit-graph.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -282,13 +282,19 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const flops = matrixFlops(decisions, shapes);
   const lint = options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes);
 
-  const ids = nodeIds(graph);
+  // What the lazily built audit needs from before the Casts: each scope's nodes in file order
+  // (ids of unnamed nodes are their indices) and the wiring of the nodes the Casts rewire. A copy
+  // of each node list costs a pointer per node; the wiring is copied only for nodes that change.
+  const fileOrder = graph.scopes.map((scope) => (scope.graph.node ?? []).slice());
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
   let typesAfter = types;
-  const wiring = snapshotWiring(decisions);
+  // The kv-cache rewrite rewires nodes of its own: before it, the wiring of every node is kept.
+  const wiring: Wiring = kvCache ? snapshotWiring(decisions) : new Map();
   if (anyAllow || kvCache) {
-    stats = phase('castPlanMs', () => planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs }));
+    stats = phase('castPlanMs', () =>
+      planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs, wiring: kvCache ? undefined : wiring }),
+    );
     phase('commitMs', () => graph.commit());
     if (kvCache) {
       storeKvCacheInFloat16(graph, model, kvCache, stats);
@@ -327,49 +333,102 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
 
-  const drawn = auditGraph(graph, decisions, wiring, types, typesAfter, options.activationRanges ?? new Map());
-  const report: AmpReport = {
-    pass: 'amp',
-    summary: {
-      ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops),
-      ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
-      target: options.target ?? 'any',
-      targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
-      targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
-      tensorCoreLint: lint,
+  const ranges = options.activationRanges ?? new Map<string, number>();
+  const report = lazyAuditReport(
+    {
+      pass: 'amp',
+      summary: {
+        ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops),
+        ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
+        target: options.target ?? 'any',
+        targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
+        targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
+        tensorCoreLint: lint,
+      },
+      lists: Object.fromEntries(
+        LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
+      ) as AmpReport['lists'],
     },
-    // Fields written out one by one, not spread: spreading two objects into each of 50,000
-    // literals was a slow generic copy, and the objects came out in dictionary mode.
-    nodes: decisions.map((d) => {
-      const types = nodeTypes(d, typesAfter, target);
-      const edges = drawn.nodes.get(d.node) as AuditNodeGraph;
-      return {
-        node: d.node.name ?? '',
-        id: ids.get(d.node) ?? d.node.name ?? '',
-        precision: types.precision,
-        inputTypes: types.inputTypes,
-        outputTypes: types.outputTypes,
-        op: d.node.op_type ?? '',
-        domain: d.node.domain ?? '',
-        scope: d.scope.path,
-        list: d.list ?? null,
-        color: d.color,
-        rule: d.rule,
-        reason: d.reason,
-        castsAdded: d.castsAdded,
-        castsOnOutputs: d.castsOnOutputs ?? [],
-        inputs: edges.inputs,
-        outputs: edges.outputs,
-        subgraphs: edges.subgraphs,
-      };
-    }),
-    lists: Object.fromEntries(
-      LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
-    ) as AmpReport['lists'],
-    scopes: drawn.scopes,
-  };
+    () => buildAudit(graph, decisions, wiring, fileOrder, types, typesAfter, ranges, target),
+  );
   const modified = anyAllow || kvCache !== undefined;
   return { model: result, report, modified, ...(modified ? { graph } : {}) };
+}
+
+/**
+ * The report with its per-node audit (`nodes`, `scopes`) built on first read and kept: the audit
+ * holds about a kilobyte per node, and the CLI without --report never reads it. The getters are
+ * enumerable and in the report's key order, so JSON.stringify and spreads see the same object as
+ * an eagerly built one. The build reads the model and graph as the pass returned them.
+ */
+function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes'>, build: () => Pick<AmpReport, 'nodes' | 'scopes'>): AmpReport {
+  let audit: Pick<AmpReport, 'nodes' | 'scopes'> | undefined;
+  let builder: (() => Pick<AmpReport, 'nodes' | 'scopes'>) | undefined = build;
+  const built = (): Pick<AmpReport, 'nodes' | 'scopes'> => {
+    if (!audit) {
+      audit = (builder as () => Pick<AmpReport, 'nodes' | 'scopes'>)();
+      // Lets go of the graph and the types the builder held.
+      builder = undefined;
+    }
+    return audit;
+  };
+  return {
+    pass: head.pass,
+    summary: head.summary,
+    get nodes(): NodeAudit[] {
+      return built().nodes;
+    },
+    set nodes(nodes: NodeAudit[]) {
+      audit = { nodes, scopes: audit ? audit.scopes : built().scopes };
+    },
+    lists: head.lists,
+    get scopes(): AuditScope[] {
+      return built().scopes;
+    },
+    set scopes(scopes: AuditScope[]) {
+      audit = { nodes: audit ? audit.nodes : built().nodes, scopes };
+    },
+  };
+}
+
+function buildAudit(
+  graph: ModelGraph,
+  decisions: readonly NodeDecision[],
+  wiring: Wiring,
+  fileOrder: ReadonlyArray<readonly onnx.INodeProto[]>,
+  types: ElemTypes,
+  typesAfter: ElemTypes,
+  ranges: ReadonlyMap<string, number>,
+  target: number,
+): Pick<AmpReport, 'nodes' | 'scopes'> {
+  const drawn = auditGraph(graph, decisions, wiring, types, typesAfter, ranges);
+  const ids = nodeIds(fileOrder);
+  // Fields written out one by one, not spread: spreading two objects into each of 50,000
+  // literals was a slow generic copy, and the objects came out in dictionary mode.
+  const nodes = decisions.map((d): NodeAudit => {
+    const nodeTypesAfter = nodeTypes(d, typesAfter, target);
+    const edges = drawn.nodes.get(d.node) as AuditNodeGraph;
+    return {
+      node: d.node.name ?? '',
+      id: ids.get(d.node) ?? d.node.name ?? '',
+      precision: nodeTypesAfter.precision,
+      inputTypes: nodeTypesAfter.inputTypes,
+      outputTypes: nodeTypesAfter.outputTypes,
+      op: d.node.op_type ?? '',
+      domain: d.node.domain ?? '',
+      scope: d.scope.path,
+      list: d.list ?? null,
+      color: d.color,
+      rule: d.rule,
+      reason: d.reason,
+      castsAdded: d.castsAdded,
+      castsOnOutputs: d.castsOnOutputs ?? [],
+      inputs: edges.inputs,
+      outputs: edges.outputs,
+      subgraphs: edges.subgraphs,
+    };
+  });
+  return { nodes, scopes: drawn.scopes };
 }
 
 function summarize(

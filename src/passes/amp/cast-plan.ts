@@ -13,12 +13,18 @@ import { lowPrecisionCopy } from '../../onnx/tensor-data.js';
 import { attributeTypedOps, inferOutputType, type ElemTypes } from '../../onnx/type-inference.js';
 import type { NodeDecision } from './decisions.js';
 import type { ScopePaint } from './paint.js';
+import type { Wiring } from './audit-graph.js';
 
 export interface CastOptions {
   target: number;
   /** Graph inputs that hold weights (training parameters): their Casts count as weight casts. */
   weightInputs: ReadonlySet<string>;
   weights: 'fp32' | 'fp16';
+  /**
+   * Where to keep the wiring a node had before its first rewired edge, for the audit: copying only
+   * the nodes that change saves two arrays per node of a big graph.
+   */
+  wiring?: Wiring;
 }
 
 export interface CastStats {
@@ -54,6 +60,10 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     return loweredIn(owner).has(name);
   };
   const target = options.target;
+  const wiring = options.wiring;
+  const remember = (node: onnx.INodeProto): void => {
+    if (wiring && !wiring.has(node)) wiring.set(node, { inputs: [...(node.input ?? [])], outputs: [...(node.output ?? [])] });
+  };
   /** Casts made per scope, keyed by type and value: one Cast per (value, type) in each scope. */
   const castsMade = new Map<GraphScope, Map<string, string>>();
 
@@ -161,6 +171,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const producer = scope.producerOf(name);
       if (!producer) continue;
       const renamed = graph.uniqueName(`${name}/${suffixOf(target)}`);
+      remember(producer.node);
       scope.renameNodeOutput(producer.node, producer.index, renamed);
       const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(`${name}/to_fp32`));
       scope.insertNodeAfter(producer.node, cast);
@@ -210,12 +221,14 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         if (original !== DataType.FLOAT && !alias) return;
         const want = wants(node, index);
         if (want === target && alias) {
+          remember(node);
           scope.setInput(node, index, alias);
           return;
         }
         const have = isLowered(scope, name) ? target : DataType.FLOAT;
         if (have === want) return;
         const cast = castTo(name, want);
+        remember(node);
         scope.setInput(node, index, cast);
         decision?.castsAdded.push(cast);
       });
