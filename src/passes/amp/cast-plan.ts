@@ -55,17 +55,26 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   const loweredIn = (scope: GraphScope): Set<string> => lowered.get(scope) ?? lowered.set(scope, new Set()).get(scope)!;
   const isLowered = (scope: GraphScope, name: string): boolean => {
     // In the main graph every name is its own (resolve would answer the scope itself or nothing).
-    if (!scope.parent) return loweredIn(scope).has(name);
+    if (!scope.parent) return (scope === mainScope ? mainLowered : loweredIn(scope)).has(name);
     const owner = scope.resolve(name)?.scope ?? scope;
     return loweredIn(owner).has(name);
   };
+  const mainScope = graph.main;
+  const mainLowered = loweredIn(mainScope);
   const target = options.target;
   const wiring = options.wiring;
   const remember = (node: onnx.INodeProto): void => {
     if (wiring && !wiring.has(node)) wiring.set(node, { inputs: [...(node.input ?? [])], outputs: [...(node.output ?? [])] });
   };
-  /** Casts made per scope, keyed by type and value: one Cast per (value, type) in each scope. */
-  const castsMade = new Map<GraphScope, Map<string, string>>();
+  /** Casts made per scope, by type, then by value: one Cast per (value, type) in each scope. */
+  const castsMade = new Map<GraphScope, Map<number, Map<string, string>>>();
+  const castsIn = (home: GraphScope, type: number): Map<string, string> => {
+    let byType = castsMade.get(home);
+    if (!byType) castsMade.set(home, (byType = new Map()));
+    let made = byType.get(type);
+    if (!made) byType.set(type, (made = new Map()));
+    return made;
+  };
 
   for (const scope of graph.scopes) {
     const paint = paints.get(scope);
@@ -187,6 +196,12 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
 
     const decisionOf = (owner: GraphScope, node: onnx.INodeProto) => paints.get(owner)?.decisions.get(node);
     const castTo = (name: string, type: number): string => {
+      // In the main graph every Cast lives in the main graph: a Cast made before is found without
+      // resolving the name (resolve allocates a definition per call, and most calls find one).
+      if (!scope.parent) {
+        const existing = castsIn(scope, type).get(name);
+        if (existing) return existing;
+      }
       const definition = scope.resolve(name);
       const isWeight =
         definition?.kind === 'initializer' ||
@@ -195,9 +210,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       // A weight from an enclosing scope is cast where it is defined, once: inside a Loop or Scan
       // body the Cast would run at every iteration. Its readers see the result as an outer value.
       const home = isWeight && definition ? definition.scope : scope;
-      const key = `${type}:${name}`;
-      const made = castsMade.get(home) ?? castsMade.set(home, new Map()).get(home)!;
-      const existing = made.get(key);
+      const made = castsIn(home, type);
+      const existing = made.get(name);
       if (existing) return existing;
       const output = graph.uniqueName(`${name}/to_${suffixOf(type)}`);
       const cast = castNode(name, output, type, output);
@@ -208,30 +222,33 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         else stats.castsToTarget++;
       } else stats.castsToFloat32++;
       stats.castNodes.push(cast.name);
-      made.set(key, output);
+      made.set(name, output);
       return output;
     };
 
     for (const node of nodes) {
+      const inputs = node.input;
+      if (!inputs) continue;
       const decision = decisions.get(node) as NodeDecision | undefined;
-      (node.input ?? []).forEach((name, index) => {
-        if (!name) return;
+      for (let index = 0; index < inputs.length; index++) {
+        const name = inputs[index];
+        if (!name) continue;
         const alias = lowAlias.get(name);
         const original = types.get(scope, name);
-        if (original !== DataType.FLOAT && !alias) return;
+        if (original !== DataType.FLOAT && !alias) continue;
         const want = wants(node, index);
         if (want === target && alias) {
           remember(node);
           scope.setInput(node, index, alias);
-          return;
+          continue;
         }
         const have = isLowered(scope, name) ? target : DataType.FLOAT;
-        if (have === want) return;
+        if (have === want) continue;
         const cast = castTo(name, want);
         remember(node);
         scope.setInput(node, index, cast);
         decision?.castsAdded.push(cast);
-      });
+      }
     }
 
     for (const name of low) setValueInfoType(scope, name, name, target);
