@@ -349,10 +349,22 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
         LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
       ) as AmpReport['lists'],
     },
-    () => buildAudit(graph, decisions, wiring, fileOrder, types, typesAfter, ranges, target),
+    { graph, decisions, wiring, fileOrder, typesBefore: types, typesAfter, ranges, target },
   );
   const modified = anyAllow || kvCache !== undefined;
   return { model: result, report, modified, ...(modified ? { graph } : {}) };
+}
+
+/** What the audit is built from, kept by the report until it is read. */
+interface AuditSources {
+  graph: ModelGraph;
+  decisions: readonly NodeDecision[];
+  wiring: Wiring;
+  fileOrder: ReadonlyArray<readonly onnx.INodeProto[]>;
+  typesBefore: ElemTypes;
+  typesAfter: ElemTypes;
+  ranges: ReadonlyMap<string, number>;
+  target: number;
 }
 
 /**
@@ -360,15 +372,17 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
  * holds about a kilobyte per node, and the CLI without --report never reads it. The getters are
  * enumerable and in the report's key order, so JSON.stringify and spreads see the same object as
  * an eagerly built one. The build reads the model and graph as the pass returned them.
+ * A function of its own so that the getters' closure holds the sources alone, not every local of
+ * ampRewrite (the paint maps, the shapes) as a closure made there would.
  */
-function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes'>, build: () => Pick<AmpReport, 'nodes' | 'scopes'>): AmpReport {
+function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes'>, sources: AuditSources): AmpReport {
   let audit: Pick<AmpReport, 'nodes' | 'scopes'> | undefined;
-  let builder: (() => Pick<AmpReport, 'nodes' | 'scopes'>) | undefined = build;
+  let pending: AuditSources | undefined = sources;
   const built = (): Pick<AmpReport, 'nodes' | 'scopes'> => {
     if (!audit) {
-      audit = (builder as () => Pick<AmpReport, 'nodes' | 'scopes'>)();
-      // Lets go of the graph and the types the builder held.
-      builder = undefined;
+      audit = buildAudit(pending as AuditSources);
+      // Lets go of the graph and the types.
+      pending = undefined;
     }
     return audit;
   };
@@ -391,17 +405,8 @@ function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes'>, build: () =>
   };
 }
 
-function buildAudit(
-  graph: ModelGraph,
-  decisions: readonly NodeDecision[],
-  wiring: Wiring,
-  fileOrder: ReadonlyArray<readonly onnx.INodeProto[]>,
-  types: ElemTypes,
-  typesAfter: ElemTypes,
-  ranges: ReadonlyMap<string, number>,
-  target: number,
-): Pick<AmpReport, 'nodes' | 'scopes'> {
-  const drawn = auditGraph(graph, decisions, wiring, types, typesAfter, ranges);
+function buildAudit({ graph, decisions, wiring, fileOrder, typesBefore, typesAfter, ranges, target }: AuditSources): Pick<AmpReport, 'nodes' | 'scopes'> {
+  const drawn = auditGraph(graph, decisions, wiring, typesBefore, typesAfter, ranges);
   const ids = nodeIds(fileOrder);
   // Fields written out one by one, not spread: spreading two objects into each of 50,000
   // literals was a slow generic copy, and the objects came out in dictionary mode.
