@@ -185,6 +185,8 @@ export function nodeMatcher(patterns: readonly string[]): NodeMatcher {
       throw new AmpError('BAD_OPTION', `'${pattern}' is not a valid regular expression: ${(error as Error).message}`);
     }
   }
+  // No pattern (the usual case): painting asks for every node, so skip hashing its name.
+  if (!exact.size && !regexes.length) return () => false;
   return (node) => exact.has(node.name ?? '') || regexes.some((regex) => regex.test(node.name ?? ''));
 }
 
@@ -443,9 +445,25 @@ function summarize(
   anyAllow: boolean,
   flops: AmpSummary['matrixFlops'],
 ): Omit<AmpSummary, 'target' | 'targetConverted' | 'targetWarnings' | 'tensorCoreLint'> {
-  const processable = decisions.filter((d) => d.processable);
+  // One walk over the decisions for every count (a filter per count walked them eight times).
+  let processable = 0;
+  let recognized = 0;
+  let converted = 0;
+  let allowConverted = 0;
+  let denyBlocking = 0;
+  let blockedByDeny = 0;
   const reasons = new Map<RuleCode, { count: number; example: string }>();
   for (const d of decisions) {
+    if (d.processable) {
+      processable++;
+      if (d.list !== undefined) recognized++;
+      if (d.list === 'deny' && d.color !== 'ALLOW') denyBlocking++;
+    }
+    if (d.color === 'ALLOW') {
+      converted++;
+      if (d.list === 'allow') allowConverted++;
+    }
+    if (d.rule === 'deny-upstream') blockedByDeny++;
     if (d.color === 'ALLOW' || !computesOnFloat32(d)) continue;
     const entry = reasons.get(d.rule) ?? { count: 0, example: `${d.node.op_type} '${d.node.name ?? ''}': ${d.reason}` };
     entry.count++;
@@ -455,13 +473,13 @@ function summarize(
     mode: mode === 'bf16' ? 'mixed_bfloat16' : 'mixed_float16',
     nothingToConvert: !anyAllow,
     totalNodes: decisions.length,
-    processable: processable.length,
-    recognized: processable.filter((d) => d.list !== undefined).length,
-    converted: decisions.filter((d) => d.color === 'ALLOW').length,
+    processable,
+    recognized,
+    converted,
     targetCasts: stats?.castsToTarget ?? 0,
-    allowConverted: decisions.filter((d) => d.color === 'ALLOW' && d.list === 'allow').length,
-    denyBlocking: processable.filter((d) => d.list === 'deny' && d.color !== 'ALLOW').length,
-    blockedByDeny: decisions.filter((d) => d.rule === 'deny-upstream').length,
+    allowConverted,
+    denyBlocking,
+    blockedByDeny,
     weightCasts: stats?.weightCasts ?? 0,
     fp32Casts: stats?.castsToFloat32 ?? 0,
     castsRetargeted: stats?.castsRetargeted ?? 0,
