@@ -239,7 +239,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       : new Map<onnx.INodeProto, PinnedNode>();
   const alsoSeen = new Map<onnx.INodeProto, PinnedNode>();
   if (activationPins.size) {
-    const converted = new Set([...paintAll().values()].flatMap((paint) => [...paint.decisions.values()]).filter((d) => d.color === 'ALLOW').map((d) => d.node));
+    const converted = new Set([...paintAll().values()].flatMap((paint) => paint.decisions).filter((d) => d.color === 'ALLOW').map((d) => d.node));
     const newlyPinned = new Map(weightPins);
     for (const [node, pin] of activationPins) {
       if (converted.has(node) && !weightPins.has(node)) newlyPinned.set(node, pin);
@@ -259,7 +259,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
   const paints = phase('paintMs', () => paintAll());
   for (const paint of paints.values()) {
-    for (const decision of paint.decisions.values()) {
+    for (const decision of paint.decisions) {
       const seen = alsoSeen.get(decision.node);
       if (seen && decision.color !== 'ALLOW') decision.reason = `${decision.reason}; calibration: ${seen.reason}`;
     }
@@ -267,13 +267,13 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   if (castProblem) {
     // Without a Cast that can reach the target type, nothing may be converted.
     for (const paint of paints.values()) {
-      for (const decision of paint.decisions.values()) {
+      for (const decision of paint.decisions) {
         if (decision.color === 'NONE' && !decision.processable) continue;
         Object.assign(decision, { color: 'NONE', rule: 'schema-forbids', reason: castProblem });
       }
     }
   }
-  const decisions = [...paints.values()].flatMap((paint) => [...paint.decisions.values()]);
+  const decisions = [...paints.values()].flatMap((paint) => paint.decisions);
   for (const decision of decisions) {
     const kept = inlining.kept.get(localFunctionKey(decision.node));
     if (kept) Object.assign(decision, { color: 'NONE', rule: 'local-function', reason: kept, processable: false });

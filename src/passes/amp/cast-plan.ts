@@ -79,15 +79,15 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   for (const scope of graph.scopes) {
     const paint = paints.get(scope);
     if (!paint) continue;
-    const { decisions, facts } = paint;
+    const painted = paint.nodes;
     const nodes = scope.currentNodes();
     const low = loweredIn(scope);
 
     const wants = (node: onnx.INodeProto, index: number): number => {
-      const decision = decisions.get(node);
-      const nodeFacts = facts.get(node);
-      if (decision?.color !== 'ALLOW' || !nodeFacts?.schema) return DataType.FLOAT;
-      return nodeFacts.convertedVars.has(typeVariableOfInput(nodeFacts.schema, index)?.typeStr ?? '') ? target : DataType.FLOAT;
+      const found = painted.get(node);
+      const schema = found?.facts.schema;
+      if (found?.decision.color !== 'ALLOW' || !schema) return DataType.FLOAT;
+      return found.facts.convertedVars.has(typeVariableOfInput(schema, index)?.typeStr ?? '') ? target : DataType.FLOAT;
     };
     /** Whether every reader of `name` in this scope wants the target type (none reads it from a subgraph). */
     const allReadersWantTarget = (name: string): boolean => {
@@ -98,9 +98,9 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     // Outputs of ALLOW nodes change type as the schema or the op's dtype rule says they follow
     // the converted inputs (the same inference validation runs afterwards).
     for (const node of nodes) {
-      const decision = decisions.get(node);
-      const nodeFacts = facts.get(node);
-      if (decision?.color !== 'ALLOW' || !nodeFacts?.schema) continue;
+      const found = painted.get(node);
+      if (found?.decision.color !== 'ALLOW' || !found.facts.schema) continue;
+      const nodeFacts = found.facts;
       const converted = (node.input ?? []).map((name, index) => {
         if (!name) return undefined;
         const original = types.get(scope, name);
@@ -124,7 +124,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     // Step 7, existing Casts: a Cast to float32 that feeds only ALLOW nodes casts straight to the
     // target type, instead of gaining a second Cast after it. A Cast from fp16/bf16 stays.
     for (const node of nodes) {
-      const decision = decisions.get(node);
+      const decision = painted.get(node)?.decision;
       if (!decision || node.op_type !== 'Cast' || node.domain || decision.color === 'ALLOW') continue;
       const to = findAttribute(node, 'to');
       const input = node.input?.[0];
@@ -159,7 +159,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       for (const node of nodes) {
         const output = node.output?.[0];
         // Constant and ConstantOfShape hold their float data in a 'value' tensor attribute.
-        const value = decisions.get(node)?.rule === 'constant-source' ? findAttribute(node, 'value') : undefined;
+        const value = painted.get(node)?.decision.rule === 'constant-source' ? findAttribute(node, 'value') : undefined;
         if (!output || !value?.t || value.t.data_type !== DataType.FLOAT || !allReadersWantTarget(output)) continue;
         const copy = lowPrecisionCopy(value.t, target);
         if (!copy.ok) {
@@ -184,7 +184,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       scope.renameNodeOutput(producer.node, producer.index, renamed);
       const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(`${name}/to_fp32`));
       scope.insertNodeAfter(producer.node, cast);
-      const producerDecision = decisions.get(producer.node);
+      const producerDecision = painted.get(producer.node)?.decision;
       if (producerDecision) (producerDecision.castsOnOutputs ??= []).push(cast.name);
       stats.castsToFloat32++;
       stats.castNodes.push(cast.name);
@@ -194,7 +194,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       setValueInfoType(scope, renamed, name, target);
     }
 
-    const decisionOf = (owner: GraphScope, node: onnx.INodeProto) => paints.get(owner)?.decisions.get(node);
+    const decisionOf = (owner: GraphScope, node: onnx.INodeProto) => paints.get(owner)?.nodes.get(node)?.decision;
     const castTo = (name: string, type: number): string => {
       // In the main graph every Cast lives in the main graph: a Cast made before is found without
       // resolving the name (resolve allocates a definition per call, and most calls find one).
@@ -229,7 +229,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     for (const node of nodes) {
       const inputs = node.input;
       if (!inputs) continue;
-      const decision = decisions.get(node) as NodeDecision | undefined;
+      const decision = painted.get(node)?.decision as NodeDecision | undefined;
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
         if (!name) continue;

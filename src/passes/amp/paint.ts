@@ -45,9 +45,20 @@ export interface NodeFacts {
   acceptsTarget: boolean;
 }
 
+/** What painting found for one node; cast planning reads both. */
+export interface PaintedNode {
+  decision: NodeDecision;
+  facts: NodeFacts;
+}
+
 export interface ScopePaint {
-  decisions: Map<onnx.INodeProto, NodeDecision>;
-  facts: Map<onnx.INodeProto, NodeFacts>;
+  /** Every decided node's decision, in the topological order painting used. */
+  decisions: NodeDecision[];
+  /**
+   * Decision and facts by node: one Map for both (with the painting's own records in it), where
+   * a Map each for decisions, facts and records hashed every node three times.
+   */
+  nodes: ReadonlyMap<onnx.INodeProto, PaintedNode>;
 }
 
 const STANDARD_DOMAINS = new Set(['', 'ai.onnx.ml']);
@@ -146,9 +157,8 @@ export function hasFloatInput(node: onnx.INodeProto, scope: GraphScope, types: E
  * promotes paints as an allow op) and its float32 edges to other processable nodes. The steps walk
  * these records instead of looking each node up in Maps again and again.
  */
-interface Vertex {
+interface Vertex extends PaintedNode {
   node: onnx.INodeProto;
-  decision: NodeDecision;
   list: ListName | undefined;
   processable: boolean;
   acceptsTarget: boolean;
@@ -178,8 +188,7 @@ class ReasonTexts {
 
 export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, lists: OpLists, options: PaintOptions): ScopePaint {
   const nodes = scope.topologicalOrder().order;
-  const decisions = new Map<onnx.INodeProto, NodeDecision>();
-  const facts = new Map<onnx.INodeProto, NodeFacts>();
+  const decisions: NodeDecision[] = new Array(nodes.length);
   const texts = new ReasonTexts();
   const decide = (vertex: Vertex, color: NodeDecision['color'], rule: RuleCode, reason: string): void => {
     const decision = vertex.decision;
@@ -194,15 +203,14 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   for (let position = 0; position < nodes.length; position++) {
     const node = nodes[position] as onnx.INodeProto;
     const nodeFacts = analyzeNode(node, scope, types, opsets, options.target);
-    facts.set(node, nodeFacts);
     const listed = lists.lookup(node.domain, node.op_type);
     const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
     const decision: NodeDecision = {
       node, scope, list: entry?.list, color: 'NONE', rule: 'unlisted', reason: '', processable: false, castsAdded: [],
     };
-    decisions.set(node, decision);
+    decisions[position] = decision;
     const vertex: Vertex = {
-      node, decision, list: entry?.list, processable: false, acceptsTarget: nodeFacts.acceptsTarget,
+      node, decision, facts: nodeFacts, list: entry?.list, processable: false, acceptsTarget: nodeFacts.acceptsTarget,
       ins: NO_VERTICES, outs: NO_VERTICES, passable: false, downstreamOfAllow: false,
     };
     vertices[position] = vertex;
@@ -267,7 +275,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   }
 
   // The target's kernel facts (target-policy.ts): a promoted node paints as an allow op.
-  const { promoted, kept } = options.targetPolicy?.promotions(scope, nodes, decisions) ?? { promoted: new Map(), kept: new Map() };
+  const { promoted, kept } = options.targetPolicy?.promotions(scope, nodes, (node) => vertexOf.get(node)?.decision) ?? { promoted: new Map(), kept: new Map() };
   if (promoted.size) for (const node of promoted.keys()) (vertexOf.get(node) as Vertex).list = 'allow';
 
   // float32 edges between processable nodes of this scope.
@@ -467,7 +475,12 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     for (const next of from.ins) if (floods(from, next, readers.includes(next))) flood.push(next);
   }
 
-  return { decisions, facts };
+  // The edges are painting's alone: let them go before cast planning.
+  for (const vertex of vertices) {
+    vertex.ins = NO_VERTICES;
+    vertex.outs = NO_VERTICES;
+  }
+  return { decisions, nodes: vertexOf };
 }
 
 /** Pushes every element (a spread of a long array into push() can overflow the stack). */
