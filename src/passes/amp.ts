@@ -274,9 +274,12 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
   const decisions = [...paints.values()].flatMap((paint) => paint.decisions);
-  for (const decision of decisions) {
-    const kept = inlining.kept.get(localFunctionKey(decision.node));
-    if (kept) Object.assign(decision, { color: 'NONE', rule: 'local-function', reason: kept, processable: false });
+  // Only when some local function was kept: the key is a string built per node.
+  if (inlining.kept.size) {
+    for (const decision of decisions) {
+      const kept = inlining.kept.get(localFunctionKey(decision.node));
+      if (kept) Object.assign(decision, { color: 'NONE', rule: 'local-function', reason: kept, processable: false });
+    }
   }
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   // Before the casts rename edges: shapes are looked up by the model's own value names.

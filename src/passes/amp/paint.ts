@@ -66,20 +66,30 @@ const STANDARD_DOMAINS = new Set(['', 'ai.onnx.ml']);
 export function analyzeNode(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes, opsets: OpsetMap, target: number): NodeFacts {
   const schema = schemaOf(node, opsets);
   if (!schema) return { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
+  return factsOf(node, schema, typesOfValues(node.input, scope, types, []), typesOfValues(node.output, scope, types, []), target);
+}
+
+/** The element types of `names` into `into` (emptied first; undefined for '' and unknown). */
+function typesOfValues(names: string[] | null | undefined, scope: GraphScope, types: ElemTypes, into: Array<number | undefined>): Array<number | undefined> {
+  into.length = 0;
+  if (names) for (const name of names) into.push(name ? types.get(scope, name) : undefined);
+  return into;
+}
+
+/** Facts of a node with a schema, from the types of its inputs and outputs (looked up once per node). */
+function factsOf(node: onnx.INodeProto, schema: OpSchema, inputTypes: ReadonlyArray<number | undefined>, outputTypes: ReadonlyArray<number | undefined>, target: number): NodeFacts {
   // Plain loops, the first float32 actual wins: this runs once per node of the graph.
-  let mainVar = mainVarOf(node.input, schema, scope, types, true);
-  if (mainVar === undefined) mainVar = mainVarOf(node.output, schema, scope, types, false);
+  let mainVar = mainVarOf(inputTypes, schema, true);
+  if (mainVar === undefined) mainVar = mainVarOf(outputTypes, schema, false);
   return sharedFacts(schema, mainVar, target, node);
 }
 
-function mainVarOf(names: string[] | null | undefined, schema: OpSchema, scope: GraphScope, types: ElemTypes, inputs: boolean): string | undefined {
-  if (!names) return undefined;
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
-    if (!name) continue;
+function mainVarOf(valueTypes: ReadonlyArray<number | undefined>, schema: OpSchema, inputs: boolean): string | undefined {
+  for (let i = 0; i < valueTypes.length; i++) {
+    if (valueTypes[i] !== DataType.FLOAT) continue;
     const formal = inputs ? typeVariableOfInput(schema, i) : typeVariableOfOutput(schema, i);
     if (!formal || formal.heterogeneous || !(formal.typeStr in schema.typeConstraints)) continue;
-    if (types.get(scope, name) === DataType.FLOAT) return formal.typeStr;
+    return formal.typeStr;
   }
   return undefined;
 }
@@ -111,8 +121,13 @@ function sharedFacts(schema: OpSchema, mainVar: string | undefined, target: numb
  * unprocessable: a sequence or optional of tensors (its element type is not tracked), or a
  * tensor with no type information.
  */
-function untypedFloatValue(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes, schema: OpSchema): { name: string; rule: RuleCode } | undefined {
-  // The type is looked up first: nearly every value has one, and then the formal is not needed.
+function untypedFloatValue(
+  node: onnx.INodeProto,
+  schema: OpSchema,
+  inputTypes: ReadonlyArray<number | undefined>,
+  outputTypes: ReadonlyArray<number | undefined>,
+): { name: string; rule: RuleCode } | undefined {
+  // Only a value without a type needs its formal: nearly every value has one.
   const check = (name: string, formal: ReturnType<typeof typeVariableOfInput>) => {
     if (!formal) return undefined;
     const allowed = typesOf(schema, formal).filter((t) => /float/.test(t));
@@ -122,14 +137,14 @@ function untypedFloatValue(node: onnx.INodeProto, scope: GraphScope, types: Elem
   const inputs = node.input ?? [];
   for (let i = 0; i < inputs.length; i++) {
     const name = inputs[i];
-    if (!name || types.get(scope, name) !== undefined) continue;
+    if (!name || inputTypes[i] !== undefined) continue;
     const found = check(name, typeVariableOfInput(schema, i));
     if (found) return found;
   }
   const outputs = node.output ?? [];
   for (let i = 0; i < outputs.length; i++) {
     const name = outputs[i];
-    if (!name || types.get(scope, name) !== undefined) continue;
+    if (!name || outputTypes[i] !== undefined) continue;
     const found = check(name, typeVariableOfOutput(schema, i));
     if (found) return found;
   }
@@ -198,11 +213,21 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   };
   const vertices: Vertex[] = new Array(nodes.length);
   const vertexOf = new Map<onnx.INodeProto, Vertex>();
+  // Each node's input and output types, looked up once and read by every check below.
+  const inputTypes: Array<number | undefined> = [];
+  const outputTypes: Array<number | undefined> = [];
 
   // Classification: list membership and whether the node takes part at all.
   for (let position = 0; position < nodes.length; position++) {
     const node = nodes[position] as onnx.INodeProto;
-    const nodeFacts = analyzeNode(node, scope, types, opsets, options.target);
+    const schema = schemaOf(node, opsets);
+    if (schema) {
+      typesOfValues(node.input, scope, types, inputTypes);
+      typesOfValues(node.output, scope, types, outputTypes);
+    }
+    const nodeFacts: NodeFacts = schema
+      ? factsOf(node, schema, inputTypes, outputTypes, options.target)
+      : { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
     const listed = lists.lookup(node.domain, node.op_type);
     const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
     const decision: NodeDecision = {
@@ -240,7 +265,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       decision.reason = 'pinned to fp32 by --force-fp32';
       continue;
     }
-    const untyped = untypedFloatValue(node, scope, types, nodeFacts.schema);
+    const untyped = untypedFloatValue(node, nodeFacts.schema, inputTypes, outputTypes);
     if (untyped) {
       decision.rule = untyped.rule;
       decision.reason =
@@ -256,7 +281,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       if ('computesIn' in why) decision.computesIn = why.computesIn;
       continue;
     }
-    if (!entry && !hasFloatInput(node, scope, types)) {
+    if (!entry && !inputTypes.includes(DataType.FLOAT)) {
       // Like Grappler's Const nodes: a node that makes floats from attributes or shapes alone
       // (Constant, ConstantOfShape, RandomNormal) is a weight source; its readers decide.
       decision.rule = 'constant-source';
