@@ -12,7 +12,7 @@ import { typeVariableOfInput } from '../../onnx/schema.js';
 import { lowPrecisionCopy } from '../../onnx/tensor-data.js';
 import { attributeTypedOps, inferOutputType, type ElemTypes } from '../../onnx/type-inference.js';
 import type { NodeDecision } from './decisions.js';
-import type { ScopePaint } from './paint.js';
+import type { PaintedNode, ScopePaint } from './paint.js';
 import type { Wiring } from './audit-graph.js';
 
 export interface CastOptions {
@@ -83,12 +83,13 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     const nodes = scope.currentNodes();
     const low = loweredIn(scope);
 
-    const wants = (node: onnx.INodeProto, index: number): number => {
-      const found = painted.get(node);
+    /** The type a painted node wants on input `index`; callers with many inputs look the node up once. */
+    const wantsOf = (found: PaintedNode | undefined, index: number): number => {
       const schema = found?.facts.schema;
       if (found?.decision.color !== 'ALLOW' || !schema) return DataType.FLOAT;
       return found.facts.convertedVars.has(typeVariableOfInput(schema, index)?.typeStr ?? '') ? target : DataType.FLOAT;
     };
+    const wants = (node: onnx.INodeProto, index: number): number => wantsOf(painted.get(node), index);
     /** Whether every reader of `name` in this scope wants the target type (none reads it from a subgraph). */
     const allReadersWantTarget = (name: string): boolean => {
       const uses = scope.consumersOf(name);
@@ -101,12 +102,21 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const found = painted.get(node);
       if (found?.decision.color !== 'ALLOW' || !found.facts.schema) continue;
       const nodeFacts = found.facts;
-      const converted = (node.input ?? []).map((name, index) => {
-        if (!name) return undefined;
+      const inputs = node.input ?? [];
+      // Dense (undefined for an omitted input), as inferOutputType expects.
+      const converted: Array<number | undefined> = [];
+      let generator = true;
+      for (let index = 0; index < inputs.length; index++) {
+        const name = inputs[index];
+        if (!name) {
+          converted.push(undefined);
+          continue;
+        }
         const original = types.get(scope, name);
-        return original === DataType.FLOAT ? wants(node, index) : original;
-      });
-      const generator = !converted.some((type) => type === target);
+        const type = original === DataType.FLOAT ? wantsOf(found, index) : original;
+        converted.push(type);
+        if (type === target) generator = false;
+      }
       if (generator) {
         // An op that makes floats from attributes alone (on a list by the user's choice): its
         // dtype attribute or value tensor is retyped, and its float output follows.
@@ -115,10 +125,12 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         if (output && types.get(scope, output) === DataType.FLOAT) low.add(output);
         continue;
       }
-      (node.output ?? []).forEach((name, index) => {
-        if (!name || types.get(scope, name) !== DataType.FLOAT) return;
+      const outputs = node.output ?? [];
+      for (let index = 0; index < outputs.length; index++) {
+        const name = outputs[index];
+        if (!name || types.get(scope, name) !== DataType.FLOAT) continue;
         if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.add(name);
-      });
+      }
     }
 
     // Step 7, existing Casts: a Cast to float32 that feeds only ALLOW nodes casts straight to the
@@ -229,14 +241,15 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     for (const node of nodes) {
       const inputs = node.input;
       if (!inputs) continue;
-      const decision = painted.get(node)?.decision as NodeDecision | undefined;
+      const found = painted.get(node);
+      const decision = found?.decision as NodeDecision | undefined;
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
         if (!name) continue;
         const alias = lowAlias.get(name);
         const original = types.get(scope, name);
         if (original !== DataType.FLOAT && !alias) continue;
-        const want = wants(node, index);
+        const want = wantsOf(found, index);
         if (want === target && alias) {
           remember(node);
           scope.setInput(node, index, alias);
