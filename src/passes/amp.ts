@@ -156,6 +156,10 @@ export interface AmpSummary {
 export interface AmpReport {
   pass: 'amp';
   summary: AmpSummary;
+  /**
+   * Built on first read (with `scopes`), from the model and graph as the pass returned them: read
+   * it before editing the returned model. A caller that never reads it never pays for it.
+   */
   nodes: NodeAudit[];
   lists: Record<ListName, Array<{ op: string; domain: string; reason: string; origin: string }>>;
   /** The graphs the nodes live in, for drawing them (the HTML report). */
