@@ -233,6 +233,8 @@ export function listWarnings(args: RewriteArgs): string[] {
 }
 
 export function patternWarnings(args: RewriteArgs, report: AmpReport): string[] {
+  // Without a pattern there is nothing to match: reading report.nodes would build the whole audit.
+  if (!args.forceFp32?.length && !args.forceFp16?.length) return [];
   const names = report.nodes.map((n) => n.node);
   return [...unmatchedPatterns('--force-fp32', args.forceFp32, names), ...unmatchedPatterns('--force-fp16', args.forceFp16, names)];
 }

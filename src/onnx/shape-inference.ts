@@ -46,17 +46,55 @@ export function inferShapes(graph: ModelGraph): Map<string, number[]> {
 
 export function inferShapesAndValues(graph: ModelGraph): ShapeInferenceResult {
   const shapes = new Map<string, Shape>();
-  const values = new Map<string, KnownValue>();
+  const values = new KnownValues();
   try {
     const opset = opsetsOf(graph.model).get('') ?? DEFAULT_OPSET;
     run(graph.main, opset, shapes, values);
   } catch {
     // Never fail the caller: whatever was inferred before the surprise stays.
   }
+  values.readAll();
   return { shapes, values };
 }
 
-function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, values: Map<string, KnownValue>): void {
+/**
+ * Known values, with the initializers' values read from their tensors only when a rule asks for
+ * one: most small initializers of a big model are biases and norm weights no shape depends on,
+ * and reading each into an array of numbers cost time and memory for nothing.
+ */
+class KnownValues extends Map<string, KnownValue> {
+  private readonly unread = new Map<string, { tensor: onnx.ITensorProto; dims: Shape }>();
+
+  addInitializer(name: string, tensor: onnx.ITensorProto, dims: Shape): void {
+    super.delete(name);
+    this.unread.set(name, { tensor, dims });
+  }
+
+  override get(name: string): KnownValue | undefined {
+    const known = super.get(name);
+    if (known !== undefined) return known;
+    const initializer = this.unread.get(name);
+    if (!initializer) return undefined;
+    this.unread.delete(name);
+    const data = tensorValues(initializer.tensor, initializer.dims);
+    if (!data) return undefined;
+    const value = { data, type: initializer.tensor.data_type ?? 0 };
+    super.set(name, value);
+    return value;
+  }
+
+  override delete(name: string): boolean {
+    const had = this.unread.delete(name);
+    return super.delete(name) || had;
+  }
+
+  /** Reads every initializer not read yet (for a caller that wants all known values). */
+  readAll(): void {
+    for (const name of [...this.unread.keys()]) this.get(name);
+  }
+}
+
+function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, values: KnownValues): void {
   const declared = new Map<string, Shape>();
   for (const info of [...scope.valueInfo.values(), ...scope.outputs.values()]) {
     const dims = declaredDims(info);
@@ -66,8 +104,7 @@ function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, value
     const dims = tensorDims(tensor);
     if (!dims) continue;
     shapes.set(name, dims);
-    const data = tensorValues(tensor, dims);
-    if (data) values.set(name, { data, type: tensor.data_type ?? 0 });
+    if (dims.length <= 1) values.addInitializer(name, tensor, dims);
   }
   for (const sparse of scope.graph.sparse_initializer ?? []) {
     const name = sparse.values?.name;
@@ -83,10 +120,13 @@ function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, value
     if (dims) shapes.set(name, dims);
   }
 
+  // One pair of result arrays for every node, emptied before each: not two new arrays per node.
+  const inferred: (Shape | undefined)[] = [];
+  const inferredValues: (KnownValue | undefined)[] = [];
   for (const node of scope.topologicalOrder().order) {
     const outputs = node.output ?? [];
-    const inferred: (Shape | undefined)[] = [];
-    const inferredValues: (KnownValue | undefined)[] = [];
+    inferred.length = 0;
+    inferredValues.length = 0;
     if (normalizeDomain(node.domain) === '' && !scope.subgraphsOf(node).length) {
       try {
         inferNode(node, opset, shapes, values, inferred, inferredValues);
@@ -95,14 +135,15 @@ function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, value
         inferredValues.length = 0;
       }
     }
-    outputs.forEach((name, i) => {
-      if (!name) return;
+    for (let i = 0; i < outputs.length; i++) {
+      const name = outputs[i];
+      if (!name) continue;
       const shape = inferred[i];
       const known = shape && validShape(shape) ? shape : declared.get(name);
       if (known) shapes.set(name, known);
       const value = inferredValues[i];
       if (known && value && known.length <= 1 && product(known) === value.data.length && value.data.every(Number.isFinite)) values.set(name, value);
-    });
+    }
   }
 }
 
@@ -145,6 +186,22 @@ const INTEGER_TYPES = new Set<number>([
 
 const isInteger = (type: number): boolean => INTEGER_TYPES.has(type);
 
+/** Bytes per element of the types whose raw data is read (a table made once, not per tensor). */
+const ELEMENT_BYTES: Readonly<Record<number, number>> = {
+  [DataType.INT64]: 8,
+  [DataType.UINT64]: 8,
+  [DataType.DOUBLE]: 8,
+  [DataType.INT32]: 4,
+  [DataType.UINT32]: 4,
+  [DataType.FLOAT]: 4,
+  [DataType.INT16]: 2,
+  [DataType.UINT16]: 2,
+  [DataType.FLOAT16]: 2,
+  [DataType.INT8]: 1,
+  [DataType.UINT8]: 1,
+  [DataType.BOOL]: 1,
+};
+
 /** Values of a small 0-D/1-D tensor stored in the model; undefined when too big, external or odd. */
 function tensorValues(tensor: onnx.ITensorProto, dims: Shape): number[] | undefined {
   if (dims.length > 1) return undefined;
@@ -155,21 +212,7 @@ function tensorValues(tensor: onnx.ITensorProto, dims: Shape): number[] | undefi
   let data: number[] | undefined;
   if (raw && raw.length) {
     const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-    const size: Record<number, number> = {
-      [DataType.INT64]: 8,
-      [DataType.UINT64]: 8,
-      [DataType.DOUBLE]: 8,
-      [DataType.INT32]: 4,
-      [DataType.UINT32]: 4,
-      [DataType.FLOAT]: 4,
-      [DataType.INT16]: 2,
-      [DataType.UINT16]: 2,
-      [DataType.FLOAT16]: 2,
-      [DataType.INT8]: 1,
-      [DataType.UINT8]: 1,
-      [DataType.BOOL]: 1,
-    };
-    const bytes = size[type];
+    const bytes = ELEMENT_BYTES[type];
     if (!bytes || raw.byteLength < count * bytes) return undefined;
     data = [];
     for (let i = 0; i < count; i++) {

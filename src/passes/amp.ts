@@ -11,7 +11,7 @@ import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ModelGraph, type GraphScope } from '../onnx/graph.js';
 import { opsetsOf } from '../onnx/opsets.js';
-import { inferElemTypes } from '../onnx/type-inference.js';
+import { inferElemTypes, type ElemTypes } from '../onnx/type-inference.js';
 import { inferShapes } from '../onnx/shape-inference.js';
 import { planCasts, type CastStats } from './amp/cast-plan.js';
 import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decisions.js';
@@ -29,7 +29,7 @@ import { withStaticDims } from './amp/static-dims.js';
 import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
 import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
 import { checkAmpOptions } from '../api/check-options.js';
-import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope } from './amp/audit-graph.js';
+import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope, type Wiring } from './amp/audit-graph.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -156,6 +156,10 @@ export interface AmpSummary {
 export interface AmpReport {
   pass: 'amp';
   summary: AmpSummary;
+  /**
+   * Built on first read (with `scopes`), from the model and graph as the pass returned them: read
+   * it before editing the returned model. A caller that never reads it never pays for it.
+   */
   nodes: NodeAudit[];
   lists: Record<ListName, Array<{ op: string; domain: string; reason: string; origin: string }>>;
   /** The graphs the nodes live in, for drawing them (the HTML report). */
@@ -185,6 +189,8 @@ export function nodeMatcher(patterns: readonly string[]): NodeMatcher {
       throw new AmpError('BAD_OPTION', `'${pattern}' is not a valid regular expression: ${(error as Error).message}`);
     }
   }
+  // No pattern (the usual case): painting asks for every node, so skip hashing its name.
+  if (!exact.size && !regexes.length) return () => false;
   return (node) => exact.has(node.name ?? '') || regexes.some((regex) => regex.test(node.name ?? ''));
 }
 
@@ -237,7 +243,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       : new Map<onnx.INodeProto, PinnedNode>();
   const alsoSeen = new Map<onnx.INodeProto, PinnedNode>();
   if (activationPins.size) {
-    const converted = new Set([...paintAll().values()].flatMap((paint) => [...paint.decisions.values()]).filter((d) => d.color === 'ALLOW').map((d) => d.node));
+    const converted = new Set([...paintAll().values()].flatMap((paint) => paint.decisions).filter((d) => d.color === 'ALLOW').map((d) => d.node));
     const newlyPinned = new Map(weightPins);
     for (const [node, pin] of activationPins) {
       if (converted.has(node) && !weightPins.has(node)) newlyPinned.set(node, pin);
@@ -257,7 +263,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
   const paints = phase('paintMs', () => paintAll());
   for (const paint of paints.values()) {
-    for (const decision of paint.decisions.values()) {
+    for (const decision of paint.decisions) {
       const seen = alsoSeen.get(decision.node);
       if (seen && decision.color !== 'ALLOW') decision.reason = `${decision.reason}; calibration: ${seen.reason}`;
     }
@@ -265,16 +271,19 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   if (castProblem) {
     // Without a Cast that can reach the target type, nothing may be converted.
     for (const paint of paints.values()) {
-      for (const decision of paint.decisions.values()) {
+      for (const decision of paint.decisions) {
         if (decision.color === 'NONE' && !decision.processable) continue;
         Object.assign(decision, { color: 'NONE', rule: 'schema-forbids', reason: castProblem });
       }
     }
   }
-  const decisions = [...paints.values()].flatMap((paint) => [...paint.decisions.values()]);
-  for (const decision of decisions) {
-    const kept = inlining.kept.get(localFunctionKey(decision.node));
-    if (kept) Object.assign(decision, { color: 'NONE', rule: 'local-function', reason: kept, processable: false });
+  const decisions = [...paints.values()].flatMap((paint) => paint.decisions);
+  // Only when some local function was kept: the key is a string built per node.
+  if (inlining.kept.size) {
+    for (const decision of decisions) {
+      const kept = inlining.kept.get(localFunctionKey(decision.node));
+      if (kept) Object.assign(decision, { color: 'NONE', rule: 'local-function', reason: kept, processable: false });
+    }
   }
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   // Before the casts rename edges: shapes are looked up by the model's own value names.
@@ -282,13 +291,19 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const flops = matrixFlops(decisions, shapes);
   const lint = options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes);
 
-  const ids = nodeIds(graph);
+  // What the lazily built audit needs from before the Casts: each scope's nodes in file order
+  // (ids of unnamed nodes are their indices) and the wiring of the nodes the Casts rewire. A copy
+  // of each node list costs a pointer per node; the wiring is copied only for nodes that change.
+  const fileOrder = graph.scopes.map((scope) => (scope.graph.node ?? []).slice());
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
   let typesAfter = types;
-  const wiring = snapshotWiring(decisions);
+  // The kv-cache rewrite rewires nodes of its own: before it, the wiring of every node is kept.
+  const wiring: Wiring = kvCache ? snapshotWiring(decisions) : new Map();
   if (anyAllow || kvCache) {
-    stats = phase('castPlanMs', () => planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs }));
+    stats = phase('castPlanMs', () =>
+      planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs, wiring: kvCache ? undefined : wiring }),
+    );
     phase('commitMs', () => graph.commit());
     if (kvCache) {
       storeKvCacheInFloat16(graph, model, kvCache, stats);
@@ -327,49 +342,107 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
 
-  const drawn = auditGraph(graph, decisions, wiring, types, typesAfter, options.activationRanges ?? new Map());
-  const report: AmpReport = {
-    pass: 'amp',
-    summary: {
-      ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops),
-      ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
-      target: options.target ?? 'any',
-      targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
-      targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
-      tensorCoreLint: lint,
+  const ranges = options.activationRanges ?? new Map<string, number>();
+  const report = lazyAuditReport(
+    {
+      pass: 'amp',
+      summary: {
+        ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops),
+        ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
+        target: options.target ?? 'any',
+        targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
+        targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
+        tensorCoreLint: lint,
+      },
+      lists: Object.fromEntries(
+        LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
+      ) as AmpReport['lists'],
     },
-    // Fields written out one by one, not spread: spreading two objects into each of 50,000
-    // literals was a slow generic copy, and the objects came out in dictionary mode.
-    nodes: decisions.map((d) => {
-      const types = nodeTypes(d, typesAfter, target);
-      const edges = drawn.nodes.get(d.node) as AuditNodeGraph;
-      return {
-        node: d.node.name ?? '',
-        id: ids.get(d.node) ?? d.node.name ?? '',
-        precision: types.precision,
-        inputTypes: types.inputTypes,
-        outputTypes: types.outputTypes,
-        op: d.node.op_type ?? '',
-        domain: d.node.domain ?? '',
-        scope: d.scope.path,
-        list: d.list ?? null,
-        color: d.color,
-        rule: d.rule,
-        reason: d.reason,
-        castsAdded: d.castsAdded,
-        castsOnOutputs: d.castsOnOutputs ?? [],
-        inputs: edges.inputs,
-        outputs: edges.outputs,
-        subgraphs: edges.subgraphs,
-      };
-    }),
-    lists: Object.fromEntries(
-      LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
-    ) as AmpReport['lists'],
-    scopes: drawn.scopes,
-  };
+    { graph, decisions, wiring, fileOrder, typesBefore: types, typesAfter, ranges, target },
+  );
   const modified = anyAllow || kvCache !== undefined;
   return { model: result, report, modified, ...(modified ? { graph } : {}) };
+}
+
+/** What the audit is built from, kept by the report until it is read. */
+interface AuditSources {
+  graph: ModelGraph;
+  decisions: readonly NodeDecision[];
+  wiring: Wiring;
+  fileOrder: ReadonlyArray<readonly onnx.INodeProto[]>;
+  typesBefore: ElemTypes;
+  typesAfter: ElemTypes;
+  ranges: ReadonlyMap<string, number>;
+  target: number;
+}
+
+/**
+ * The report with its per-node audit (`nodes`, `scopes`) built on first read and kept: the audit
+ * holds about a kilobyte per node, and the CLI without --report never reads it. The getters are
+ * enumerable and in the report's key order, so JSON.stringify and spreads see the same object as
+ * an eagerly built one. The build reads the model and graph as the pass returned them.
+ * A function of its own so that the getters' closure holds the sources alone, not every local of
+ * ampRewrite (the paint maps, the shapes) as a closure made there would.
+ */
+function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes'>, sources: AuditSources): AmpReport {
+  let audit: Pick<AmpReport, 'nodes' | 'scopes'> | undefined;
+  let pending: AuditSources | undefined = sources;
+  const built = (): Pick<AmpReport, 'nodes' | 'scopes'> => {
+    if (!audit) {
+      audit = buildAudit(pending as AuditSources);
+      // Lets go of the graph and the types.
+      pending = undefined;
+    }
+    return audit;
+  };
+  return {
+    pass: head.pass,
+    summary: head.summary,
+    get nodes(): NodeAudit[] {
+      return built().nodes;
+    },
+    set nodes(nodes: NodeAudit[]) {
+      audit = { nodes, scopes: audit ? audit.scopes : built().scopes };
+    },
+    lists: head.lists,
+    get scopes(): AuditScope[] {
+      return built().scopes;
+    },
+    set scopes(scopes: AuditScope[]) {
+      audit = { nodes: audit ? audit.nodes : built().nodes, scopes };
+    },
+  };
+}
+
+function buildAudit({ graph, decisions, wiring, fileOrder, typesBefore, typesAfter, ranges, target }: AuditSources): Pick<AmpReport, 'nodes' | 'scopes'> {
+  const drawn = auditGraph(graph, decisions, wiring, typesBefore, typesAfter, ranges);
+  const ids = nodeIds(fileOrder);
+  // Fields written out one by one, not spread: spreading two objects into each of 50,000
+  // literals was a slow generic copy, and the objects came out in dictionary mode.
+  const nodes = decisions.map((d): NodeAudit => {
+    const nodeTypesAfter = nodeTypes(d, typesAfter, target);
+    const edges = drawn.nodes.get(d.node) as AuditNodeGraph;
+    return {
+      node: d.node.name ?? '',
+      id: ids.get(d.node) ?? d.node.name ?? '',
+      precision: nodeTypesAfter.precision,
+      inputTypes: nodeTypesAfter.inputTypes,
+      outputTypes: nodeTypesAfter.outputTypes,
+      op: d.node.op_type ?? '',
+      domain: d.node.domain ?? '',
+      scope: d.scope.path,
+      list: d.list ?? null,
+      color: d.color,
+      rule: d.rule,
+      reason: d.reason,
+      castsAdded: d.castsAdded,
+      castsOnOutputs: d.castsOnOutputs ?? [],
+      inputs: edges.inputs,
+      outputs: edges.outputs,
+      subgraphs: edges.subgraphs,
+    };
+  });
+  return { nodes, scopes: drawn.scopes };
 }
 
 function summarize(
@@ -379,9 +452,25 @@ function summarize(
   anyAllow: boolean,
   flops: AmpSummary['matrixFlops'],
 ): Omit<AmpSummary, 'target' | 'targetConverted' | 'targetWarnings' | 'tensorCoreLint'> {
-  const processable = decisions.filter((d) => d.processable);
+  // One walk over the decisions for every count (a filter per count walked them eight times).
+  let processable = 0;
+  let recognized = 0;
+  let converted = 0;
+  let allowConverted = 0;
+  let denyBlocking = 0;
+  let blockedByDeny = 0;
   const reasons = new Map<RuleCode, { count: number; example: string }>();
   for (const d of decisions) {
+    if (d.processable) {
+      processable++;
+      if (d.list !== undefined) recognized++;
+      if (d.list === 'deny' && d.color !== 'ALLOW') denyBlocking++;
+    }
+    if (d.color === 'ALLOW') {
+      converted++;
+      if (d.list === 'allow') allowConverted++;
+    }
+    if (d.rule === 'deny-upstream') blockedByDeny++;
     if (d.color === 'ALLOW' || !computesOnFloat32(d)) continue;
     const entry = reasons.get(d.rule) ?? { count: 0, example: `${d.node.op_type} '${d.node.name ?? ''}': ${d.reason}` };
     entry.count++;
@@ -391,13 +480,13 @@ function summarize(
     mode: mode === 'bf16' ? 'mixed_bfloat16' : 'mixed_float16',
     nothingToConvert: !anyAllow,
     totalNodes: decisions.length,
-    processable: processable.length,
-    recognized: processable.filter((d) => d.list !== undefined).length,
-    converted: decisions.filter((d) => d.color === 'ALLOW').length,
+    processable,
+    recognized,
+    converted,
     targetCasts: stats?.castsToTarget ?? 0,
-    allowConverted: decisions.filter((d) => d.color === 'ALLOW' && d.list === 'allow').length,
-    denyBlocking: processable.filter((d) => d.list === 'deny' && d.color !== 'ALLOW').length,
-    blockedByDeny: decisions.filter((d) => d.rule === 'deny-upstream').length,
+    allowConverted,
+    denyBlocking,
+    blockedByDeny,
     weightCasts: stats?.weightCasts ?? 0,
     fp32Casts: stats?.castsToFloat32 ?? 0,
     castsRetargeted: stats?.castsRetargeted ?? 0,

@@ -12,13 +12,19 @@ import { typeVariableOfInput } from '../../onnx/schema.js';
 import { lowPrecisionCopy } from '../../onnx/tensor-data.js';
 import { attributeTypedOps, inferOutputType, type ElemTypes } from '../../onnx/type-inference.js';
 import type { NodeDecision } from './decisions.js';
-import type { ScopePaint } from './paint.js';
+import type { PaintedNode, ScopePaint } from './paint.js';
+import type { Wiring } from './audit-graph.js';
 
 export interface CastOptions {
   target: number;
   /** Graph inputs that hold weights (training parameters): their Casts count as weight casts. */
   weightInputs: ReadonlySet<string>;
   weights: 'fp32' | 'fp16';
+  /**
+   * Where to keep the wiring a node had before its first rewired edge, for the audit: copying only
+   * the nodes that change saves two arrays per node of a big graph.
+   */
+  wiring?: Wiring;
 }
 
 export interface CastStats {
@@ -49,27 +55,41 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   const loweredIn = (scope: GraphScope): Set<string> => lowered.get(scope) ?? lowered.set(scope, new Set()).get(scope)!;
   const isLowered = (scope: GraphScope, name: string): boolean => {
     // In the main graph every name is its own (resolve would answer the scope itself or nothing).
-    if (!scope.parent) return loweredIn(scope).has(name);
+    if (!scope.parent) return (scope === mainScope ? mainLowered : loweredIn(scope)).has(name);
     const owner = scope.resolve(name)?.scope ?? scope;
     return loweredIn(owner).has(name);
   };
+  const mainScope = graph.main;
+  const mainLowered = loweredIn(mainScope);
   const target = options.target;
-  /** Casts made per scope, keyed by type and value: one Cast per (value, type) in each scope. */
-  const castsMade = new Map<GraphScope, Map<string, string>>();
+  const wiring = options.wiring;
+  const remember = (node: onnx.INodeProto): void => {
+    if (wiring && !wiring.has(node)) wiring.set(node, { inputs: [...(node.input ?? [])], outputs: [...(node.output ?? [])] });
+  };
+  /** Casts made per scope, by type, then by value: one Cast per (value, type) in each scope. */
+  const castsMade = new Map<GraphScope, Map<number, Map<string, string>>>();
+  const castsIn = (home: GraphScope, type: number): Map<string, string> => {
+    let byType = castsMade.get(home);
+    if (!byType) castsMade.set(home, (byType = new Map()));
+    let made = byType.get(type);
+    if (!made) byType.set(type, (made = new Map()));
+    return made;
+  };
 
   for (const scope of graph.scopes) {
     const paint = paints.get(scope);
     if (!paint) continue;
-    const { decisions, facts } = paint;
+    const painted = paint.nodes;
     const nodes = scope.currentNodes();
     const low = loweredIn(scope);
 
-    const wants = (node: onnx.INodeProto, index: number): number => {
-      const decision = decisions.get(node);
-      const nodeFacts = facts.get(node);
-      if (decision?.color !== 'ALLOW' || !nodeFacts?.schema) return DataType.FLOAT;
-      return nodeFacts.convertedVars.has(typeVariableOfInput(nodeFacts.schema, index)?.typeStr ?? '') ? target : DataType.FLOAT;
+    /** The type a painted node wants on input `index`; callers with many inputs look the node up once. */
+    const wantsOf = (found: PaintedNode | undefined, index: number): number => {
+      const schema = found?.facts.schema;
+      if (found?.decision.color !== 'ALLOW' || !schema) return DataType.FLOAT;
+      return found.facts.convertedVars.has(typeVariableOfInput(schema, index)?.typeStr ?? '') ? target : DataType.FLOAT;
     };
+    const wants = (node: onnx.INodeProto, index: number): number => wantsOf(painted.get(node), index);
     /** Whether every reader of `name` in this scope wants the target type (none reads it from a subgraph). */
     const allReadersWantTarget = (name: string): boolean => {
       const uses = scope.consumersOf(name);
@@ -79,15 +99,24 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     // Outputs of ALLOW nodes change type as the schema or the op's dtype rule says they follow
     // the converted inputs (the same inference validation runs afterwards).
     for (const node of nodes) {
-      const decision = decisions.get(node);
-      const nodeFacts = facts.get(node);
-      if (decision?.color !== 'ALLOW' || !nodeFacts?.schema) continue;
-      const converted = (node.input ?? []).map((name, index) => {
-        if (!name) return undefined;
+      const found = painted.get(node);
+      if (found?.decision.color !== 'ALLOW' || !found.facts.schema) continue;
+      const nodeFacts = found.facts;
+      const inputs = node.input ?? [];
+      // Dense (undefined for an omitted input), as inferOutputType expects.
+      const converted: Array<number | undefined> = [];
+      let generator = true;
+      for (let index = 0; index < inputs.length; index++) {
+        const name = inputs[index];
+        if (!name) {
+          converted.push(undefined);
+          continue;
+        }
         const original = types.get(scope, name);
-        return original === DataType.FLOAT ? wants(node, index) : original;
-      });
-      const generator = !converted.some((type) => type === target);
+        const type = original === DataType.FLOAT ? wantsOf(found, index) : original;
+        converted.push(type);
+        if (type === target) generator = false;
+      }
       if (generator) {
         // An op that makes floats from attributes alone (on a list by the user's choice): its
         // dtype attribute or value tensor is retyped, and its float output follows.
@@ -96,16 +125,18 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         if (output && types.get(scope, output) === DataType.FLOAT) low.add(output);
         continue;
       }
-      (node.output ?? []).forEach((name, index) => {
-        if (!name || types.get(scope, name) !== DataType.FLOAT) return;
+      const outputs = node.output ?? [];
+      for (let index = 0; index < outputs.length; index++) {
+        const name = outputs[index];
+        if (!name || types.get(scope, name) !== DataType.FLOAT) continue;
         if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.add(name);
-      });
+      }
     }
 
     // Step 7, existing Casts: a Cast to float32 that feeds only ALLOW nodes casts straight to the
     // target type, instead of gaining a second Cast after it. A Cast from fp16/bf16 stays.
     for (const node of nodes) {
-      const decision = decisions.get(node);
+      const decision = painted.get(node)?.decision;
       if (!decision || node.op_type !== 'Cast' || node.domain || decision.color === 'ALLOW') continue;
       const to = findAttribute(node, 'to');
       const input = node.input?.[0];
@@ -140,7 +171,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       for (const node of nodes) {
         const output = node.output?.[0];
         // Constant and ConstantOfShape hold their float data in a 'value' tensor attribute.
-        const value = decisions.get(node)?.rule === 'constant-source' ? findAttribute(node, 'value') : undefined;
+        const value = painted.get(node)?.decision.rule === 'constant-source' ? findAttribute(node, 'value') : undefined;
         if (!output || !value?.t || value.t.data_type !== DataType.FLOAT || !allReadersWantTarget(output)) continue;
         const copy = lowPrecisionCopy(value.t, target);
         if (!copy.ok) {
@@ -161,10 +192,11 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const producer = scope.producerOf(name);
       if (!producer) continue;
       const renamed = graph.uniqueName(`${name}/${suffixOf(target)}`);
+      remember(producer.node);
       scope.renameNodeOutput(producer.node, producer.index, renamed);
       const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(`${name}/to_fp32`));
       scope.insertNodeAfter(producer.node, cast);
-      const producerDecision = decisions.get(producer.node);
+      const producerDecision = painted.get(producer.node)?.decision;
       if (producerDecision) (producerDecision.castsOnOutputs ??= []).push(cast.name);
       stats.castsToFloat32++;
       stats.castNodes.push(cast.name);
@@ -174,8 +206,14 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       setValueInfoType(scope, renamed, name, target);
     }
 
-    const decisionOf = (owner: GraphScope, node: onnx.INodeProto) => paints.get(owner)?.decisions.get(node);
+    const decisionOf = (owner: GraphScope, node: onnx.INodeProto) => paints.get(owner)?.nodes.get(node)?.decision;
     const castTo = (name: string, type: number): string => {
+      // In the main graph every Cast lives in the main graph: a Cast made before is found without
+      // resolving the name (resolve allocates a definition per call, and most calls find one).
+      if (!scope.parent) {
+        const existing = castsIn(scope, type).get(name);
+        if (existing) return existing;
+      }
       const definition = scope.resolve(name);
       const isWeight =
         definition?.kind === 'initializer' ||
@@ -184,9 +222,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       // A weight from an enclosing scope is cast where it is defined, once: inside a Loop or Scan
       // body the Cast would run at every iteration. Its readers see the result as an outer value.
       const home = isWeight && definition ? definition.scope : scope;
-      const key = `${type}:${name}`;
-      const made = castsMade.get(home) ?? castsMade.set(home, new Map()).get(home)!;
-      const existing = made.get(key);
+      const made = castsIn(home, type);
+      const existing = made.get(name);
       if (existing) return existing;
       const output = graph.uniqueName(`${name}/to_${suffixOf(type)}`);
       const cast = castNode(name, output, type, output);
@@ -197,28 +234,34 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         else stats.castsToTarget++;
       } else stats.castsToFloat32++;
       stats.castNodes.push(cast.name);
-      made.set(key, output);
+      made.set(name, output);
       return output;
     };
 
     for (const node of nodes) {
-      const decision = decisions.get(node) as NodeDecision | undefined;
-      (node.input ?? []).forEach((name, index) => {
-        if (!name) return;
+      const inputs = node.input;
+      if (!inputs) continue;
+      const found = painted.get(node);
+      const decision = found?.decision as NodeDecision | undefined;
+      for (let index = 0; index < inputs.length; index++) {
+        const name = inputs[index];
+        if (!name) continue;
         const alias = lowAlias.get(name);
         const original = types.get(scope, name);
-        if (original !== DataType.FLOAT && !alias) return;
-        const want = wants(node, index);
+        if (original !== DataType.FLOAT && !alias) continue;
+        const want = wantsOf(found, index);
         if (want === target && alias) {
+          remember(node);
           scope.setInput(node, index, alias);
-          return;
+          continue;
         }
         const have = isLowered(scope, name) ? target : DataType.FLOAT;
-        if (have === want) return;
+        if (have === want) continue;
         const cast = castTo(name, want);
+        remember(node);
         scope.setInput(node, index, cast);
         decision?.castsAdded.push(cast);
-      });
+      }
     }
 
     for (const name of low) setValueInfoType(scope, name, name, target);

@@ -55,7 +55,10 @@ export function describeNode(node: onnx.INodeProto): string {
   return `${node.op_type} '${node.name || (node.output ?? [])[0] || '?'}'`;
 }
 
+/** Rules that keep a node fp32 although it computes on float32 data (a Set made once: this is asked per node). */
+const KEPT_FLOAT32_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['force-fp32', 'weight-out-of-range', 'activation-out-of-range', 'unknown-type', 'non-tensor-types']);
+
 /** Whether a node computes on float32 data at all (as opposed to moving ints or making constants). */
 export function computesOnFloat32(decision: NodeDecision): boolean {
-  return decision.processable || ['force-fp32', 'weight-out-of-range', 'activation-out-of-range', 'unknown-type', 'non-tensor-types'].includes(decision.rule);
+  return decision.processable || KEPT_FLOAT32_RULES.has(decision.rule);
 }

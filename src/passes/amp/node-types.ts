@@ -5,7 +5,7 @@
  */
 import { DataType, dataTypeName } from '../../onnx/data-types.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
-import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
+import type { GraphScope } from '../../onnx/graph.js';
 import type { ElemTypes } from '../../onnx/type-inference.js';
 import type { NodeDecision } from './decisions.js';
 
@@ -35,11 +35,17 @@ export function shortTypeName(code: number | undefined): string {
   return code === undefined ? '?' : (SHORT[code] ?? dataTypeName(code));
 }
 
-/** Ids for every node, from the graphs as they are before the rewrite inserts Casts (so indices are the file's). */
-export function nodeIds(graph: ModelGraph): Map<onnx.INodeProto, string> {
+/**
+ * Ids for every node, from each graph's node list as it was before the rewrite inserted Casts (so
+ * indices are the file's): only unnamed nodes get an entry, the others' id is their name.
+ */
+export function nodeIds(nodeLists: Iterable<readonly onnx.INodeProto[]>): Map<onnx.INodeProto, string> {
   const ids = new Map<onnx.INodeProto, string>();
-  for (const scope of graph.scopes) {
-    (scope.graph.node ?? []).forEach((node, index) => ids.set(node, node.name ? node.name : `${node.op_type ?? '?'}#${index}`));
+  for (const nodes of nodeLists) {
+    for (let index = 0; index < nodes.length; index++) {
+      const node = nodes[index] as onnx.INodeProto;
+      if (!node.name) ids.set(node, `${node.op_type ?? '?'}#${index}`);
+    }
   }
   return ids;
 }

@@ -14,7 +14,7 @@ import { AmpError } from '../../onnx/errors.js';
 import { describeNode, type NodeDecision, type RuleCode } from './decisions.js';
 import { whyNoFloat32 } from './no-float32.js';
 import { tiedTypeVariables } from './tied-types.js';
-import type { AttributeCondition, OpLists } from './op-lists.js';
+import type { AttributeCondition, ListName, OpLists } from './op-lists.js';
 import type { PinnedNode } from './weight-range.js';
 import { findAttribute } from '../../onnx/attributes.js';
 import { longToNumber } from '../../onnx/external-data.js';
@@ -45,9 +45,20 @@ export interface NodeFacts {
   acceptsTarget: boolean;
 }
 
+/** What painting found for one node; cast planning reads both. */
+export interface PaintedNode {
+  decision: NodeDecision;
+  facts: NodeFacts;
+}
+
 export interface ScopePaint {
-  decisions: Map<onnx.INodeProto, NodeDecision>;
-  facts: Map<onnx.INodeProto, NodeFacts>;
+  /** Every decided node's decision, in the topological order painting used. */
+  decisions: NodeDecision[];
+  /**
+   * Decision and facts by node: one Map for both (with the painting's own records in it), where
+   * a Map each for decisions, facts and records hashed every node three times.
+   */
+  nodes: ReadonlyMap<onnx.INodeProto, PaintedNode>;
 }
 
 const STANDARD_DOMAINS = new Set(['', 'ai.onnx.ml']);
@@ -55,33 +66,53 @@ const STANDARD_DOMAINS = new Set(['', 'ai.onnx.ml']);
 export function analyzeNode(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes, opsets: OpsetMap, target: number): NodeFacts {
   const schema = schemaOf(node, opsets);
   if (!schema) return { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
-  let mainVar: string | undefined;
-  const consider = (formal: ReturnType<typeof typeVariableOfInput>, name: string | undefined): void => {
-    if (mainVar || !formal || formal.heterogeneous || !name) return;
-    if (!(formal.typeStr in schema.typeConstraints)) return;
-    if (types.get(scope, name) === DataType.FLOAT) mainVar = formal.typeStr;
-  };
-  (node.input ?? []).forEach((name, i) => consider(typeVariableOfInput(schema, i), name));
-  (node.output ?? []).forEach((name, i) => consider(typeVariableOfOutput(schema, i), name));
+  return factsOf(node, schema, typesOfValues(node.input, scope, types, []), typesOfValues(node.output, scope, types, []), target);
+}
+
+/** The element types of `names` into `into` (emptied first; undefined for '' and unknown). */
+function typesOfValues(names: string[] | null | undefined, scope: GraphScope, types: ElemTypes, into: Array<number | undefined>): Array<number | undefined> {
+  into.length = 0;
+  if (names) for (const name of names) into.push(name ? types.get(scope, name) : undefined);
+  return into;
+}
+
+/** Facts of a node with a schema, from the types of its inputs and outputs (looked up once per node). */
+function factsOf(node: onnx.INodeProto, schema: OpSchema, inputTypes: ReadonlyArray<number | undefined>, outputTypes: ReadonlyArray<number | undefined>, target: number): NodeFacts {
+  // Plain loops, the first float32 actual wins: this runs once per node of the graph.
+  let mainVar = mainVarOf(inputTypes, schema, true);
+  if (mainVar === undefined) mainVar = mainVarOf(outputTypes, schema, false);
   return sharedFacts(schema, mainVar, target, node);
+}
+
+function mainVarOf(valueTypes: ReadonlyArray<number | undefined>, schema: OpSchema, inputs: boolean): string | undefined {
+  for (let i = 0; i < valueTypes.length; i++) {
+    if (valueTypes[i] !== DataType.FLOAT) continue;
+    const formal = inputs ? typeVariableOfInput(schema, i) : typeVariableOfOutput(schema, i);
+    if (!formal || formal.heterogeneous || !(formal.typeStr in schema.typeConstraints)) continue;
+    return formal.typeStr;
+  }
+  return undefined;
 }
 
 /**
  * The facts depend only on the schema (which fixes domain and op), the main type variable and the
  * target, so nodes alike share one read-only object: a big graph allocated a Set per node here.
+ * Keyed by target, then by main type variable: no key string is built per node.
  */
-const factsBySchema = new WeakMap<OpSchema, Map<string, NodeFacts>>();
+const factsBySchema = new WeakMap<OpSchema, Map<number, Map<string, NodeFacts>>>();
 
 function sharedFacts(schema: OpSchema, mainVar: string | undefined, target: number, node: onnx.INodeProto): NodeFacts {
   let bySchema = factsBySchema.get(schema);
   if (!bySchema) factsBySchema.set(schema, (bySchema = new Map()));
-  const key = `${target}:${mainVar ?? ''}`;
-  const known = bySchema.get(key);
+  let byVar = bySchema.get(target);
+  if (!byVar) bySchema.set(target, (byVar = new Map()));
+  const key = mainVar ?? '';
+  const known = byVar.get(key);
   if (known) return known;
   const convertedVars = new Set(mainVar ? [mainVar, ...tiedTypeVariables(node.domain, node.op_type)] : []);
   const acceptsTarget = mainVar !== undefined && [...convertedVars].every((v) => (schema.typeConstraints[v] ?? []).includes(tensorTypeString(target)));
   const facts: NodeFacts = { schema, mainVar, convertedVars, acceptsTarget };
-  bySchema.set(key, facts);
+  byVar.set(key, facts);
   return facts;
 }
 
@@ -90,21 +121,31 @@ function sharedFacts(schema: OpSchema, mainVar: string | undefined, target: numb
  * unprocessable: a sequence or optional of tensors (its element type is not tracked), or a
  * tensor with no type information.
  */
-function untypedFloatValue(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes, schema: OpSchema): { name: string; rule: RuleCode } | undefined {
-  const check = (name: string | null | undefined, formal: ReturnType<typeof typeVariableOfInput>) => {
-    if (!name || !formal || types.get(scope, name) !== undefined) return undefined;
+function untypedFloatValue(
+  node: onnx.INodeProto,
+  schema: OpSchema,
+  inputTypes: ReadonlyArray<number | undefined>,
+  outputTypes: ReadonlyArray<number | undefined>,
+): { name: string; rule: RuleCode } | undefined {
+  // Only a value without a type needs its formal: nearly every value has one.
+  const check = (name: string, formal: ReturnType<typeof typeVariableOfInput>) => {
+    if (!formal) return undefined;
     const allowed = typesOf(schema, formal).filter((t) => /float/.test(t));
     if (!allowed.length) return undefined;
     return { name, rule: allowed.every((t) => t.startsWith('tensor(')) ? ('unknown-type' as const) : ('non-tensor-types' as const) };
   };
   const inputs = node.input ?? [];
   for (let i = 0; i < inputs.length; i++) {
-    const found = check(inputs[i], typeVariableOfInput(schema, i));
+    const name = inputs[i];
+    if (!name || inputTypes[i] !== undefined) continue;
+    const found = check(name, typeVariableOfInput(schema, i));
     if (found) return found;
   }
   const outputs = node.output ?? [];
   for (let i = 0; i < outputs.length; i++) {
-    const found = check(outputs[i], typeVariableOfOutput(schema, i));
+    const name = outputs[i];
+    if (!name || outputTypes[i] !== undefined) continue;
+    const found = check(name, typeVariableOfOutput(schema, i));
     if (found) return found;
   }
   return undefined;
@@ -126,29 +167,81 @@ export function hasFloatInput(node: onnx.INodeProto, scope: GraphScope, types: E
   return (node.input ?? []).some((name) => name && types.get(scope, name) === DataType.FLOAT);
 }
 
+/**
+ * One node of a scope while it is painted: its decision, its effective list (a node the target
+ * promotes paints as an allow op) and its float32 edges to other processable nodes. The steps walk
+ * these records instead of looking each node up in Maps again and again.
+ */
+interface Vertex extends PaintedNode {
+  node: onnx.INodeProto;
+  list: ListName | undefined;
+  processable: boolean;
+  acceptsTarget: boolean;
+  /** Processable producers of its float32 inputs, one entry per edge, in input order. */
+  ins: Vertex[];
+  /** Processable readers of its float32 outputs, one entry per edge. */
+  outs: Vertex[];
+  /** Step 2: a deny or infer node, or a clear node a deny or infer node is reachable from. */
+  passable: boolean;
+  /** Step 3: reachable from an allow node through clear and infer nodes only. */
+  downstreamOfAllow: boolean;
+}
+
+/** Shared by every vertex without edges: most nodes of a big graph have none. Never pushed to. */
+const NO_VERTICES: Vertex[] = [];
+
+/** Reason texts that depend only on the op or the list, made once per paint instead of once per node. */
+class ReasonTexts {
+  private readonly byKey = new Map<string, string>();
+
+  get(key: string, make: () => string): string {
+    let text = this.byKey.get(key);
+    if (text === undefined) this.byKey.set(key, (text = make()));
+    return text;
+  }
+}
+
 export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, lists: OpLists, options: PaintOptions): ScopePaint {
   const nodes = scope.topologicalOrder().order;
-  const decisions = new Map<onnx.INodeProto, NodeDecision>();
-  const facts = new Map<onnx.INodeProto, NodeFacts>();
-  const decide = (node: onnx.INodeProto, color: NodeDecision['color'], rule: RuleCode, reason: string): void => {
-    const decision = decisions.get(node) as NodeDecision;
+  const decisions: NodeDecision[] = new Array(nodes.length);
+  const texts = new ReasonTexts();
+  const decide = (vertex: Vertex, color: NodeDecision['color'], rule: RuleCode, reason: string): void => {
+    const decision = vertex.decision;
     decision.color = color;
     decision.rule = rule;
     decision.reason = reason;
   };
+  const vertices: Vertex[] = new Array(nodes.length);
+  const vertexOf = new Map<onnx.INodeProto, Vertex>();
+  // Each node's input and output types, looked up once and read by every check below.
+  const inputTypes: Array<number | undefined> = [];
+  const outputTypes: Array<number | undefined> = [];
 
   // Classification: list membership and whether the node takes part at all.
-  for (const node of nodes) {
-    const nodeFacts = analyzeNode(node, scope, types, opsets, options.target);
-    facts.set(node, nodeFacts);
+  for (let position = 0; position < nodes.length; position++) {
+    const node = nodes[position] as onnx.INodeProto;
+    const schema = schemaOf(node, opsets);
+    if (schema) {
+      typesOfValues(node.input, scope, types, inputTypes);
+      typesOfValues(node.output, scope, types, outputTypes);
+    }
+    const nodeFacts: NodeFacts = schema
+      ? factsOf(node, schema, inputTypes, outputTypes, options.target)
+      : { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
     const listed = lists.lookup(node.domain, node.op_type);
     const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
     const decision: NodeDecision = {
       node, scope, list: entry?.list, color: 'NONE', rule: 'unlisted', reason: '', processable: false, castsAdded: [],
     };
-    decisions.set(node, decision);
-    const domain = normalizeDomain(node.domain);
+    decisions[position] = decision;
+    const vertex: Vertex = {
+      node, decision, facts: nodeFacts, list: entry?.list, processable: false, acceptsTarget: nodeFacts.acceptsTarget,
+      ins: NO_VERTICES, outs: NO_VERTICES, passable: false, downstreamOfAllow: false,
+    };
+    vertices[position] = vertex;
+    vertexOf.set(node, vertex);
     if (!nodeFacts.schema) {
+      const domain = normalizeDomain(node.domain);
       if (STANDARD_DOMAINS.has(domain) && !scope.subgraphsOf(node).length && opsets.has(domain)) {
         throw new AmpError(
           'UNKNOWN_OP',
@@ -172,7 +265,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       decision.reason = 'pinned to fp32 by --force-fp32';
       continue;
     }
-    const untyped = untypedFloatValue(node, scope, types, nodeFacts.schema);
+    const untyped = untypedFloatValue(node, nodeFacts.schema, inputTypes, outputTypes);
     if (untyped) {
       decision.rule = untyped.rule;
       decision.reason =
@@ -182,10 +275,13 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       continue;
     }
     if (!nodeFacts.mainVar) {
-      Object.assign(decision, whyNoFloat32(node, scope, types));
+      const why = whyNoFloat32(node, scope, types);
+      decision.rule = why.rule;
+      decision.reason = why.reason;
+      if ('computesIn' in why) decision.computesIn = why.computesIn;
       continue;
     }
-    if (!entry && !hasFloatInput(node, scope, types)) {
+    if (!entry && !inputTypes.includes(DataType.FLOAT)) {
       // Like Grappler's Const nodes: a node that makes floats from attributes or shapes alone
       // (Constant, ConstantOfShape, RandomNormal) is a weight source; its readers decide.
       decision.rule = 'constant-source';
@@ -193,50 +289,53 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       continue;
     }
     decision.processable = true;
+    vertex.processable = true;
     decision.rule = entry ? 'not-between-allow' : 'unlisted';
+    const op = node.op_type ?? '';
     decision.reason = entry
-      ? `${entry.list}-list op not between allow ops`
+      ? texts.get(`list ${entry.list}`, () => `${entry.list}-list op not between allow ops`)
       : listed
         ? `${node.op_type} is on the ${listed.list} list only with ${listed.onlyWhen?.attribute} in [${listed.onlyWhen?.in.join(', ')}]`
-        : unlistedReason(lists, node);
+        : texts.get(`unlisted ${node.domain ?? ''}:${op}`, () => unlistedReason(lists, node));
   }
 
   // The target's kernel facts (target-policy.ts): a promoted node paints as an allow op.
-  const { promoted, kept } = options.targetPolicy?.promotions(scope, nodes, decisions) ?? { promoted: new Map(), kept: new Map() };
-  const isProcessable = (node: onnx.INodeProto): boolean => decisions.get(node)?.processable === true;
-  const listOf = (node: onnx.INodeProto) => (promoted.has(node) ? 'allow' : decisions.get(node)?.list);
-  const colorOf = (node: onnx.INodeProto) => decisions.get(node)?.color;
-  const accepts = (node: onnx.INodeProto): boolean => facts.get(node)?.acceptsTarget === true;
+  const { promoted, kept } = options.targetPolicy?.promotions(scope, nodes, (node) => vertexOf.get(node)?.decision) ?? { promoted: new Map(), kept: new Map() };
+  if (promoted.size) for (const node of promoted.keys()) (vertexOf.get(node) as Vertex).list = 'allow';
 
   // float32 edges between processable nodes of this scope.
-  const fanout = new Map<onnx.INodeProto, onnx.INodeProto[]>();
-  const fanin = new Map<onnx.INodeProto, onnx.INodeProto[]>();
-  for (const node of nodes) {
-    if (!isProcessable(node)) continue;
-    for (const name of node.input ?? []) {
+  for (const vertex of vertices) {
+    if (!vertex.processable) continue;
+    const inputs = vertex.node.input;
+    if (!inputs) continue;
+    for (let i = 0; i < inputs.length; i++) {
+      const name = inputs[i];
       if (!name || types.get(scope, name) !== DataType.FLOAT) continue;
-      const producer = scope.producerOf(name)?.node;
-      if (!producer || !isProcessable(producer)) continue;
-      (fanout.get(producer) ?? fanout.set(producer, []).get(producer)!).push(node);
-      (fanin.get(node) ?? fanin.set(node, []).get(node)!).push(producer);
+      const producerNode = scope.producerOf(name)?.node;
+      const producer = producerNode && vertexOf.get(producerNode);
+      if (!producer || !producer.processable) continue;
+      if (producer.outs === NO_VERTICES) producer.outs = [];
+      producer.outs.push(vertex);
+      if (vertex.ins === NO_VERTICES) vertex.ins = [];
+      vertex.ins.push(producer);
     }
   }
-  const outs = (node: onnx.INodeProto) => fanout.get(node) ?? [];
-  const ins = (node: onnx.INodeProto) => fanin.get(node) ?? [];
 
   // Step 1, allow: every processable allow-list op (or --force-fp16 node) becomes ALLOW.
   // Step 6 is folded in here: an op whose schema cannot take the target type is never painted.
-  for (const node of nodes) {
-    if (!isProcessable(node)) continue;
+  for (const vertex of vertices) {
+    if (!vertex.processable) continue;
+    const node = vertex.node;
     const forced = options.forceFp16(node);
-    if (listOf(node) !== 'allow' && !forced) continue;
-    if (!accepts(node)) {
-      decide(node, 'NONE', 'schema-forbids', `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`);
+    if (vertex.list !== 'allow' && !forced) continue;
+    if (!vertex.acceptsTarget) {
+      decide(vertex, 'NONE', 'schema-forbids', `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`);
       continue;
     }
     const promotion = promoted.get(node);
-    if (promotion && !forced) decide(node, 'ALLOW', 'target-kernel', promotion.reason);
-    else decide(node, 'ALLOW', forced ? 'force-fp16' : 'allow-list', forced ? 'pinned to the target type by --force-fp16' : `${node.op_type} is on the allow list`);
+    if (promotion && !forced) decide(vertex, 'ALLOW', 'target-kernel', promotion.reason);
+    else if (forced) decide(vertex, 'ALLOW', 'force-fp16', 'pinned to the target type by --force-fp16');
+    else decide(vertex, 'ALLOW', 'allow-list', texts.get(`allow ${node.op_type}`, () => `${node.op_type} is on the allow list`));
   }
 
   // Step 2, deny forward through clear and infer. This is done so a fragile value is never
@@ -245,37 +344,48 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   // becomes
   //   deny -> deny  -> deny  -> deny  -> clear -> allow -> infer
   // The trailing clear stays unpainted: no deny or infer node is reachable from it through clear only.
-  const passable = new Set<onnx.INodeProto>();
-  const stack: onnx.INodeProto[] = [];
-  for (const node of nodes) {
-    if (isProcessable(node) && colorOf(node) !== 'ALLOW' && (listOf(node) === 'deny' || listOf(node) === 'infer')) {
-      passable.add(node);
-      stack.push(node);
+  const stack: Vertex[] = [];
+  for (const vertex of vertices) {
+    if (vertex.processable && vertex.decision.color !== 'ALLOW' && (vertex.list === 'deny' || vertex.list === 'infer')) {
+      vertex.passable = true;
+      stack.push(vertex);
     }
   }
   while (stack.length) {
-    const node = stack.pop() as onnx.INodeProto;
-    for (const producer of ins(node)) {
-      if (listOf(producer) === 'clear' && colorOf(producer) !== 'ALLOW' && !passable.has(producer)) {
-        passable.add(producer);
+    const vertex = stack.pop() as Vertex;
+    for (const producer of vertex.ins) {
+      if (producer.list === 'clear' && producer.decision.color !== 'ALLOW' && !producer.passable) {
+        producer.passable = true;
         stack.push(producer);
       }
     }
   }
-  for (const node of nodes) {
-    if (!isProcessable(node) || listOf(node) !== 'deny') continue;
-    const keptWhy = kept.get(node);
-    decide(node, 'DENY', 'deny-list', `${node.op_type} is on the deny list${keptWhy ? `; ${keptWhy}` : ''}`);
+  for (const vertex of vertices) {
+    if (!vertex.processable || vertex.list !== 'deny') continue;
+    const keptWhy = kept.get(vertex.node);
+    const op = vertex.node.op_type;
+    decide(vertex, 'DENY', 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get(`deny ${op}`, () => `${op} is on the deny list`));
   }
-  for (const origin of nodes) {
-    if (!isProcessable(origin) || listOf(origin) !== 'deny') continue;
-    const walk: Array<[onnx.INodeProto, onnx.INodeProto]> = outs(origin).map((next) => [next, origin]);
+  // Two parallel stacks (node, the node it was reached through), not a pair per step.
+  const walk: Vertex[] = [];
+  const walkVia: Vertex[] = [];
+  for (const origin of vertices) {
+    if (!origin.processable || origin.list !== 'deny') continue;
+    for (const next of origin.outs) {
+      walk.push(next);
+      walkVia.push(origin);
+    }
+    let originText: string | undefined;
     while (walk.length) {
-      const [node, via] = walk.pop() as [onnx.INodeProto, onnx.INodeProto];
-      if (!passable.has(node) || colorOf(node) === 'DENY') continue;
-      const through = via === origin ? '' : ` through ${describeNode(via)}`;
-      decide(node, 'DENY', 'deny-upstream', `downstream of ${describeNode(origin)}${through}`);
-      for (const next of outs(node)) walk.push([next, node]);
+      const vertex = walk.pop() as Vertex;
+      const via = walkVia.pop() as Vertex;
+      if (!vertex.passable || vertex.decision.color === 'DENY') continue;
+      originText ??= describeNode(origin.node);
+      decide(vertex, 'DENY', 'deny-upstream', via === origin ? `downstream of ${originText}` : `downstream of ${originText} through ${describeNode(via.node)}`);
+      for (const next of vertex.outs) {
+        walk.push(next);
+        walkVia.push(vertex);
+      }
     }
   }
 
@@ -286,55 +396,65 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   // a transformer's residual stream fed by fp32 embeddings, stays fp32 (PyTorch's autocast keeps
   // it fp32 by type promotion). Example, x a graph input:
   //   Add(x, MatMul) -> MatMul   stays   fp32 Add, with one Cast on the MatMul's output
-  const isBridge = (node: onnx.INodeProto): boolean =>
-    isProcessable(node) && colorOf(node) === 'NONE' && accepts(node) && (listOf(node) === 'clear' || listOf(node) === 'infer');
-  const downstreamOfAllow = new Set<onnx.INodeProto>();
-  for (const node of nodes) {
-    if (colorOf(node) !== 'ALLOW') continue;
-    const forward = [...outs(node)];
+  const isBridge = (vertex: Vertex): boolean =>
+    vertex.processable && vertex.decision.color === 'NONE' && vertex.acceptsTarget && (vertex.list === 'clear' || vertex.list === 'infer');
+  // In the order they were found (the recheck below walks them in reverse).
+  const downstreamOfAllow: Vertex[] = [];
+  const forward: Vertex[] = [];
+  for (const vertex of vertices) {
+    if (vertex.decision.color !== 'ALLOW') continue;
+    pushAll(forward, vertex.outs);
     while (forward.length) {
-      const next = forward.pop() as onnx.INodeProto;
-      if (downstreamOfAllow.has(next) || !isBridge(next)) continue;
-      downstreamOfAllow.add(next);
-      forward.push(...outs(next));
+      const next = forward.pop() as Vertex;
+      if (next.downstreamOfAllow || !isBridge(next)) continue;
+      next.downstreamOfAllow = true;
+      downstreamOfAllow.push(next);
+      pushAll(forward, next.outs);
     }
   }
-  const fp32Source = (node: onnx.INodeProto): string | undefined =>
-    (node.input ?? []).find((name) => {
-      if (!name || types.get(scope, name) !== DataType.FLOAT) return false;
+  const fp32Source = (node: onnx.INodeProto): string | undefined => {
+    const inputs = node.input;
+    if (!inputs) return undefined;
+    for (const name of inputs) {
+      if (!name || types.get(scope, name) !== DataType.FLOAT) continue;
       const definition = scope.resolve(name);
-      if (definition?.kind === 'initializer') return false;
+      if (definition?.kind === 'initializer') continue;
       // An input with a default (an initializer of the same name) or named a weight is a weight.
-      if (definition?.kind === 'input' && (definition.scope.initializers.has(name) || options.weightInputs.has(name))) return false;
-      if (definition?.kind === 'input' || definition?.scope !== scope) return true;
-      const producer = definition.producer.node;
-      const decision = decisions.get(producer);
-      if (decision?.rule === 'constant-source') return false;
-      return !(colorOf(producer) === 'ALLOW' || downstreamOfAllow.has(producer));
-    });
-  const excluded = new Map<onnx.INodeProto, string>();
-  const recheck = [...downstreamOfAllow];
+      if (definition?.kind === 'input' && (definition.scope.initializers.has(name) || options.weightInputs.has(name))) continue;
+      if (definition?.kind === 'input' || definition?.scope !== scope) return name;
+      const producer = vertexOf.get(definition.producer.node);
+      if (producer?.decision.rule === 'constant-source') continue;
+      if (!(producer?.decision.color === 'ALLOW' || producer?.downstreamOfAllow)) return name;
+    }
+    return undefined;
+  };
+  const excluded: Array<[Vertex, string]> = [];
+  const recheck = downstreamOfAllow;
   while (recheck.length) {
-    const node = recheck.pop() as onnx.INodeProto;
-    if (!downstreamOfAllow.has(node)) continue;
-    const source = fp32Source(node);
+    const vertex = recheck.pop() as Vertex;
+    if (!vertex.downstreamOfAllow) continue;
+    const source = fp32Source(vertex.node);
     if (source === undefined) continue;
-    downstreamOfAllow.delete(node);
-    excluded.set(node, source);
-    recheck.push(...outs(node));
+    vertex.downstreamOfAllow = false;
+    excluded.push([vertex, source]);
+    pushAll(recheck, vertex.outs);
   }
-  for (const allowNode of nodes) {
-    if (colorOf(allowNode) !== 'ALLOW' || !['allow-list', 'force-fp16', 'target-kernel'].includes(decisions.get(allowNode)?.rule ?? '')) continue;
-    const backward = [...ins(allowNode)];
+  const backward: Vertex[] = [];
+  for (const allowVertex of vertices) {
+    const rule = allowVertex.decision.rule;
+    if (allowVertex.decision.color !== 'ALLOW' || (rule !== 'allow-list' && rule !== 'force-fp16' && rule !== 'target-kernel')) continue;
+    pushAll(backward, allowVertex.ins);
+    let feeding: string | undefined;
     while (backward.length) {
-      const previous = backward.pop() as onnx.INodeProto;
-      if (!downstreamOfAllow.has(previous) || colorOf(previous) !== 'NONE') continue;
-      decide(previous, 'ALLOW', 'between-allow', `between allow ops, feeding ${describeNode(allowNode)}`);
-      backward.push(...ins(previous));
+      const previous = backward.pop() as Vertex;
+      if (!previous.downstreamOfAllow || previous.decision.color !== 'NONE') continue;
+      feeding ??= `between allow ops, feeding ${describeNode(allowVertex.node)}`;
+      decide(previous, 'ALLOW', 'between-allow', feeding);
+      pushAll(backward, previous.ins);
     }
   }
-  for (const [node, source] of excluded) {
-    if (colorOf(node) === 'NONE') decide(node, 'NONE', 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
+  for (const [vertex, source] of excluded) {
+    if (vertex.decision.color === 'NONE') decide(vertex, 'NONE', 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
   }
 
   // Step 4 (bf16 only), infer after allow: bfloat16 keeps fp32's range, so an infer op fed by an
@@ -342,34 +462,53 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   // (one rule in both modes): a residual Add(x, attention) stays fp32, so the stream is not
   // rounded to bfloat16's 8 bits at every layer.
   if (options.mode === 'bf16') {
-    for (const node of nodes) {
-      if (!isProcessable(node) || colorOf(node) !== 'NONE' || listOf(node) !== 'infer' || !accepts(node)) continue;
-      const producers = ins(node);
-      const allowProducer = producers.find((p) => colorOf(p) === 'ALLOW');
-      if (!allowProducer || producers.some((p) => colorOf(p) === 'DENY')) continue;
-      const source = fp32Source(node);
+    for (const vertex of vertices) {
+      if (!vertex.processable || vertex.decision.color !== 'NONE' || vertex.list !== 'infer' || !vertex.acceptsTarget) continue;
+      const producers = vertex.ins;
+      let allowProducer: Vertex | undefined;
+      let denyProducer = false;
+      for (const producer of producers) {
+        if (!allowProducer && producer.decision.color === 'ALLOW') allowProducer = producer;
+        if (producer.decision.color === 'DENY') denyProducer = true;
+      }
+      if (!allowProducer || denyProducer) continue;
+      const source = fp32Source(vertex.node);
       if (source !== undefined) {
-        decide(node, 'NONE', 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
+        decide(vertex, 'NONE', 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
         continue;
       }
-      decide(node, 'ALLOW', 'infer-after-allow', `fed by ${describeNode(allowProducer)} and nothing fragile (bf16 keeps fp32's range)`);
+      decide(vertex, 'ALLOW', 'infer-after-allow', `fed by ${describeNode(allowProducer.node)} and nothing fragile (bf16 keeps fp32's range)`);
     }
   }
 
   // Step 5, allow through clear: data-movement ops next to allow ops follow them, in both
   // directions, so a Reshape or Transpose between two MatMuls costs no casts. Infer ops stop it.
-  const flood = nodes.filter((node) => colorOf(node) === 'ALLOW');
+  const flood: Vertex[] = [];
+  for (const vertex of vertices) if (vertex.decision.color === 'ALLOW') flood.push(vertex);
+  const floods = (from: Vertex, next: Vertex, isReader: boolean): boolean => {
+    if (!next.processable || next.decision.color !== 'NONE' || next.list !== 'clear' || !next.acceptsTarget) return false;
+    // Forward, the fp32-stream rule again: a Concat of an allow op's output and an fp32 stream stays fp32.
+    if (isReader && fp32Source(next.node) !== undefined) return false;
+    decide(next, 'ALLOW', 'clear-flood', `next to ${describeNode(from.node)}`);
+    return true;
+  };
   while (flood.length) {
-    const from = flood.pop() as onnx.INodeProto;
-    const readers = outs(from);
-    for (const next of [...readers, ...ins(from)]) {
-      if (!isProcessable(next) || colorOf(next) !== 'NONE' || listOf(next) !== 'clear' || !accepts(next)) continue;
-      // Forward, the fp32-stream rule again: a Concat of an allow op's output and an fp32 stream stays fp32.
-      if (readers.includes(next) && fp32Source(next) !== undefined) continue;
-      decide(next, 'ALLOW', 'clear-flood', `next to ${describeNode(from)}`);
-      flood.push(next);
-    }
+    const from = flood.pop() as Vertex;
+    const readers = from.outs;
+    // Readers first, then producers, each in edge order: the order decides which neighbour a reason names.
+    for (const next of readers) if (floods(from, next, true)) flood.push(next);
+    for (const next of from.ins) if (floods(from, next, readers.includes(next))) flood.push(next);
   }
 
-  return { decisions, facts };
+  // The edges are painting's alone: let them go before cast planning.
+  for (const vertex of vertices) {
+    vertex.ins = NO_VERTICES;
+    vertex.outs = NO_VERTICES;
+  }
+  return { decisions, nodes: vertexOf };
+}
+
+/** Pushes every element (a spread of a long array into push() can overflow the stack). */
+function pushAll<T>(target: T[], items: readonly T[]): void {
+  for (let i = 0; i < items.length; i++) target.push(items[i] as T);
 }

@@ -89,14 +89,14 @@ export class TargetPolicy {
     }
   }
 
-  promotions(scope: GraphScope, nodes: readonly onnx.INodeProto[], decisions: ReadonlyMap<onnx.INodeProto, NodeDecision>): ScopePromotions {
+  promotions(scope: GraphScope, nodes: readonly onnx.INodeProto[], decisionOf: (node: onnx.INodeProto) => NodeDecision | undefined): ScopePromotions {
     const promoted = new Map<onnx.INodeProto, KernelPromotion>();
     const kept = new Map<onnx.INodeProto, string>();
     if (!this.facts.size) return { promoted, kept };
-    const listOf = (node: onnx.INodeProto): ListName | undefined => decisions.get(node)?.list;
+    const listOf = (node: onnx.INodeProto): ListName | undefined => decisionOf(node)?.list;
     for (const node of nodes) {
       const fact = this.facts.get(factKey(node.domain, node.op_type));
-      const decision = decisions.get(node);
+      const decision = decisionOf(node);
       if (!fact || !decision?.processable || decision.list === 'allow') continue;
       const blocker = this.blockerDownstream(scope, node, listOf);
       if (blocker) {

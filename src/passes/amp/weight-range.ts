@@ -84,6 +84,8 @@ export function nodesSeeingOutOfRangeActivations(
   const pinned = new Map<onnx.INodeProto, PinnedNode>();
   const limit = limits.limit ?? FLOAT16_MAX + 16;
   const flushed = limits.flushedShares ?? new Map<string, number>();
+  // Without a calibration nothing can be pinned: no walk over every node and its values.
+  if (!ranges.size && !flushed.size) return pinned;
   const headroom = limit < FLOAT16_MAX ? ` less the calibration headroom (${limit.toPrecision(5)})` : '';
   for (const node of graph.main.currentNodes()) {
     const values = [...(node.input ?? []), ...(node.output ?? [])];
