@@ -44,6 +44,8 @@ const PHASES = [
   ['startupMs', 'start-up'],
   ['loadMs', 'load'],
   ['decodeMs', 'decode'],
+  ['inputFilesMs', 'input files'],
+  ['inputCheckMs', 'input check'],
   ['cloneMs', 'clone'],
   ['graphModelMs', 'graph model'],
   ['typeInferenceMs', 'type inference'],

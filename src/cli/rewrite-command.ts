@@ -240,6 +240,8 @@ export function listWarnings(args: RewriteArgs): string[] {
 }
 
 export function patternWarnings(args: RewriteArgs, report: AmpReport): string[] {
+  // Without patterns there is nothing to match: no list of every node's name (a million strings at a million nodes).
+  if (!args.forceFp32.length && !args.forceFp16.length) return [];
   const names = report.nodes.map((n) => n.node);
   return [...unmatchedPatterns('--force-fp32', args.forceFp32, names), ...unmatchedPatterns('--force-fp16', args.forceFp16, names)];
 }
@@ -302,7 +304,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   const { model, bytes } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false }));
   // Every output must be a file of its own: not an input (through a symlink, a hard link or
   // /proc/self/cwd included), not another output. Checked before anything is written.
-  const inputs = inputFilesOf(args, model);
+  const inputs = phase('inputFilesMs', () => inputFilesOf(args, model));
   const writesModel = Boolean(args.output && !args.dryRun);
   const stateModule = writesModel && args.state === 'inputs' ? await stateSidecar() : undefined;
   const outputs = [
@@ -312,7 +314,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   ];
   assertSeparateFiles(outputs, inputs);
   // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
-  checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
+  phase('inputCheckMs', () => checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false }));
   options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
   const notices: string[] = [];
   if (args.calibrate) {
