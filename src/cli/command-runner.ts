@@ -12,9 +12,10 @@ import { printableLine, printableText } from '../onnx/printable.js';
 import { setRuntimeVerbose } from '../runtime/ort.js';
 import { reportWarnings, unknownEnvironment } from './environment-warnings.js';
 import { checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand } from './option-scope.js';
+import { COMMAND_NAMES } from './command-names.js';
 
-/** The commands besides the default rewrite, as yargs registers them (test/cli/plain-rewrite.test.ts compares the two). */
-export const COMMAND_NAMES: readonly string[] = ['inspect', 'run', 'compare', 'tune', 'train', 'doctor', 'report', 'example', 'bench'];
+export { COMMAND_NAMES };
+
 
 /** The one option every command has (declared global on the top-level parser). */
 export const STRICT_OPTION: Options = {

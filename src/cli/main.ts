@@ -4,25 +4,23 @@
  * API, renders, and maps errors to the documented exit codes (README, "Exit codes").
  *
  * Start-up is most of a small rewrite's time, so this entry loads almost nothing itself: a plain
- * rewrite (plain-rewrite.ts) runs without yargs, and every other command line goes to yargs
- * (command-line.ts), which loads each command's modules only when that command runs.
+ * rewrite (plain-rewrite.ts) runs without yargs, its modules loaded as one graph, and every other
+ * command line goes to yargs (command-line.ts), which loads each command's modules only when that
+ * command runs. A model large enough to need a bigger heap re-runs the command before any of it
+ * is loaded.
  */
+import { COMMAND_NAMES } from './command-names.js';
 import { rerunWithLargerHeapIfNeeded } from './large-heap.js';
-import { commandHandler, COMMAND_NAMES, endQuietlyWhenStdoutCloses } from './command-runner.js';
 
 await rerunWithLargerHeapIfNeeded();
 
-// yargs's hideBin: a bundled Electron app has no script argument. There, yargs reads everything.
+// yargs's hideBin: a bundled Electron app has no script argument; there, yargs reads everything.
 const tokens = process.versions.electron ? undefined : process.argv.slice(2);
 const first = tokens?.[0];
-const plain = tokens && first !== undefined && !COMMAND_NAMES.includes(first) ? (await import('./plain-rewrite.js')).plainRewriteArgs(tokens) : undefined;
-if (tokens && plain) {
-  const { runRewrite } = await import('./rewrite-command.js');
-  await commandHandler(tokens, runRewrite)(plain);
-} else {
+const ranPlain = tokens !== undefined && first !== undefined && !COMMAND_NAMES.includes(first) && (await (await import('./plain-rewrite.js')).runPlainRewrite(tokens));
+if (!ranPlain) {
+  const [{ endQuietlyWhenStdoutCloses }, { runCommandLine }, { hideBin }] = await Promise.all([import('./command-runner.js'), import('./command-line.js'), import('yargs/helpers')]);
   // yargs writes --help and --version to stdout itself.
   endQuietlyWhenStdoutCloses();
-  const { runCommandLine } = await import('./command-line.js');
-  const { hideBin } = await import('yargs/helpers');
   await runCommandLine(hideBin(process.argv));
 }

@@ -10,8 +10,8 @@
  * (test/cli/plain-rewrite.test.ts compares both over every combination of these forms).
  */
 import type { Options } from 'yargs';
-import { COMMAND_NAMES, STRICT_OPTION } from './command-runner.js';
-import { REWRITE_OPTIONS, type RewriteArgs } from './rewrite-command.js';
+import { commandHandler, COMMAND_NAMES, STRICT_OPTION } from './command-runner.js';
+import { REWRITE_OPTIONS, runRewrite, type RewriteArgs } from './rewrite-command.js';
 
 /** The options a plain command line may use: the common ones, each a flag or one plain value. */
 const PLAIN_OPTIONS: ReadonlySet<string> = new Set(['output', 'quiet', 'json', 'verbose', 'dry-run', 'strict', 'mode', 'weights', 'target', 'kv-cache', 'external-data', 'report']);
@@ -91,4 +91,15 @@ export function plainRewriteArgs(tokens: readonly string[]): RewriteArgs | undef
   args.model = model;
   args.$0 = 'amp-rewrite';
   return args as RewriteArgs;
+}
+
+/**
+ * Runs the rewrite when `tokens` are plain and returns true; returns false, having done nothing,
+ * when they are not (yargs reads them then).
+ */
+export async function runPlainRewrite(tokens: readonly string[]): Promise<boolean> {
+  const args = plainRewriteArgs(tokens);
+  if (!args) return false;
+  await commandHandler(tokens, runRewrite)(args);
+  return true;
 }
