@@ -3,7 +3,7 @@
  * read without yargs: loading yargs (its locale files, string-width's Unicode tables, its many
  * modules) costs about 50 ms, a third of the rewrite's start-up. Only a command line that is
  * trivially plain is read here; anything else returns undefined and goes to yargs exactly as
- * before: another command, --help or --version, an option outside the few below, an option given
+ * before: another command, --help or --version, an unknown or numeric option, an option given
  * twice, `--x=y`, `-qv`, `--no-x`, `--`, a value that starts with '-', is empty, 'true' or
  * 'false', a choice yargs would reject, a second positional, or a model named like a command.
  * What it returns is what yargs hands the rewrite's handler for the same tokens, key for key
@@ -13,8 +13,13 @@ import type { Options } from 'yargs';
 import { commandHandler, COMMAND_NAMES, STRICT_OPTION } from './command-runner.js';
 import { REWRITE_OPTIONS, runRewrite, type RewriteArgs } from './rewrite-command.js';
 
-/** The options a plain command line may use: the common ones, each a flag or one plain value. */
-const PLAIN_OPTIONS: ReadonlySet<string> = new Set(['output', 'quiet', 'json', 'verbose', 'dry-run', 'strict', 'mode', 'weights', 'target', 'kv-cache', 'external-data', 'report']);
+/**
+ * The options a plain command line may use: every flag and every string-valued option. Numbers
+ * are left to yargs (it reads '1e3', '0x10' and ' 2 ' as numbers in ways not worth repeating).
+ */
+function plainOption(spec: Options): boolean {
+  return spec.type !== 'number' && spec.type !== 'count';
+}
 
 /** What yargs names `--kv-cache` in the parsed arguments besides itself (yargs-parser's camel-case expansion). */
 function camelCase(name: string): string {
@@ -31,7 +36,7 @@ const ALL_OPTIONS: ReadonlyArray<readonly [string, Options]> = [...REWRITE_OPTIO
 
 /** `--name` and `-alias` of each plain option. */
 const FLAGS: ReadonlyMap<string, readonly [string, Options]> = new Map(
-  ALL_OPTIONS.filter(([name]) => PLAIN_OPTIONS.has(name)).flatMap(([name, spec]) => [
+  ALL_OPTIONS.filter(([, spec]) => plainOption(spec)).flatMap(([name, spec]) => [
     [`--${name}`, [name, spec] as const],
     ...keysOf(name, spec)
       .filter((key) => key.length === 1)

@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { commandLineParser, registeredCommands } from '../../src/cli/command-line.js';
-import { COMMAND_NAMES } from '../../src/cli/command-runner.js';
+import { COMMAND_NAMES, STRICT_OPTION } from '../../src/cli/command-runner.js';
 import { plainRewriteArgs } from '../../src/cli/plain-rewrite.js';
+import { REWRITE_OPTIONS } from '../../src/cli/rewrite-command.js';
 
 /** What yargs hands a command's handler for `tokens`, or the message it fails with. */
 async function yargsReads(tokens: readonly string[]): Promise<{ command: string; args: Record<string, unknown> } | { failure: string }> {
@@ -30,11 +31,20 @@ async function yargsReads(tokens: readonly string[]): Promise<{ command: string;
 
 const MODELS = ['model.onnx', './models/m.onnx', 'm', 'a=b.onnx', 'with space.onnx', 'help', 'true', '123', '1e3', '.5', '0x1f', '1b-model.onnx', 'inspect', '', '-', '-m.onnx'];
 const OPTION_FORMS: string[][] = [
-  ['-o', 'out.onnx'], ['--output', 'o2.onnx'], ['-o', 'inspect'], ['-o', '-x'], ['-o', '7'], ['-o', '0x10'], ['--external-data', '1e3'], ['-o', 'false'], ['-o', ''], ['--output=o3.onnx'], ['-oout.onnx'],
-  ['-q'], ['--quiet'], ['-q', 'true'], ['--no-quiet'], ['-qv'], ['--json'], ['-v'], ['--verbose'], ['--dry-run'], ['--dryRun'], ['--strict'],
-  ['--mode', 'bf16'], ['--mode', 'fp16'], ['--mode', 'fp8'], ['--weights', 'fp16'], ['--target', 'cuda'], ['--target', 'gpu'], ['--kv-cache', 'fp16'],
-  ['--external-data', 'w.data'], ['--external-data', 'embed'], ['--report', 'a.json'], ['--report', 'b.md'], ['--report', 'a.json', 'b.md'],
-  ['--help'], ['-h'], ['--version'], ['--'], ['--calibrate'], ['--rules', 'r.json'], ['--force-fp32', 'x'], ['--bogus'],
+  ['-o', 'out.onnx'], ['-o', 'inspect'], ['-o', '-x'], ['-o', '7'], ['-o', 'false'], ['-o', ''], ['-o', 'help'], ['-oout.onnx'],
+  ['-q'], ['-q', 'true'], ['-qv'], ['-v'], ['--dryRun'], ['--help'], ['-h'], ['--version'], ['--'], ['--bogus'], ['-x'],
+  // Every option of the rewrite in each form: plain, with a value yargs reads otherwise, and one it refuses.
+  ...[...REWRITE_OPTIONS, ['strict', STRICT_OPTION] as const].flatMap(([name, spec]): string[][] => {
+    const flag = `--${name}`;
+    if (spec.type === 'boolean') return [[flag], [flag, 'true'], [flag, 'false'], [`--no-${name}`], [`${flag}=true`]];
+    if (spec.choices) {
+      const choices = (spec.choices as readonly string[]).map(String);
+      return [[flag, choices[0] as string], [flag, choices[choices.length - 1] as string], [flag, 'bogus'], [`${flag}=${choices[0]}`], [flag]];
+    }
+    if (spec.type === 'number') return [[flag, '3'], [flag, '0x10'], [flag, 'abc']];
+    const values: string[][] = [[flag, 'v.json'], [flag, '1e3'], [flag, '-x'], [`${flag}=v.json`], [flag]];
+    return spec.array ? [...values, [flag, 'a=1', 'b=2'], [flag, 'a=1', flag, 'b=2']] : values;
+  }),
 ];
 
 /** A small deterministic generator, so a failure names a command line that reproduces. */
@@ -54,7 +64,7 @@ function commandLines(): string[][] {
   }
   const next = random(13);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
-  for (let i = 0; i < 1500; i++) {
+  for (let i = 0; i < 3000; i++) {
     const forms = Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(OPTION_FORMS));
     const at = Math.floor(next() * (forms.length + 1));
     const models = next() < 0.9 ? [pick(MODELS.slice(0, 5))] : [pick(MODELS), pick(MODELS)];
@@ -103,7 +113,7 @@ describe('the plain rewrite command line', () => {
       ['model.onnx', '--report', 'a.json', 'b.md'],
       ['model.onnx', '--', '-o'],
       ['model.onnx', 'other.onnx'],
-      ['model.onnx', '--calibrate'],
+      ['model.onnx', '--headroom', '3'],
       ['model.onnx', '-o', '-x'],
       ['model.onnx', '-q', 'false'],
     ]) {
