@@ -96,7 +96,8 @@ const { encodeModel } = await import(${JSON.stringify(pathToFileURL(path.join(ro
 const model = buildTransformer({ batch: 1, sequence: 4, model: 8, heads: 2, ffn: 16, layers: ${layers}, vocab: 0, seed: 1 });
 writeFileSync(process.argv[1], encodeModel(model));
 process.stdout.write(String(model.graph.node.length));`;
-  const heapMiB = Math.max(4096, Math.ceil(target / 1000) * 12);
+  // About 4 KB of heap a node while the recipe builds the message tree, then the encoded bytes.
+  const heapMiB = Math.max(4096, Math.ceil(target / 1000) * 16);
   return Number(execFileSync(process.execPath, [`--max-old-space-size=${heapMiB}`, '--input-type=module', '-e', script, file], { encoding: 'utf8', maxBuffer: 1 << 20 }));
 }
 
