@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark on this machine's CPU in a few minutes, results as JSON in
 // bench/results/<provider>-<date>.json. Set BENCH_EP=cuda (or webgpu) on a GPU machine,
-// BENCH_MAX_NODES to bound the rewrite-scale sizes (default 1,000,000), BENCH_BIG_WEIGHTS_GIB the
+// BENCH_MAX_NODES to bound the phase-breakdown and rewrite-scale sizes (default 1,000,000), BENCH_BIG_WEIGHTS_GIB the
 // external-data model (default 8, 0 skips it), BENCH_RUNS the interleaved runs per size (default 3).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,12 +21,13 @@ const gpu = providers[0] !== 'cpu';
 const { rewriteScale } = await import('./rewrite-scale.mjs');
 const { ioThroughput } = await import('./io-throughput.mjs');
 const { htmlReportLoad } = await import('./html-report.mjs');
-const { phaseBreakdown } = await import('./phase-breakdown.mjs');
+const { phaseBreakdown, ALL_SIZES } = await import('./phase-breakdown.mjs');
 const { conversionThroughput, bigExternalModel } = await import('./weights-scale.mjs');
 console.log('== the whole command, phase by phase, against onnxconverter-common ==');
-const phases = await phaseBreakdown({ runs: Number(process.env.BENCH_RUNS ?? 3) });
+const maxNodes = Number(process.env.BENCH_MAX_NODES ?? 1_000_000);
+const phases = await phaseBreakdown({ sizes: ALL_SIZES.filter((nodes) => nodes <= maxNodes), runs: Number(process.env.BENCH_RUNS ?? 3) });
 console.log('== rewrite speed against model size ==');
-const scale = await rewriteScale({ maxNodes: Number(process.env.BENCH_MAX_NODES ?? 1_000_000) });
+const scale = await rewriteScale({ maxNodes });
 console.log('== loading, saving and converting weights ==');
 const io = await ioThroughput({ totalMiB: gpu ? 1024 : 256 });
 const conversion = await conversionThroughput();

@@ -6,7 +6,6 @@
  * exits when the parent goes away (the IPC channel between them closes, even on SIGKILL), so
  * no rewrite is ever left running without the process that started it.
  */
-import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { constants as osConstants, totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
@@ -62,6 +61,8 @@ export async function rerunWithLargerHeapIfNeeded(options: LargeHeapOptions = {}
   if (tieToParent() || process.env[MARKER]) return;
   const wanted = largerHeapWanted(options);
   if (wanted === undefined) return;
+  // Loaded here, only for a large model: child_process is a few ms of every command's start-up.
+  const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, [`--max-old-space-size=${wanted}`, ...process.execArgv, ...process.argv.slice(1)], {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, [MARKER]: '1' },

@@ -1,6 +1,6 @@
 /** `amp-rewrite <model.onnx> -o <out.onnx>`: the AMP pass from the command line. */
 import path from 'node:path';
-import type { Argv } from 'yargs';
+import type { Argv, Options, PositionalOptions } from 'yargs';
 import { checkModel } from '../onnx/check-model.js';
 import { decodeModel } from '../onnx/codec.js';
 import { externalRefOf } from '../onnx/external-data.js';
@@ -14,16 +14,12 @@ import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
 import { reportWarnings, unknownOpTypes, unmatchedPatterns } from './warnings.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
 import { renderTrainingSummary, rewriteModel, type RewriteOptions } from '../passes/pipeline.js';
-import { splitInitialState, stateSidecarPath } from '../passes/training/state-sidecar.js';
 import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
-import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
-import { renderAuditHtml } from '../report/html/render-html.js';
 import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
 import { TARGETS, type Target } from '../passes/amp/target-policy.js';
 import type { onnx } from '../onnx/generated/onnx.js';
-import { calibrate, inputBatches, modelAwareRandomInputs, type Calibration } from '../runtime/calibration.js';
-import { parseNumerics } from '../runtime/numerics.js';
+import type { Calibration } from '../runtime/calibration.js';
 import { loadOrt } from '../runtime/ort.js';
 import { mark, phase } from '../onnx/phases.js';
 
@@ -71,87 +67,98 @@ export interface RewriteArgs {
   [flag: string]: unknown;
 }
 
+/** --help's heading of the training options. */
+const TRAINING_GROUP = 'Training graphs:';
+
+/**
+ * The rewrite's options in --help order. yargs declares them from this table, and the plain
+ * command line (plain-rewrite.ts) takes its defaults and choices from the same entries, so the
+ * two cannot drift apart.
+ */
+export const REWRITE_OPTIONS: ReadonlyArray<readonly [name: string, spec: Options]> = [
+  ['output', { alias: 'o', type: 'string', describe: 'where to write the rewritten model (required unless --dry-run)' }],
+  ['mode', { ...ampPassInfo.options.mode, describe: ampPassInfo.options.mode.help, choices: [...ampPassInfo.options.mode.choices] }],
+  ['weights', {
+    ...ampPassInfo.options.weights,
+    describe: ampPassInfo.options.weights.help,
+    choices: [...ampPassInfo.options.weights.choices],
+  }],
+  ['kv-cache', {
+    type: 'string',
+    choices: ['keep', 'fp16'],
+    default: 'keep',
+    describe: "a decoder's past/present key-value cache inputs and outputs: 'keep' their declared type, or 'fp16' (halves the cache memory; the graph's I/O types change)",
+  }],
+  ['report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json, audit.md or audit.html (repeatable)' }],
+  ['quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' }],
+  ['json', { type: 'boolean', default: false, describe: 'print the summary as JSON instead of text' }],
+  ['verbose', { alias: 'v', type: 'boolean', default: false, describe: 'also print the effective op lists' }],
+  ['dry-run', { type: 'boolean', default: false, describe: 'print the summary, write no model' }],
+  ['state', {
+    choices: ['initializers', 'inputs'],
+    default: 'initializers',
+    describe: "training graphs: keep the initial state as same-name initializers, or make the state plain inputs with the initial values in <out>.state.onnx (onnxruntime-node ignores feeds for inputs that have an initializer)",
+  }],
+  ['rules', { type: 'string', describe: 'JSON file of list changes: {"allow": {"add": [...], "remove": [...]}, "deny": ...}' }],
+  ['force-fp32', { type: 'string', array: true, default: [], describe: 'keep these nodes fp32: node names or /regex/ (repeatable)' }],
+  ['force-fp16', { type: 'string', array: true, default: [], describe: 'convert these nodes: node names or /regex/ (repeatable)' }],
+  ['allow-newer-ir', { type: 'boolean', default: false, describe: 'accept models with an IR version newer than 14' }],
+  ['allow-external-outside', {
+    type: 'boolean',
+    default: false,
+    describe: "accept external data files whose real path (after symlinks) is outside the model's folder (ONNX Runtime refuses them)",
+  }],
+  ['calibrate', {
+    type: 'boolean',
+    default: false,
+    describe: 'run the model on calibration inputs (--inputs, or random ones that respect the model) and keep nodes that see values beyond float16 range (less the headroom), or that flush to zero, in fp32',
+  }],
+  ['target', {
+    choices: [...TARGETS],
+    default: 'any',
+    describe: "the provider that will run the model (rules/kernels.json): cuda runs LayerNorm/Softmax in the low type mid-model (their kernels accumulate in fp32); cpu warns where ORT's CPU provider has no fast fp16/bf16 kernel",
+  }],
+  ['inputs', {
+    type: 'string',
+    array: true,
+    default: [],
+    describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json), or a folder (one batch) of them, or a folder of batch folders',
+  }],
+  ['headroom', { type: 'number', default: 2, describe: '--calibrate pins values at or above 65504 / headroom (default 2: above half of float16\'s max)' }],
+  ['input-scale', { type: 'number', default: 1, describe: 'random calibration floats: uniform in [-scale, scale), or the standard deviation with --input-distribution normal' }],
+  ['input-distribution', { choices: ['uniform', 'normal'], default: 'uniform', describe: 'distribution of random calibration floats' }],
+  ['calibration-batches', { type: 'number', default: 2, describe: 'random calibration batches (different seeds)' }],
+  ['numerics', { choices: ['emulate', 'native'], describe: '--calibrate: also run the emulated float16 rewrite to find where overflows start (emulate, the default) or not (native)' }],
+  ['dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension, for random inputs and for the static shapes of the FLOPs share and Tensor Core lint: name=value (repeatable)' }],
+  ['external-data', {
+    type: 'string',
+    default: 'keep',
+    describe: "weights stored outside the model: 'keep' their layout, 'embed' them, or a file name to gather them in",
+  }],
+  ['training', { choices: ['auto', 'on', 'off'], default: 'auto', group: TRAINING_GROUP, describe: 'auto: a graph with an output X.next for an input X is a training graph' }],
+  ['loss', { type: 'string', group: TRAINING_GROUP, describe: 'the loss output (default: the float output L that has a seed L_grad)' }],
+  ['loss-grad', { type: 'string', group: TRAINING_GROUP, describe: 'the seed dLoss/dLoss (default <loss>_grad)' }],
+  ['grad-suffix', { type: 'string', group: TRAINING_GROUP, describe: 'gradients are <param><suffix> (default _grad)' }],
+  ['state-suffix', { type: 'string', group: TRAINING_GROUP, describe: 'updated state is <input><suffix> (default .next)' }],
+  ['loss-scale', { type: 'string', group: TRAINING_GROUP, describe: 'dynamic, static:<value> or none (default: dynamic for fp16, none for bf16, whose range is fp32\'s)' }],
+  ['loss-scale-initial', { type: 'number', group: TRAINING_GROUP, describe: 'initial dynamic scale (default 65536)' }],
+  ['growth-factor', { type: 'number', group: TRAINING_GROUP, describe: 'scale multiplier after growth-interval finite steps (default 2)' }],
+  ['backoff-factor', { type: 'number', group: TRAINING_GROUP, describe: 'scale multiplier on overflow (default 0.5)' }],
+  ['growth-interval', { type: 'number', group: TRAINING_GROUP, describe: 'finite steps before the scale grows (default 2000)' }],
+  ['min-scale', { type: 'number', group: TRAINING_GROUP, describe: 'smallest scale (default 1)' }],
+  ['max-scale', { type: 'number', group: TRAINING_GROUP, describe: 'largest scale (default 16777216)' }],
+  ...LIST_NAMES.flatMap((list): Array<readonly [string, Options]> => [
+    [`${list}-add`, { type: 'string', describe: `add op types to the ${list} list (comma-separated; domain:Op for custom domains)`, group: 'Lists:' }],
+    [`${list}-remove`, { type: 'string', describe: `remove op types from the ${list} list`, group: 'Lists:' }],
+  ]),
+];
+
+/** The positional model argument of the rewrite (and of inspect, tune and bench, which share the builder). */
+export const MODEL_POSITIONAL: PositionalOptions = { type: 'string', describe: 'ONNX model to rewrite', demandOption: true };
+
 export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
-  let y = yargs
-    .positional('model', { type: 'string', describe: 'ONNX model to rewrite', demandOption: true })
-    .option('output', { alias: 'o', type: 'string', describe: 'where to write the rewritten model (required unless --dry-run)' })
-    .option('mode', { ...ampPassInfo.options.mode, describe: ampPassInfo.options.mode.help, choices: [...ampPassInfo.options.mode.choices] })
-    .option('weights', {
-      ...ampPassInfo.options.weights,
-      describe: ampPassInfo.options.weights.help,
-      choices: [...ampPassInfo.options.weights.choices],
-    })
-    .option('kv-cache', {
-      type: 'string',
-      choices: ['keep', 'fp16'],
-      default: 'keep',
-      describe: "a decoder's past/present key-value cache inputs and outputs: 'keep' their declared type, or 'fp16' (halves the cache memory; the graph's I/O types change)",
-    })
-    .option('report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json, audit.md or audit.html (repeatable)' })
-    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' })
-    .option('json', { type: 'boolean', default: false, describe: 'print the summary as JSON instead of text' })
-    .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'also print the effective op lists' })
-    .option('dry-run', { type: 'boolean', default: false, describe: 'print the summary, write no model' })
-    .option('state', {
-      choices: ['initializers', 'inputs'],
-      default: 'initializers',
-      describe: "training graphs: keep the initial state as same-name initializers, or make the state plain inputs with the initial values in <out>.state.onnx (onnxruntime-node ignores feeds for inputs that have an initializer)",
-    })
-    .option('rules', { type: 'string', describe: 'JSON file of list changes: {"allow": {"add": [...], "remove": [...]}, "deny": ...}' })
-    .option('force-fp32', { type: 'string', array: true, default: [], describe: 'keep these nodes fp32: node names or /regex/ (repeatable)' })
-    .option('force-fp16', { type: 'string', array: true, default: [], describe: 'convert these nodes: node names or /regex/ (repeatable)' })
-    .option('allow-newer-ir', { type: 'boolean', default: false, describe: 'accept models with an IR version newer than 14' })
-    .option('allow-external-outside', {
-      type: 'boolean',
-      default: false,
-      describe: "accept external data files whose real path (after symlinks) is outside the model's folder (ONNX Runtime refuses them)",
-    })
-    .option('calibrate', {
-      type: 'boolean',
-      default: false,
-      describe: 'run the model on calibration inputs (--inputs, or random ones that respect the model) and keep nodes that see values beyond float16 range (less the headroom), or that flush to zero, in fp32',
-    })
-    .option('target', {
-      choices: [...TARGETS],
-      default: 'any',
-      describe: "the provider that will run the model (rules/kernels.json): cuda runs LayerNorm/Softmax in the low type mid-model (their kernels accumulate in fp32); cpu warns where ORT's CPU provider has no fast fp16/bf16 kernel",
-    })
-    .option('inputs', {
-      type: 'string',
-      array: true,
-      default: [],
-      describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json), or a folder (one batch) of them, or a folder of batch folders',
-    })
-    .option('headroom', { type: 'number', default: 2, describe: '--calibrate pins values at or above 65504 / headroom (default 2: above half of float16\'s max)' })
-    .option('input-scale', { type: 'number', default: 1, describe: 'random calibration floats: uniform in [-scale, scale), or the standard deviation with --input-distribution normal' })
-    .option('input-distribution', { choices: ['uniform', 'normal'], default: 'uniform', describe: 'distribution of random calibration floats' })
-    .option('calibration-batches', { type: 'number', default: 2, describe: 'random calibration batches (different seeds)' })
-    .option('numerics', { choices: ['emulate', 'native'], describe: '--calibrate: also run the emulated float16 rewrite to find where overflows start (emulate, the default) or not (native)' })
-    .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension, for random inputs and for the static shapes of the FLOPs share and Tensor Core lint: name=value (repeatable)' })
-    .option('external-data', {
-      type: 'string',
-      default: 'keep',
-      describe: "weights stored outside the model: 'keep' their layout, 'embed' them, or a file name to gather them in",
-    });
-  const training = 'Training graphs:';
-  y = y
-    .option('training', { choices: ['auto', 'on', 'off'], default: 'auto', group: training, describe: 'auto: a graph with an output X.next for an input X is a training graph' })
-    .option('loss', { type: 'string', group: training, describe: 'the loss output (default: the float output L that has a seed L_grad)' })
-    .option('loss-grad', { type: 'string', group: training, describe: 'the seed dLoss/dLoss (default <loss>_grad)' })
-    .option('grad-suffix', { type: 'string', group: training, describe: 'gradients are <param><suffix> (default _grad)' })
-    .option('state-suffix', { type: 'string', group: training, describe: 'updated state is <input><suffix> (default .next)' })
-    .option('loss-scale', { type: 'string', group: training, describe: 'dynamic, static:<value> or none (default: dynamic for fp16, none for bf16, whose range is fp32\'s)' })
-    .option('loss-scale-initial', { type: 'number', group: training, describe: 'initial dynamic scale (default 65536)' })
-    .option('growth-factor', { type: 'number', group: training, describe: 'scale multiplier after growth-interval finite steps (default 2)' })
-    .option('backoff-factor', { type: 'number', group: training, describe: 'scale multiplier on overflow (default 0.5)' })
-    .option('growth-interval', { type: 'number', group: training, describe: 'finite steps before the scale grows (default 2000)' })
-    .option('min-scale', { type: 'number', group: training, describe: 'smallest scale (default 1)' })
-    .option('max-scale', { type: 'number', group: training, describe: 'largest scale (default 16777216)' });
-  for (const list of LIST_NAMES) {
-    y = y
-      .option(`${list}-add`, { type: 'string', describe: `add op types to the ${list} list (comma-separated; domain:Op for custom domains)`, group: 'Lists:' })
-      .option(`${list}-remove`, { type: 'string', describe: `remove op types from the ${list} list`, group: 'Lists:' });
-  }
+  let y = yargs.positional('model', MODEL_POSITIONAL);
+  for (const [name, spec] of REWRITE_OPTIONS) y = y.option(name, spec);
   return y as unknown as Argv<RewriteArgs>;
 }
 
@@ -234,7 +241,7 @@ export function listWarnings(args: RewriteArgs): string[] {
 
 export function patternWarnings(args: RewriteArgs, report: AmpReport): string[] {
   // Without a pattern there is nothing to match: reading report.nodes would build the whole audit.
-  if (!args.forceFp32?.length && !args.forceFp16?.length) return [];
+  if (!args.forceFp32.length && !args.forceFp16.length) return [];
   const names = report.nodes.map((n) => n.node);
   return [...unmatchedPatterns('--force-fp32', args.forceFp32, names), ...unmatchedPatterns('--force-fp16', args.forceFp16, names)];
 }
@@ -252,9 +259,15 @@ export function parseDims(specs: readonly string[]): Map<string, number> {
   return dims;
 }
 
-/** The calibration runs, on ONNX Runtime (loaded only here). */
+// What only some rewrites use is loaded when one does: a plain rewrite's start-up does not pay for it.
+const stateSidecar = () => import('../passes/training/state-sidecar.js');
+type StateSidecarModule = Awaited<ReturnType<typeof stateSidecar>>;
+const reportRenderers = () => Promise.all([import('../report/audit.js'), import('../report/html/render-html.js')]);
+
+/** The calibration runs, on ONNX Runtime (loaded only here, as are the calibration modules). */
 async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampOptions: AmpOptions, notices: string[]): Promise<Calibration> {
   const ort = await loadOrt();
+  const [{ calibrate, inputBatches, modelAwareRandomInputs }, { parseNumerics }] = await Promise.all([import('../runtime/calibration.js'), import('../runtime/numerics.js')]);
   if (!(Number.isInteger(args.calibrationBatches) && args.calibrationBatches >= 1)) throw new AmpError('BAD_OPTION', `--calibration-batches ${args.calibrationBatches}: expected a positive integer`);
   if (!(args.inputScale > 0)) throw new AmpError('BAD_OPTION', `--input-scale ${args.inputScale}: expected a positive number`);
   const batches = args.inputs.length
@@ -270,9 +283,10 @@ async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampO
  * the initial-state sidecar (its own data file when one is asked for: sharing the model's would
  * overwrite one with the other).
  */
-function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveOptions): SaveResult[] {
+function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveOptions, stateModule: StateSidecarModule | undefined): SaveResult[] {
   const output = args.output as string;
-  if (args.state !== 'inputs') return [saveModel(model, output, options)];
+  if (args.state !== 'inputs' || !stateModule) return [saveModel(model, output, options)];
+  const { splitInitialState, stateSidecarPath } = stateModule;
   const { model: stepGraph, sidecar } = splitInitialState(model);
   const { unchangedBytes: _unchanged, ...written } = options;
   const sidecarData = args.externalData === 'keep' || args.externalData === 'embed' ? 'embed' : `${path.basename(stateSidecarPath(output))}.data`;
@@ -290,16 +304,17 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   const { model, bytes } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false }));
   // Every output must be a file of its own: not an input (through a symlink, a hard link or
   // /proc/self/cwd included), not another output. Checked before anything is written.
-  const inputs = inputFilesOf(args, model);
+  const inputs = phase('inputFilesMs', () => inputFilesOf(args, model));
   const writesModel = Boolean(args.output && !args.dryRun);
+  const stateModule = writesModel && args.state === 'inputs' ? await stateSidecar() : undefined;
   const outputs = [
     ...(writesModel ? [{ path: args.output as string, role: '-o' }] : []),
-    ...(writesModel && args.state === 'inputs' ? [{ path: stateSidecarPath(args.output as string), role: 'the --state inputs sidecar' }] : []),
+    ...(stateModule ? [{ path: stateModule.stateSidecarPath(args.output as string), role: 'the --state inputs sidecar' }] : []),
     ...args.report.map((file) => ({ path: file, role: '--report' })),
   ];
   assertSeparateFiles(outputs, inputs);
   // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
-  checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
+  phase('inputCheckMs', () => checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false }));
   options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
   const notices: string[] = [];
   if (args.calibrate) {
@@ -326,19 +341,22 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
         ...saveOptions(args.externalData),
         ...(modified ? {} : { unchangedBytes: bytes }),
         protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
-      }),
+      }, stateModule),
     );
     for (const { requested, actual } of saved.flatMap((result) => result.renamedData)) {
       notes.push(`External data: ${printable(path.basename(requested))} already exists and was not overwritten; the weights are in ${printable(path.basename(actual))}`);
     }
   }
-  for (const file of args.report) {
-    const text = file.endsWith('.html')
-      ? renderAuditHtml(report.amp, { title: path.basename(args.model) })
-      : file.endsWith('.md')
-        ? renderAuditMarkdown(report.amp, report.training)
-        : renderAuditJson(report.amp, report.training);
-    writeTextAtomically(file, text);
+  if (args.report.length) {
+    const [{ renderAuditJson, renderAuditMarkdown }, { renderAuditHtml }] = await reportRenderers();
+    for (const file of args.report) {
+      const text = file.endsWith('.html')
+        ? renderAuditHtml(report.amp, { title: path.basename(args.model) })
+        : file.endsWith('.md')
+          ? renderAuditMarkdown(report.amp, report.training)
+          : renderAuditJson(report.amp, report.training);
+      writeTextAtomically(file, text);
+    }
   }
   for (const note of notes) process.stderr.write(`amp-rewrite: note: ${note}\n`);
   if (!args.quiet) {

@@ -63,8 +63,17 @@ interface StoredTable {
   readonly domains: Record<string, Record<string, StoredSchema[]>>;
 }
 
-/** domain ('' for ai.onnx) → op type → versions sorted by `since`. */
-type Table = Map<string, Map<string, readonly OpSchema[]>>;
+/**
+ * An op's versions as stored, made into frozen OpSchemas sorted by `since` on first use: a model
+ * uses a few dozen of the 778 op versions, and freezing them all cost every run about 5 ms.
+ */
+interface OpEntry {
+  readonly stored: readonly StoredSchema[];
+  versions?: readonly OpSchema[];
+}
+
+/** domain ('' for ai.onnx) → op type → its versions. */
+type Table = Map<string, Map<string, OpEntry>>;
 
 const TABLE_URL = new URL('../../rules/schemas.json', import.meta.url);
 const CONTRIB_TABLE_URL = new URL('../../rules/schemas-com.microsoft.json', import.meta.url);
@@ -101,11 +110,10 @@ function loadTable(): Table {
     for (const [domainName, ops] of Object.entries(stored.domains)) {
       const domain = normalize(domainName);
       let byOp = built.get(domain);
-      if (!byOp) built.set(domain, (byOp = new Map<string, readonly OpSchema[]>()));
+      if (!byOp) built.set(domain, (byOp = new Map<string, OpEntry>()));
       for (const [opType, versions] of Object.entries(ops)) {
         if (byOp.has(opType)) throw new Error(`${url.pathname}: ${domainName || 'ai.onnx'} ${opType} is already in another schema table`);
-        const schemas = versions.map((version) => freezeSchema(domain, opType, version)).sort((a, b) => a.since - b.since);
-        byOp.set(opType, Object.freeze(schemas));
+        byOp.set(opType, { stored: versions });
       }
     }
   }
@@ -147,7 +155,11 @@ export function schemaFor(domain: string, opType: string, opsetVersion: number):
 
 /** Every documented version of an op, oldest first (deprecation markers included). */
 export function schemaVersions(domain: string, opType: string): readonly OpSchema[] {
-  return loadTable().get(normalize(domain))?.get(opType) ?? NO_VERSIONS;
+  const normalized = normalize(domain);
+  const entry = loadTable().get(normalized)?.get(opType);
+  if (!entry) return NO_VERSIONS;
+  entry.versions ??= Object.freeze(entry.stored.map((version) => freezeSchema(normalized, opType, version)).sort((a, b) => a.since - b.since));
+  return entry.versions;
 }
 
 /** The op types documented for a domain, sorted. */
