@@ -16,6 +16,7 @@ import { inputFilesOf, listWarnings, patternWarnings, rewriteOptionsFromArgs, tr
 import { reportWarnings } from './warnings.js';
 import { assertSeparateFiles } from '../onnx/safe-write.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
+import { compareText } from '../collation.js';
 
 export function runInspect(args: RewriteArgs, print: (text: string) => void): number {
   for (const report of args.report) {
@@ -94,7 +95,7 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
   }
   lines.push('', 'ops (count, list, what the pass would do):');
   const width = Math.max(4, ...[...byOp.keys()].map((op) => op.length));
-  for (const [op, entry] of [...byOp].sort((a, b) => b[1].count - a[1].count || a[0].localeCompare(b[0]))) {
+  for (const [op, entry] of [...byOp].sort((a, b) => b[1].count - a[1].count || compareText(a[0], b[0]))) {
     const outcomes = [...entry.colors].map(([what, n]) => `${n} ${what}`).join(', ');
     lines.push(`  ${op.padEnd(width)} ${String(entry.count).padStart(5)}  ${entry.list.padEnd(5)}  ${outcomes}`);
   }

@@ -31,6 +31,7 @@ import {
   type NamedPath,
 } from './safe-write.js';
 import { forEachTensor } from './walk.js';
+import { compareText } from '../collation.js';
 
 export interface LoadOptions extends Omit<DecodeOptions, 'source'> {
   /**
@@ -362,7 +363,7 @@ function writeFilesAtomically(modelPath: string, modelBytes: Uint8Array, dataFil
   const placed: string[] = [];
   let temp: string | undefined;
   try {
-    for (const [destination, placements] of [...dataFiles].sort(([a], [b]) => a.localeCompare(b))) {
+    for (const [destination, placements] of [...dataFiles].sort(([a], [b]) => compareText(a, b))) {
       const created = createTemporary(destination);
       temp = created.temp;
       writeDataFile(created.fd, placements);

@@ -30,6 +30,7 @@ import { targetPolicy, targetWarnings, type Target, type TargetWarning } from '.
 import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
 import { checkAmpOptions } from '../api/check-options.js';
 import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope, type Wiring } from './amp/audit-graph.js';
+import { compareText } from '../collation.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */
@@ -495,7 +496,7 @@ function summarize(
     matrixFlops: flops,
     fp32Reasons: [...reasons.entries()]
       .map(([rule, { count, example }]) => ({ rule, count, example }))
-      .sort((a, b) => b.count - a.count || a.rule.localeCompare(b.rule)),
+      .sort((a, b) => b.count - a.count || compareText(a.rule, b.rule)),
     alreadyLowPrecision: countAlreadyLowPrecision(decisions),
   };
 }
@@ -509,5 +510,5 @@ function countAlreadyLowPrecision(decisions: NodeDecision[]): AmpSummary['alread
     const entry = counts.get(key) ?? counts.set(key, { op, type: d.computesIn, count: 0 }).get(key)!;
     entry.count++;
   }
-  return [...counts.values()].sort((a, b) => b.count - a.count || a.op.localeCompare(b.op) || a.type.localeCompare(b.type));
+  return [...counts.values()].sort((a, b) => b.count - a.count || compareText(a.op, b.op) || compareText(a.type, b.type));
 }

@@ -24,6 +24,7 @@ import type { Feeds } from './inputs.js';
 import { instrument } from './instrument.js';
 import { modelForNumerics, type Numerics } from './numerics.js';
 import { openSession, type Provider } from './session.js';
+import { compareText } from '../collation.js';
 
 export const METRICS = ['allclose', 'max-abs', 'cosine'] as const;
 export type Metric = (typeof METRICS)[number];
@@ -215,7 +216,7 @@ export function rankCandidates(
     reasons.push(`relative error ${Number.isFinite(inputError) ? inputError.toExponential(2) : 'inf'} on its inputs, ${Number.isFinite(outputError) ? outputError.toExponential(2) : 'inf'} on its outputs`);
     ranked.push({ node: name, op: node.op_type ?? '', evidence: reasons.join('; '), errorJump, nearLimit, nonFiniteOrigin, flushedShare });
   }
-  return ranked.sort((a, b) => strength(b) - strength(a) || b.errorJump - a.errorJump || b.nearLimit - a.nearLimit || a.node.localeCompare(b.node));
+  return ranked.sort((a, b) => strength(b) - strength(a) || b.errorJump - a.errorJump || b.nearLimit - a.nearLimit || compareText(a.node, b.node));
 }
 
 /**

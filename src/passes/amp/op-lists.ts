@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { readTextFile } from '../../onnx/io-text.js';
 import { AmpError } from '../../onnx/errors.js';
 import { normalizeDomain } from '../../onnx/opsets.js';
+import { compareText } from '../../collation.js';
 
 export const LIST_NAMES = ['allow', 'deny', 'infer', 'clear'] as const;
 export type ListName = (typeof LIST_NAMES)[number];
@@ -98,7 +99,7 @@ export class OpLists {
   entries(list: ListName): OpListEntry[] {
     return [...this.byKey.values()]
       .filter((entry) => entry.list === list)
-      .sort((a, b) => a.domain.localeCompare(b.domain) || a.op.toLowerCase().localeCompare(b.op.toLowerCase()) || a.op.localeCompare(b.op));
+      .sort((a, b) => compareText(a.domain, b.domain) || compareText(a.op.toLowerCase(), b.op.toLowerCase()) || compareText(a.op, b.op));
   }
 }
 
