@@ -65,16 +65,34 @@ export class GraphScope {
     for (const node of this.nodes) this.index(node);
   }
 
-  /** Registers a node's edges and builds scopes for its subgraphs. */
+  /**
+   * Registers a node's edges and builds scopes for its subgraphs. Plain loops, no closure or
+   * array per node: this runs for every node of the model, and those allocations were a good
+   * part of building a big graph's model (and of its garbage collection).
+   */
   private index(node: onnx.INodeProto): void {
-    (node.output ?? []).forEach((name, index) => {
-      if (name) this.producers.set(name, { node, index });
-    });
-    (node.input ?? []).forEach((name, index) => {
-      if (name) this.addUse(name, { node, index });
-    });
+    const outputs = node.output;
+    if (outputs) {
+      for (let index = 0; index < outputs.length; index++) {
+        const name = outputs[index];
+        if (name) this.producers.set(name, { node, index });
+      }
+    }
+    const inputs = node.input;
+    if (inputs) {
+      for (let index = 0; index < inputs.length; index++) {
+        const name = inputs[index];
+        if (name) this.addUse(name, { node, index });
+      }
+    }
+    const attributes = node.attribute;
+    if (attributes?.length) this.indexSubgraphs(node, attributes);
+  }
+
+  private indexSubgraphs(node: onnx.INodeProto, attributes: onnx.IAttributeProto[]): void {
     const children: GraphScope[] = [];
-    for (const attribute of node.attribute ?? []) {
+    for (const attribute of attributes) {
+      if (!attribute.g && !attribute.graphs?.length) continue;
       const graphs = [...(attribute.g ? [attribute.g] : []), ...(attribute.graphs ?? [])];
       graphs.forEach((graph, i) => {
         const suffix = attribute.graphs?.length ? `[${i}]` : '';
@@ -119,9 +137,9 @@ export class GraphScope {
   }
 
   private addUse(name: string, use: ValueUse): void {
-    let list = this.consumerLists.get(name);
-    if (!list) this.consumerLists.set(name, (list = []));
-    list.push(use);
+    const list = this.consumerLists.get(name);
+    if (list) list.push(use);
+    else this.consumerLists.set(name, [use]);
   }
 
   private dropUse(name: string, node: onnx.INodeProto, index: number): void {
@@ -168,6 +186,8 @@ export class GraphScope {
 
   /** Current nodes of this scope, in file order with pending insertions placed. */
   currentNodes(): onnx.INodeProto[] {
+    // Unedited (the common case for every scope but the edited ones): a plain copy.
+    if (!this.insertedAfter.size && !this.removed.size) return this.nodes.slice();
     const result: onnx.INodeProto[] = [...(this.insertedAfter.get(null) ?? [])];
     const placeAfter = (node: onnx.INodeProto): void => {
       for (const inserted of this.insertedAfter.get(node) ?? []) {
@@ -180,6 +200,14 @@ export class GraphScope {
       placeAfter(node);
     }
     return result;
+  }
+
+  /** Whether a name is defined here or in an enclosing scope (resolve() without building its answer). */
+  isVisible(name: string): boolean {
+    for (let scope: GraphScope | undefined = this; scope; scope = scope.parent) {
+      if (scope.producers.has(name) || scope.inputs.has(name) || scope.initializers.has(name)) return true;
+    }
+    return false;
   }
 
   /**
@@ -255,36 +283,61 @@ export class GraphScope {
   topologicalOrder(): { order: onnx.INodeProto[]; blocked: onnx.INodeProto[] } {
     if (this.orderCache) return this.orderCache;
     const nodes = this.currentNodes();
+    const n = nodes.length;
     const position = new Map<onnx.INodeProto, number>();
-    nodes.forEach((node, i) => position.set(node, i));
-    const waiting = new Int32Array(nodes.length);
-    const dependents: number[][] = nodes.map(() => []);
-    // lastReader[p] === i: node i already counted producer p (no Set or array per node: a big
-    // graph's sort allocated one of each for every node).
-    const lastReader = new Int32Array(nodes.length).fill(-1);
+    for (let i = 0; i < n; i++) position.set(nodes[i] as onnx.INodeProto, i);
+    // Edges producer -> reader, each pair once: lastReader[p] === i when node i already counted
+    // producer p (no Set or array per node: a big graph's sort allocated one of each for every node).
+    const lastReader = new Int32Array(n).fill(-1);
+    const from: number[] = [];
+    const to: number[] = [];
+    let backward = false;
     const read = (name: string | null | undefined, i: number): void => {
-      const producer = name ? this.producers.get(name)?.node : undefined;
-      const at = producer === undefined ? undefined : position.get(producer);
+      if (!name) return;
+      const producer = this.producers.get(name);
+      const at = producer === undefined ? undefined : position.get(producer.node);
       if (at === undefined || at === i || lastReader[at] === i) return;
       lastReader[at] = i;
-      waiting[i] = (waiting[i] as number) + 1;
-      (dependents[at] as number[]).push(i);
+      if (at > i) backward = true;
+      from.push(at);
+      to.push(i);
     };
-    nodes.forEach((node, i) => {
-      for (const name of node.input ?? []) read(name, i);
-      for (const child of this.childrenByNode.get(node) ?? []) for (const name of child.outerReferences) read(name, i);
-    });
+    for (let i = 0; i < n; i++) {
+      const node = nodes[i] as onnx.INodeProto;
+      const inputs = node.input;
+      if (inputs) for (let k = 0; k < inputs.length; k++) read(inputs[k], i);
+      const children = this.childrenByNode.get(node);
+      if (children) for (const child of children) for (const name of child.outerReferences) read(name, i);
+    }
+    // Every edge forward: the file order is already topological, and it is exactly what the
+    // heap below would produce (the smallest ready position is always the next one), so the
+    // common case (a sorted model, casts placed after their producers) skips the sort.
+    if (!backward) return (this.orderCache = { order: nodes, blocked: [] });
+    const waiting = new Int32Array(n);
+    for (const i of to) waiting[i] = (waiting[i] as number) + 1;
+    // Readers grouped by producer (compressed rows): no array per node.
+    const first = new Int32Array(n + 1);
+    for (const f of from) first[f + 1] = (first[f + 1] as number) + 1;
+    for (let i = 0; i < n; i++) first[i + 1] = (first[i + 1] as number) + (first[i] as number);
+    const cursor = first.slice(0, n);
+    const readers = new Int32Array(from.length);
+    for (let e = 0; e < from.length; e++) {
+      const f = from[e] as number;
+      readers[cursor[f] as number] = to[e] as number;
+      cursor[f] = (cursor[f] as number) + 1;
+    }
     // A min-heap of file positions keeps the result stable (file order wherever it is already
     // topological) and the whole sort O(n log n).
-    const ready = new IndexHeap(nodes.length);
-    for (let i = 0; i < nodes.length; i++) if (waiting[i] === 0) ready.push(i);
+    const ready = new IndexHeap(n);
+    for (let i = 0; i < n; i++) if (waiting[i] === 0) ready.push(i);
     const order: onnx.INodeProto[] = [];
-    const placed = new Uint8Array(nodes.length);
+    const placed = new Uint8Array(n);
     while (ready.size) {
       const i = ready.pop();
       order.push(nodes[i] as onnx.INodeProto);
       placed[i] = 1;
-      for (const next of dependents[i] as number[]) {
+      for (let e = first[i] as number; e < (first[i + 1] as number); e++) {
+        const next = readers[e] as number;
         waiting[next] = (waiting[next] as number) - 1;
         if (waiting[next] === 0) ready.push(next);
       }
@@ -302,7 +355,7 @@ export class GraphScope {
     const { order, blocked } = this.topologicalOrder();
     if (blocked.length) return blocked;
     const current = this.currentNodes();
-    if (order.every((node, i) => node === current[i])) return [];
+    if (order.length === current.length && order.every((node, i) => node === current[i])) return [];
     this.commit();
     this.nodes = [...order];
     this.graph.node = this.nodes;
@@ -356,13 +409,16 @@ export class ModelGraph {
   }
 
   private noteNames(graph: onnx.IGraphProto): void {
+    const used = this.usedNames;
     for (const node of graph.node ?? []) {
-      if (node.name) this.usedNames.add(node.name);
-      for (const name of node.input ?? []) this.usedNames.add(name);
-      for (const name of node.output ?? []) this.usedNames.add(name);
+      if (node.name) used.add(node.name);
+      const inputs = node.input;
+      if (inputs) for (let i = 0; i < inputs.length; i++) used.add(inputs[i] as string);
+      const outputs = node.output;
+      if (outputs) for (let i = 0; i < outputs.length; i++) used.add(outputs[i] as string);
     }
-    for (const list of [graph.input, graph.output, graph.value_info]) for (const info of list ?? []) this.usedNames.add(info.name ?? '');
-    for (const tensor of graph.initializer ?? []) this.usedNames.add(tensor.name ?? '');
+    for (const list of [graph.input, graph.output, graph.value_info]) for (const info of list ?? []) used.add(info.name ?? '');
+    for (const tensor of graph.initializer ?? []) used.add(tensor.name ?? '');
   }
 
   /**

@@ -33,15 +33,22 @@ export function validateModel(model: onnx.IModelProto, graph: ModelGraph = new M
 }
 
 function checkProducersAndOrder(scope: GraphScope, problems: ValidationProblem[]): void {
-  const defined = new Set<string>([...scope.inputs.keys(), ...scope.initializers.keys()]);
-  const visibleOutside = (name: string): boolean => scope.parent?.resolve(name) !== undefined;
+  const defined = new Set<string>(scope.inputs.keys());
+  for (const name of scope.initializers.keys()) defined.add(name);
   for (const node of scope.graph.node ?? []) {
-    for (const name of node.input ?? []) {
-      if (name && !defined.has(name) && !visibleOutside(name)) {
-        problems.push({ node: node.name ?? '', message: `${describeNode(node)} reads '${name}' before anything in ${scope.path} defines it` });
+    const inputs = node.input;
+    if (inputs) {
+      for (let i = 0; i < inputs.length; i++) {
+        const name = inputs[i];
+        if (name && !defined.has(name) && !scope.parent?.isVisible(name)) {
+          problems.push({ node: node.name ?? '', message: `${describeNode(node)} reads '${name}' before anything in ${scope.path} defines it` });
+        }
       }
     }
-    for (const name of node.output ?? []) {
+    const outputs = node.output;
+    if (!outputs) continue;
+    for (let i = 0; i < outputs.length; i++) {
+      const name = outputs[i];
       if (!name) continue;
       if (defined.has(name)) problems.push({ node: node.name ?? '', message: `${describeNode(node)} writes '${name}', which already has a producer in ${scope.path}` });
       defined.add(name);
@@ -66,43 +73,79 @@ function allowedTensorTypes(schema: OpSchema, formal: FormalParameter): Readonly
   return allowed;
 }
 
+/** Type variables bound so far on one node: reused from node to node, no Map per node. */
+class Bindings {
+  readonly variables: string[] = [];
+  readonly types: number[] = [];
+  readonly values: string[] = [];
+  clear(): void {
+    this.variables.length = 0;
+    this.types.length = 0;
+    this.values.length = 0;
+  }
+  find(variable: string): number {
+    return this.variables.indexOf(variable);
+  }
+}
+
 function checkTypes(scope: GraphScope, types: ElemTypes, opsets: ReturnType<typeof opsetsOf>, problems: ValidationProblem[]): void {
+  const bound = new Bindings();
   for (const node of scope.graph.node ?? []) {
     const schema = schemaOf(node, opsets);
     if (!schema) continue;
-    const bound = new Map<string, { type: number; value: string }>();
-    const check = (formal: ReturnType<typeof typeVariableOfInput>, name: string | null | undefined, role: string): void => {
-      if (!formal || !name || formal.heterogeneous) return;
-      const type = types.get(scope, name);
-      if (type === undefined) return;
-      const allowed = allowedTensorTypes(schema, formal);
-      if (allowed && !allowed.has(type)) {
-        problems.push({
-          node: node.name ?? '',
-          message: `${describeNode(node)}: ${role} '${name}' is ${tensorTypeString(type)}, not one of ${typesOf(schema, formal).join(', ')}`,
-        });
-        return;
-      }
-      if (!(formal.typeStr in schema.typeConstraints)) return;
-      const previous = bound.get(formal.typeStr);
-      if (previous && previous.type !== type) {
-        problems.push({
-          node: node.name ?? '',
-          message: `${describeNode(node)}: '${previous.value}' is ${tensorTypeString(previous.type)} but '${name}' is ${tensorTypeString(type)}, both bound to ${formal.typeStr}`,
-        });
-      } else if (!previous) bound.set(formal.typeStr, { type, value: name });
-    };
-    (node.input ?? []).forEach((name, i) => check(typeVariableOfInput(schema, i), name, 'input'));
-    (node.output ?? []).forEach((name, i) => check(typeVariableOfOutput(schema, i), name, 'output'));
+    bound.clear();
+    const inputs = node.input;
+    if (inputs) for (let i = 0; i < inputs.length; i++) checkValue(scope, types, node, schema, typeVariableOfInput(schema, i), inputs[i], 'input', bound, problems);
+    const outputs = node.output;
+    if (outputs) for (let i = 0; i < outputs.length; i++) checkValue(scope, types, node, schema, typeVariableOfOutput(schema, i), outputs[i], 'output', bound, problems);
   }
-  for (const info of [...(scope.graph.value_info ?? []), ...(scope.graph.output ?? [])]) {
-    const declared = info.type?.tensor_type?.elem_type;
-    const inferred = types.info(scope, info.name ?? '');
-    if (declared && inferred && inferred.source !== 'declared' && inferred.elemType !== declared) {
-      problems.push({
-        node: scope.producerOf(info.name ?? '')?.node.name ?? '',
-        message: `'${info.name}' is declared ${tensorTypeString(declared)} but computed as ${tensorTypeString(inferred.elemType)} in ${scope.path}`,
-      });
+  for (const list of [scope.graph.value_info ?? [], scope.graph.output ?? []]) {
+    for (const info of list) {
+      const declared = info.type?.tensor_type?.elem_type;
+      const inferred = types.info(scope, info.name ?? '');
+      if (declared && inferred && inferred.source !== 'declared' && inferred.elemType !== declared) {
+        problems.push({
+          node: scope.producerOf(info.name ?? '')?.node.name ?? '',
+          message: `'${info.name}' is declared ${tensorTypeString(declared)} but computed as ${tensorTypeString(inferred.elemType)} in ${scope.path}`,
+        });
+      }
     }
+  }
+}
+
+/** One actual input or output of a node against its formal parameter and the node's other bindings. */
+function checkValue(
+  scope: GraphScope,
+  types: ElemTypes,
+  node: onnx.INodeProto,
+  schema: OpSchema,
+  formal: FormalParameter | undefined,
+  name: string | null | undefined,
+  role: string,
+  bound: Bindings,
+  problems: ValidationProblem[],
+): void {
+  if (!formal || !name || formal.heterogeneous) return;
+  const type = types.get(scope, name);
+  if (type === undefined) return;
+  const allowed = allowedTensorTypes(schema, formal);
+  if (allowed && !allowed.has(type)) {
+    problems.push({
+      node: node.name ?? '',
+      message: `${describeNode(node)}: ${role} '${name}' is ${tensorTypeString(type)}, not one of ${typesOf(schema, formal).join(', ')}`,
+    });
+    return;
+  }
+  if (!(formal.typeStr in schema.typeConstraints)) return;
+  const at = bound.find(formal.typeStr);
+  if (at >= 0 && bound.types[at] !== type) {
+    problems.push({
+      node: node.name ?? '',
+      message: `${describeNode(node)}: '${bound.values[at]}' is ${tensorTypeString(bound.types[at] as number)} but '${name}' is ${tensorTypeString(type)}, both bound to ${formal.typeStr}`,
+    });
+  } else if (at < 0) {
+    bound.variables.push(formal.typeStr);
+    bound.types.push(type);
+    bound.values.push(name);
   }
 }

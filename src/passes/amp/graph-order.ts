@@ -23,7 +23,7 @@ export function sortGraph(graph: ModelGraph): void {
     }
     for (const node of scope.currentNodes()) {
       for (const name of node.input ?? []) {
-        if (name && scope.resolve(name) === undefined) {
+        if (name && !scope.isVisible(name)) {
           throw new AmpError('BAD_GRAPH', `the input graph is invalid: ${describeNode(node)} reads '${name}', which nothing in ${scope.path} or an enclosing graph defines`, {
             subject: node.name ?? '',
           });
