@@ -27,6 +27,21 @@ export type Definition =
   | { kind: 'input'; scope: GraphScope; info: onnx.IValueInfoProto }
   | { kind: 'initializer'; scope: GraphScope; tensor: onnx.ITensorProto };
 
+interface OrderResult {
+  order: onnx.INodeProto[];
+  blocked: onnx.INodeProto[];
+  /** The order is the current node list itself: every read of a value produced here comes after its producer. */
+  inFileOrder: boolean;
+  /** Some node reads one of its own outputs (a cycle the order does not show). */
+  readsOwnOutput: boolean;
+  /** Names read by nodes (not inside subgraphs) that no node of the list produces. */
+  unproduced: string[];
+}
+
+function isSubgraphUse(use: ValueUse): boolean {
+  return use.index === -1;
+}
+
 export class GraphScope {
   readonly children: GraphScope[] = [];
   private readonly producers = new Map<string, ValueProducer>();
@@ -43,8 +58,16 @@ export class GraphScope {
   /** New nodes to place right after an anchor node (or first, under the key null). */
   private readonly insertedAfter = new Map<onnx.INodeProto | null, onnx.INodeProto[]>();
   private readonly childrenByNode = new Map<onnx.INodeProto, GraphScope[]>();
-  /** topologicalOrder() result until the next edit. */
-  private orderCache: { order: onnx.INodeProto[]; blocked: onnx.INodeProto[] } | undefined;
+  /** topologicalOrder() result until the next edit, with what it saw on the way (see orderedReads()). */
+  private orderCache: OrderResult | undefined;
+  /**
+   * Set once two definitions of one name were seen (two producers, or a producer of a graph
+   * input or initializer): then the producer map alone cannot vouch for the node order.
+   */
+  private definitionConflict = false;
+  /** Sizes of the input and initializer tables when definitionConflict was last brought up to date. */
+  private inputCount = 0;
+  private initializerCount = 0;
 
   constructor(
     readonly graph: onnx.IGraphProto,
@@ -62,7 +85,17 @@ export class GraphScope {
     for (const sparse of graph.sparse_initializer ?? []) {
       if (sparse.values) this.initializers.set(sparse.values.name ?? '', sparse.values);
     }
-    for (const node of this.nodes) this.index(node);
+    let outputs = 0;
+    for (const node of this.nodes) outputs += this.index(node);
+    // Two nodes writing one name leave one map entry for two outputs; a node writing a graph
+    // input or an initializer shows in the maps' overlap. Counting costs no lookup per output.
+    if (this.producers.size !== outputs) this.definitionConflict = true;
+    else {
+      for (const name of this.inputs.keys()) if (this.producers.has(name)) this.definitionConflict = true;
+      for (const name of this.initializers.keys()) if (this.producers.has(name)) this.definitionConflict = true;
+    }
+    this.inputCount = this.inputs.size;
+    this.initializerCount = this.initializers.size;
   }
 
   /**
@@ -70,12 +103,16 @@ export class GraphScope {
    * array per node: this runs for every node of the model, and those allocations were a good
    * part of building a big graph's model (and of its garbage collection).
    */
-  private index(node: onnx.INodeProto): void {
+  private index(node: onnx.INodeProto): number {
+    let registered = 0;
     const outputs = node.output;
     if (outputs) {
       for (let index = 0; index < outputs.length; index++) {
         const name = outputs[index];
-        if (name) this.producers.set(name, { node, index });
+        if (name) {
+          this.producers.set(name, { node, index });
+          registered++;
+        }
       }
     }
     const inputs = node.input;
@@ -87,6 +124,7 @@ export class GraphScope {
     }
     const attributes = node.attribute;
     if (attributes?.length) this.indexSubgraphs(node, attributes);
+    return registered;
   }
 
   private indexSubgraphs(node: onnx.INodeProto, attributes: onnx.IAttributeProto[]): void {
@@ -125,11 +163,16 @@ export class GraphScope {
    * from outside; ModelGraph.refreshOuterReferences() computes them again.
    */
   dropSubgraphUses(): void {
-    for (const [name, list] of [...this.consumerLists]) {
-      const kept = list.filter((use) => use.index !== -1);
-      if (kept.length === list.length) continue;
-      if (kept.length) this.consumerLists.set(name, kept);
-      else this.consumerLists.delete(name);
+    // Only a scope with subgraphs has uses standing for reads inside them; a big graph's main
+    // scope usually has none, and copying and filtering its every consumer list was most of the
+    // refresh. (Replacing or deleting entries while iterating a Map is well defined.)
+    if (this.children.length) {
+      for (const [name, list] of this.consumerLists) {
+        if (!list.some(isSubgraphUse)) continue;
+        const kept = list.filter((use) => use.index !== -1);
+        if (kept.length) this.consumerLists.set(name, kept);
+        else this.consumerLists.delete(name);
+      }
     }
     this.outerReferences.clear();
     this.orderCache = undefined;
@@ -145,8 +188,13 @@ export class GraphScope {
   private dropUse(name: string, node: onnx.INodeProto, index: number): void {
     const list = this.consumerLists.get(name);
     if (!list) return;
-    const at = list.findIndex((use) => use.node === node && use.index === index);
-    if (at >= 0) list.splice(at, 1);
+    for (let at = 0; at < list.length; at++) {
+      const use = list[at] as ValueUse;
+      if (use.node === node && use.index === index) {
+        list.splice(at, 1);
+        break;
+      }
+    }
     if (!list.length) this.consumerLists.delete(name);
   }
 
@@ -189,17 +237,21 @@ export class GraphScope {
     // Unedited (the common case for every scope but the edited ones): a plain copy.
     if (!this.insertedAfter.size && !this.removed.size) return this.nodes.slice();
     const result: onnx.INodeProto[] = [...(this.insertedAfter.get(null) ?? [])];
-    const placeAfter = (node: onnx.INodeProto): void => {
-      for (const inserted of this.insertedAfter.get(node) ?? []) {
-        if (!this.removed.has(inserted)) result.push(inserted);
-        placeAfter(inserted);
-      }
-    };
+    const anyRemoved = this.removed.size > 0;
     for (const node of this.nodes) {
-      if (!this.removed.has(node)) result.push(node);
-      placeAfter(node);
+      if (!anyRemoved || !this.removed.has(node)) result.push(node);
+      this.placeInsertedAfter(node, result);
     }
     return result;
+  }
+
+  private placeInsertedAfter(anchor: onnx.INodeProto, result: onnx.INodeProto[]): void {
+    const inserted = this.insertedAfter.get(anchor);
+    if (!inserted) return;
+    for (const node of inserted) {
+      if (!this.removed.has(node)) result.push(node);
+      this.placeInsertedAfter(node, result);
+    }
   }
 
   /** Whether a name is defined here or in an enclosing scope (resolve() without building its answer). */
@@ -219,16 +271,19 @@ export class GraphScope {
     let list = this.insertedAfter.get(anchor);
     if (!list) this.insertedAfter.set(anchor, (list = []));
     list.push(node);
-    this.index(node);
+    for (const name of node.output ?? []) if (name && this.isDefinedLocally(name)) this.definitionConflict = true;
+    const before = this.producers.size;
+    const registered = this.index(node);
+    if (this.producers.size !== before + registered) this.definitionConflict = true;
     for (const child of this.childrenByNode.get(node) ?? []) child.resolveOuterReferences();
   }
 
   removeNode(node: onnx.INodeProto): void {
     this.orderCache = undefined;
     this.removed.add(node);
-    (node.output ?? []).forEach((name) => {
+    for (const name of node.output ?? []) {
       if (this.producers.get(name)?.node === node) this.producers.delete(name);
-    });
+    }
     (node.input ?? []).forEach((name, index) => {
       if (name) this.dropUse(name, node, index);
     });
@@ -253,8 +308,13 @@ export class GraphScope {
     const outputs = node.output ?? (node.output = []);
     const old = outputs[index];
     if (old && this.producers.get(old)?.node === node) this.producers.delete(old);
+    if (this.isDefinedLocally(newName)) this.definitionConflict = true;
     outputs[index] = newName;
     this.producers.set(newName, { node, index });
+  }
+
+  private isDefinedLocally(name: string): boolean {
+    return this.producers.has(name) || this.inputs.has(name) || this.initializers.has(name);
   }
 
   /** Renames a graph output (the value it reads). */
@@ -291,12 +351,11 @@ export class GraphScope {
     const lastReader = new Int32Array(n).fill(-1);
     const from: number[] = [];
     const to: number[] = [];
+    const unproduced: string[] = [];
     let backward = false;
-    const read = (name: string | null | undefined, i: number): void => {
-      if (!name) return;
-      const producer = this.producers.get(name);
-      const at = producer === undefined ? undefined : position.get(producer.node);
-      if (at === undefined || at === i || lastReader[at] === i) return;
+    let readsOwnOutput = false;
+    const edge = (at: number, i: number): void => {
+      if (lastReader[at] === i) return;
       lastReader[at] = i;
       if (at > i) backward = true;
       from.push(at);
@@ -305,14 +364,35 @@ export class GraphScope {
     for (let i = 0; i < n; i++) {
       const node = nodes[i] as onnx.INodeProto;
       const inputs = node.input;
-      if (inputs) for (let k = 0; k < inputs.length; k++) read(inputs[k], i);
+      if (inputs) {
+        for (let k = 0; k < inputs.length; k++) {
+          const name = inputs[k];
+          if (!name) continue;
+          const producer = this.producers.get(name);
+          const at = producer === undefined ? undefined : position.get(producer.node);
+          if (at === undefined) unproduced.push(name);
+          else if (at === i) readsOwnOutput = true;
+          else edge(at, i);
+        }
+      }
       const children = this.childrenByNode.get(node);
-      if (children) for (const child of children) for (const name of child.outerReferences) read(name, i);
+      if (children) {
+        for (const child of children) {
+          for (const name of child.outerReferences) {
+            const producer = this.producers.get(name);
+            const at = producer === undefined ? undefined : position.get(producer.node);
+            if (at !== undefined && at !== i) edge(at, i);
+          }
+        }
+      }
     }
     // Every edge forward: the file order is already topological, and it is exactly what the
     // heap below would produce (the smallest ready position is always the next one), so the
     // common case (a sorted model, casts placed after their producers) skips the sort.
-    if (!backward) return (this.orderCache = { order: nodes, blocked: [] });
+    if (!backward) {
+      this.orderCache = { order: nodes, blocked: [], inFileOrder: true, readsOwnOutput, unproduced };
+      return this.orderCache;
+    }
     const waiting = new Int32Array(n);
     for (const i of to) waiting[i] = (waiting[i] as number) + 1;
     // Readers grouped by producer (compressed rows): no array per node.
@@ -342,8 +422,25 @@ export class GraphScope {
         if (waiting[next] === 0) ready.push(next);
       }
     }
-    this.orderCache = { order, blocked: nodes.filter((_, i) => !placed[i]) };
+    this.orderCache = { order, blocked: nodes.filter((_, i) => !placed[i]), inFileOrder: false, readsOwnOutput, unproduced };
     return this.orderCache;
+  }
+
+  /**
+   * When the committed node list is known, from the topological order already computed on it,
+   * to have every read of a value produced here after its producer, with one definition per name
+   * and no node reading its own output: the names its nodes read that no node here produces
+   * (graph inputs, initializers, outer values, or undefined names), for the caller to resolve.
+   * Undefined when that cannot be told without checking every node: no order computed since the
+   * last edit, the list out of order, edits not committed, or the node list or the input and
+   * initializer tables changed behind the graph model's back.
+   */
+  orderedReads(): readonly string[] | undefined {
+    const cache = this.orderCache;
+    if (!cache?.inFileOrder || cache.readsOwnOutput || this.definitionConflict) return undefined;
+    if (this.insertedAfter.size || this.removed.size || this.graph.node !== this.nodes || cache.order.length !== this.nodes.length) return undefined;
+    if (this.inputs.size !== this.inputCount || this.initializers.size !== this.initializerCount) return undefined;
+    return cache.unproduced;
   }
 
   /**

@@ -43,9 +43,17 @@ export function attributeTypedOps(): ReadonlyMap<string, DtypeRule> {
 
 /** A type string such as `tensor(float16)` to its element type; undefined for non-tensors. */
 export function elemTypeOfTypeString(typeString: string): number | undefined {
+  // Asked for every value whose schema names a concrete type (Shape's int64, say): remembered per
+  // type string, since the schemas hold a few dozen of them and a regular expression per value was
+  // a fifth of type inference.
+  if (typeStringCodes.has(typeString)) return typeStringCodes.get(typeString);
   const match = /^tensor\((\w+)\)$/.exec(typeString);
-  return match ? dataTypeCode(match[1] as string) : undefined;
+  const code = match ? dataTypeCode(match[1] as string) : undefined;
+  if (typeStringCodes.size < 1024) typeStringCodes.set(typeString, code);
+  return code;
 }
+
+const typeStringCodes = new Map<string, number | undefined>();
 
 /** Body output that carries each control-flow output: Loop's body output 0 is the condition. */
 const SUBGRAPH_OUTPUT_OFFSET: Readonly<Record<string, number>> = { If: 0, Loop: 1, Scan: 0 };
