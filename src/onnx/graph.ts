@@ -435,6 +435,11 @@ export class GraphScope {
    * last edit, the list out of order, edits not committed, or the node list or the input and
    * initializer tables changed behind the graph model's back.
    */
+  /** The node order topologicalOrder() last gave, while no edit has come since; nothing is computed. */
+  lastOrder(): readonly onnx.INodeProto[] | undefined {
+    return this.orderCache?.order;
+  }
+
   orderedReads(): readonly string[] | undefined {
     const cache = this.orderCache;
     if (!cache?.inFileOrder || cache.readsOwnOutput || this.definitionConflict) return undefined;

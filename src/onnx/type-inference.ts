@@ -11,6 +11,8 @@ import { DataType, dataTypeCode } from './data-types.js';
 import type { onnx } from './generated/onnx.js';
 import type { GraphScope, ModelGraph } from './graph.js';
 import { normalizeDomain, type OpsetMap } from './opsets.js';
+import { elemTypeOfTypeString } from './type-strings.js';
+import { nodeTypesWithinSchema } from './type-constraints.js';
 import { schemaFor, typeVariableOfInput, typeVariableOfOutput, typesOf, type OpSchema } from './schema.js';
 
 export type TypeSource = 'declared' | 'initializer' | 'attribute' | 'schema' | 'subgraph';
@@ -41,19 +43,7 @@ export function attributeTypedOps(): ReadonlyMap<string, DtypeRule> {
   return dtypeRules;
 }
 
-/** A type string such as `tensor(float16)` to its element type; undefined for non-tensors. */
-export function elemTypeOfTypeString(typeString: string): number | undefined {
-  // Asked for every value whose schema names a concrete type (Shape's int64, say): remembered per
-  // type string, since the schemas hold a few dozen of them and a regular expression per value was
-  // a fifth of type inference.
-  if (typeStringCodes.has(typeString)) return typeStringCodes.get(typeString);
-  const match = /^tensor\((\w+)\)$/.exec(typeString);
-  const code = match ? dataTypeCode(match[1] as string) : undefined;
-  if (typeStringCodes.size < 1024) typeStringCodes.set(typeString, code);
-  return code;
-}
-
-const typeStringCodes = new Map<string, number | undefined>();
+export { elemTypeOfTypeString };
 
 /** Body output that carries each control-flow output: Loop's body output 0 is the condition. */
 const SUBGRAPH_OUTPUT_OFFSET: Readonly<Record<string, number>> = { If: 0, Loop: 1, Scan: 0 };
@@ -123,6 +113,35 @@ export class ElemTypes {
   entries(scope: GraphScope): IterableIterator<[string, InferredType]> {
     return (this.byScope.get(scope) ?? new Map<string, InferredType>()).entries();
   }
+
+  /**
+   * Per scope, the node order the inference went through when it found every node within its
+   * schema's type constraints (checkNodeTypeConstraints) as it typed it; null when some node was
+   * not. Each node had its inputs' final types when it was
+   * checked only if its scope and the enclosing ones were in order with one definition per name:
+   * the validator trusts this only then (GraphScope.orderedReads()).
+   */
+  private readonly checkedOrders = new Map<GraphScope, readonly onnx.INodeProto[] | null>();
+  private checkedOpsets: OpsetMap | undefined;
+
+  /** For the validator: see checkedOrders. Undefined when not known for this scope and these opsets. */
+  nodeTypesCheckedOn(scope: GraphScope, opsets: OpsetMap): readonly onnx.INodeProto[] | null | undefined {
+    if (!sameOpsets(this.checkedOpsets, opsets)) return undefined;
+    return this.checkedOrders.get(scope);
+  }
+
+  /** @internal Called by the inference. */
+  noteNodeTypesChecked(scope: GraphScope, order: readonly onnx.INodeProto[] | null, opsets: OpsetMap): void {
+    this.checkedOrders.set(scope, order);
+    this.checkedOpsets = opsets;
+  }
+}
+
+function sameOpsets(a: OpsetMap | undefined, b: OpsetMap): boolean {
+  if (a === b) return true;
+  if (!a || a.size !== b.size) return false;
+  for (const [domain, version] of a) if (b.get(domain) !== version) return false;
+  return true;
 }
 
 export function schemaOf(node: onnx.INodeProto, opsets: OpsetMap): OpSchema | undefined {
@@ -154,12 +173,23 @@ function inferScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, bodyI
     if (!scope.inputs.has(name) && tensor.data_type) types.set(scope, name, internedType(tensor.data_type, 'initializer'));
   }
   const { order, blocked } = scope.topologicalOrder();
-  for (const node of order) inferNode(scope, node, types, opsets);
+  let allWithinSchema = true;
+  for (const node of order) if (!inferNode(scope, node, types, opsets)) allWithinSchema = false;
   for (const node of blocked) inferNode(scope, node, types, opsets);
+  // Nodes that could not be placed are typed but not counted: a list with any is never proved in
+  // order, so the validator checks it in full anyway.
+  types.noteNodeTypesChecked(scope, allWithinSchema ? order : null, opsets);
 }
 
-/** Types the outputs of one node (and first the scopes of its subgraphs) from its inputs' types. */
-function inferNode(scope: GraphScope, node: onnx.INodeProto, types: ElemTypes, opsets: OpsetMap): void {
+/** Output types of the node being typed, for its constraint check (reused: one node at a time). */
+const outputTypesScratch: Array<number | undefined> = [];
+
+/**
+ * Types the outputs of one node (and first the scopes of its subgraphs) from its inputs' types.
+ * Returns whether the node's types keep its schema's constraints: checked here, where its types
+ * are at hand, so that the validation need not look them all up again.
+ */
+function inferNode(scope: GraphScope, node: onnx.INodeProto, types: ElemTypes, opsets: OpsetMap): boolean {
   const inputs = node.input ?? [];
   const inputTypes = new Array<number | undefined>(inputs.length);
   for (let i = 0; i < inputs.length; i++) {
@@ -169,18 +199,25 @@ function inferNode(scope: GraphScope, node: onnx.INodeProto, types: ElemTypes, o
   const subgraphs = scope.subgraphsOf(node);
   for (const child of subgraphs) inferScope(child, types, opsets, bodyInputs(node, child, inputTypes));
   const schema = schemaOf(node, opsets);
-  const outputs = node.output;
-  if (!outputs) return;
+  const outputs = node.output ?? [];
+  const outputTypes = outputTypesScratch;
   for (let index = 0; index < outputs.length; index++) {
     const name = outputs[index];
+    outputTypes[index] = undefined;
     if (!name) continue;
     const found = inferOutputType(node, index, inputTypes, schema) ?? typeFromSubgraphs(node, index, subgraphs, types);
-    if (found) types.set(scope, name, found);
-    else {
+    if (found) {
+      types.set(scope, name, found);
+      outputTypes[index] = found.elemType;
+    } else {
       const declared = scope.declaredElemType(name);
-      if (declared !== undefined) types.set(scope, name, internedType(declared, 'declared'));
+      if (declared !== undefined) {
+        types.set(scope, name, internedType(declared, 'declared'));
+        outputTypes[index] = declared;
+      }
     }
   }
+  return schema === undefined || nodeTypesWithinSchema(node, schema, inputTypes, outputTypes);
 }
 
 /**

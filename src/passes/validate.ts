@@ -6,9 +6,10 @@
 import { tensorTypeString } from '../onnx/data-types.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ModelGraph, type GraphScope } from '../onnx/graph.js';
-import { opsetsOf } from '../onnx/opsets.js';
-import { typeVariableOfInput, typeVariableOfOutput, typesOf, type FormalParameter, type OpSchema } from '../onnx/schema.js';
-import { elemTypeOfTypeString, inferElemTypes, schemaOf, type ElemTypes } from '../onnx/type-inference.js';
+import { opsetsOf, type OpsetMap } from '../onnx/opsets.js';
+import { typesOf, type OpSchema } from '../onnx/schema.js';
+import { checkNodeTypeConstraints, type TypeConstraintViolation } from '../onnx/type-constraints.js';
+import { inferElemTypes, schemaOf, type ElemTypes } from '../onnx/type-inference.js';
 import { describeNode } from './amp/decisions.js';
 
 export interface ValidationProblem {
@@ -25,9 +26,13 @@ export function validateModel(model: onnx.IModelProto, graph: ModelGraph = new M
   const opsets = opsetsOf(model);
   const types = inferred ?? inferElemTypes(graph, opsets);
   const problems: ValidationProblem[] = [];
+  // A scope's reads of outer values are only as sound as its enclosing scopes' order.
+  const proved = new Map<GraphScope, boolean>();
   for (const scope of graph.scopes) {
-    if (!orderIsValid(scope)) checkProducersAndOrder(scope, problems);
-    checkTypes(scope, types, opsets, problems);
+    const orderProved = orderIsValid(scope);
+    proved.set(scope, orderProved && (!scope.parent || proved.get(scope.parent) === true));
+    if (!orderProved) checkProducersAndOrder(scope, problems);
+    checkTypes(scope, types, opsets, problems, proved.get(scope) === true);
   }
   return problems;
 }
@@ -73,49 +78,12 @@ function checkProducersAndOrder(scope: GraphScope, problems: ValidationProblem[]
   }
 }
 
-/**
- * The element types a formal parameter allows as tensors, or null when it allows no tensor type
- * (sequences, optionals: not checked here). Cached per formal: a big graph asks the same few
- * thousand times, and comparing type strings per input was a good part of validation's time.
- */
-const allowedCache = new WeakMap<FormalParameter, ReadonlySet<number> | null>();
-
-function allowedTensorTypes(schema: OpSchema, formal: FormalParameter): ReadonlySet<number> | null {
-  let allowed = allowedCache.get(formal);
-  if (allowed === undefined) {
-    const tensorTypes = typesOf(schema, formal).filter((t) => t.startsWith('tensor('));
-    allowed = tensorTypes.length ? new Set(tensorTypes.map((t) => elemTypeOfTypeString(t) ?? -1)) : null;
-    allowedCache.set(formal, allowed);
-  }
-  return allowed;
-}
-
-/** Type variables bound so far on one node: reused from node to node, no Map per node. */
-class Bindings {
-  readonly variables: string[] = [];
-  readonly types: number[] = [];
-  readonly values: string[] = [];
-  clear(): void {
-    this.variables.length = 0;
-    this.types.length = 0;
-    this.values.length = 0;
-  }
-  find(variable: string): number {
-    return this.variables.indexOf(variable);
-  }
-}
-
-function checkTypes(scope: GraphScope, types: ElemTypes, opsets: ReturnType<typeof opsetsOf>, problems: ValidationProblem[]): void {
-  const bound = new Bindings();
-  for (const node of scope.graph.node ?? []) {
-    const schema = schemaOf(node, opsets);
-    if (!schema) continue;
-    bound.clear();
-    const inputs = node.input;
-    if (inputs) for (let i = 0; i < inputs.length; i++) checkValue(scope, types, node, schema, typeVariableOfInput(schema, i), inputs[i], 'input', bound, problems);
-    const outputs = node.output;
-    if (outputs) for (let i = 0; i < outputs.length; i++) checkValue(scope, types, node, schema, typeVariableOfOutput(schema, i), outputs[i], 'output', bound, problems);
-  }
+function checkTypes(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, problems: ValidationProblem[], orderProved: boolean): void {
+  // The inference checked every node as it typed it: when it did so on this very node list (the
+  // order it went through is the one that proved the list in order), no node can fail here, and
+  // looking every value's type up again was most of the validation.
+  const checked = orderProved && types.nodeTypesCheckedOn(scope, opsets);
+  if (!checked || checked !== scope.lastOrder()) checkNodeTypes(scope, types, opsets, problems);
   for (const list of [scope.graph.value_info ?? [], scope.graph.output ?? []]) {
     for (const info of list) {
       const declared = info.type?.tensor_type?.elem_type;
@@ -130,39 +98,31 @@ function checkTypes(scope: GraphScope, types: ElemTypes, opsets: ReturnType<type
   }
 }
 
-/** One actual input or output of a node against its formal parameter and the node's other bindings. */
-function checkValue(
-  scope: GraphScope,
-  types: ElemTypes,
-  node: onnx.INodeProto,
-  schema: OpSchema,
-  formal: FormalParameter | undefined,
-  name: string | null | undefined,
-  role: string,
-  bound: Bindings,
-  problems: ValidationProblem[],
-): void {
-  if (!formal || !name || formal.heterogeneous) return;
-  const type = types.get(scope, name);
-  if (type === undefined) return;
-  const allowed = allowedTensorTypes(schema, formal);
-  if (allowed && !allowed.has(type)) {
-    problems.push({
-      node: node.name ?? '',
-      message: `${describeNode(node)}: ${role} '${name}' is ${tensorTypeString(type)}, not one of ${typesOf(schema, formal).join(', ')}`,
-    });
-    return;
+function checkNodeTypes(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, problems: ValidationProblem[]): void {
+  const inputTypes: Array<number | undefined> = [];
+  const outputTypes: Array<number | undefined> = [];
+  for (const node of scope.graph.node ?? []) {
+    const schema = schemaOf(node, opsets);
+    if (!schema) continue;
+    typesOfValues(scope, types, node.input, inputTypes);
+    typesOfValues(scope, types, node.output, outputTypes);
+    checkNodeTypeConstraints(node, schema, inputTypes, outputTypes, (violation) => problems.push({ node: node.name ?? '', message: describeViolation(node, schema, violation) }));
   }
-  if (!(formal.typeStr in schema.typeConstraints)) return;
-  const at = bound.find(formal.typeStr);
-  if (at >= 0 && bound.types[at] !== type) {
-    problems.push({
-      node: node.name ?? '',
-      message: `${describeNode(node)}: '${bound.values[at]}' is ${tensorTypeString(bound.types[at] as number)} but '${name}' is ${tensorTypeString(type)}, both bound to ${formal.typeStr}`,
-    });
-  } else if (at < 0) {
-    bound.variables.push(formal.typeStr);
-    bound.types.push(type);
-    bound.values.push(name);
+}
+
+/** Fills `into` from index 0 (entries past `names` are left as they are: nobody reads them). */
+function typesOfValues(scope: GraphScope, types: ElemTypes, names: string[] | null | undefined, into: Array<number | undefined>): void {
+  const count = names?.length ?? 0;
+  for (let i = 0; i < count; i++) {
+    const name = (names as string[])[i];
+    into[i] = name ? types.get(scope, name) : undefined;
   }
+}
+
+function describeViolation(node: onnx.INodeProto, schema: OpSchema, violation: TypeConstraintViolation): string {
+  if (violation.kind === 'not-allowed') {
+    return `${describeNode(node)}: ${violation.role} '${violation.name}' is ${tensorTypeString(violation.type)}, not one of ${typesOf(schema, violation.formal).join(', ')}`;
+  }
+  const { bound } = violation;
+  return `${describeNode(node)}: '${bound.name}' is ${tensorTypeString(bound.type)} but '${violation.name}' is ${tensorTypeString(violation.type)}, both bound to ${violation.typeStr}`;
 }

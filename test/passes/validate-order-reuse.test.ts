@@ -17,6 +17,10 @@ import { validateModel } from '../../src/passes/validate.js';
 
 const F = DataType.FLOAT;
 
+function valueInfoOf(name: string, elemType?: number): onnx.ValueInfoProto {
+  return onnx.ValueInfoProto.create({ name, ...(elemType ? { type: { tensor_type: { elem_type: elemType } } } : {}) });
+}
+
 /** x -> Relu(a) -> Abs(b) -> Neg(y), an initializer w added to a by Add(c). */
 function chain(): onnx.ModelProto {
   const b = new GraphBuilder('g');
@@ -128,6 +132,83 @@ describe('validation reuses the order the type inference proved', () => {
     graph.main.graph.node!.push(castNode('sneaked', 'nowhere', 'z'));
     expect(graph.main.orderedReads()).toBeUndefined();
     expect(validateModel(model, graph, types).map((p) => p.message)).toEqual([expect.stringMatching(/Cast 'sneaked' reads 'nowhere' before anything/)]);
+  });
+
+  it('a type problem in a list in order: the inference saw it as it typed the node', () => {
+    const model = chain();
+    const w = model.graph!.initializer!.find((t) => t.name === 'w')!;
+    w.data_type = DataType.FLOAT16;
+    w.raw_data = new Uint8Array(4);
+    w.float_data = [];
+    const graph = new ModelGraph(model);
+    const opsets = opsetsOf(model);
+    const types = inferElemTypes(graph, opsets);
+    expect(graph.main.orderedReads()).toBeDefined();
+    expect(types.nodeTypesCheckedOn(graph.main, opsets)).toBeNull();
+    expect(validateModel(model, graph, types).map((p) => p.message)).toEqual([
+      expect.stringMatching(/Add 'add': 'a' is tensor\(float\) but 'w' is tensor\(float16\), both bound to T/),
+    ]);
+  });
+
+  it('types inferred before an edit are not taken for the edited list', () => {
+    const model = chain();
+    const graph = new ModelGraph(model);
+    const opsets = opsetsOf(model);
+    const types = inferElemTypes(graph, opsets);
+    expect(types.nodeTypesCheckedOn(graph.main, opsets)).toBe(graph.main.lastOrder());
+    graph.main.setInput(graph.main.producerOf('c')!.node, 1, 'x');
+    graph.commit();
+    inferElemTypes(graph, opsets);
+    expect(types.nodeTypesCheckedOn(graph.main, opsets)).not.toBe(graph.main.lastOrder());
+  });
+
+  it('types inferred on the list before an edit do not vouch for the edited list', () => {
+    const model = chain();
+    model.graph!.initializer!.push(onnx.TensorProto.create({ name: 'h', dims: [2], data_type: DataType.FLOAT16, raw_data: new Uint8Array(4) }));
+    const graph = new ModelGraph(model);
+    const opsets = opsetsOf(model);
+    const before = inferElemTypes(graph, opsets);
+    graph.main.setInput(graph.main.producerOf('c')!.node, 1, 'h');
+    graph.commit();
+    graph.main.topologicalOrder();
+    expect(graph.main.orderedReads()).toBeDefined();
+    expect(validateModel(model, graph, before).map((p) => p.message)).toEqual([
+      expect.stringMatching(/Add 'add': 'a' is tensor\(float\) but 'h' is tensor\(float16\), both bound to T/),
+    ]);
+  });
+
+  it('a body in order is only trusted when the graph around it is: an outer value retyped after the body was typed', () => {
+    // The If reads 'v' from the Cast after it (the producer the map keeps); the Cast before it,
+    // which reads the If's output, writes 'v' again once the body has been typed with float16.
+    const body = (branch: string) =>
+      onnx.GraphProto.create({ name: branch, node: [onnx.NodeProto.create({ name: `add_${branch}`, op_type: 'Add', input: ['v', 'h'], output: [`t_${branch}`] })], output: [valueInfoOf(`t_${branch}`)] });
+    const model = onnx.ModelProto.create({
+      ir_version: 9,
+      opset_import: [onnx.OperatorSetIdProto.create({ domain: '', version: 17 })],
+      graph: onnx.GraphProto.create({
+        name: 'g',
+        input: [valueInfoOf('x', F), valueInfoOf('cond', DataType.BOOL)],
+        initializer: [onnx.TensorProto.create({ name: 'h', dims: [2], data_type: DataType.FLOAT16, raw_data: new Uint8Array(4) })],
+        node: [
+          onnx.NodeProto.create({
+            name: 'if',
+            op_type: 'If',
+            input: ['cond'],
+            output: ['y'],
+            attribute: [onnx.AttributeProto.create({ name: 'then_branch', type: 5, g: body('then') }), onnx.AttributeProto.create({ name: 'else_branch', type: 5, g: body('else') })],
+          }),
+          onnx.NodeProto.create({ name: 'widen', op_type: 'Cast', input: ['y'], output: ['v'], attribute: [onnx.AttributeProto.create({ name: 'to', type: 2, i: F })] }),
+          onnx.NodeProto.create({ name: 'narrow', op_type: 'Cast', input: ['x'], output: ['v'], attribute: [onnx.AttributeProto.create({ name: 'to', type: 2, i: DataType.FLOAT16 })] }),
+        ],
+        output: [valueInfoOf('v')],
+      }),
+    });
+    const graph = new ModelGraph(model);
+    const types = inferElemTypes(graph, opsetsOf(model));
+    expect(graph.scopes[1]!.orderedReads()).toBeDefined();
+    const messages = validateModel(model, graph, types).map((p) => `${p.node}: ${p.message}`);
+    expect(messages).toContainEqual(expect.stringMatching(/^add_then: Add 'add_then': 'v' is tensor\(float\) but 'h' is tensor\(float16\)/));
+    expect(messages).toContainEqual(expect.stringMatching(/^narrow: Cast 'narrow' writes 'v', which already has a producer/));
   });
 
   it('two producers in the input itself', () => {
