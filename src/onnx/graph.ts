@@ -435,6 +435,14 @@ export class GraphScope {
    * last edit, the list out of order, edits not committed, or the node list or the input and
    * initializer tables changed behind the graph model's back.
    */
+  /**
+   * The names read by nodes here that no node of the list produces, as topologicalOrder() last saw
+   * them while no edit has come since; nothing is computed. Every other read has its producer here.
+   */
+  lastUnproducedReads(): readonly string[] | undefined {
+    return this.orderCache?.unproduced;
+  }
+
   /** The node order topologicalOrder() last gave, while no edit has come since; nothing is computed. */
   lastOrder(): readonly onnx.INodeProto[] | undefined {
     return this.orderCache?.order;
