@@ -61,13 +61,11 @@ export class GraphScope {
   /** topologicalOrder() result until the next edit, with what it saw on the way (see orderedReads()). */
   private orderCache: OrderResult | undefined;
   /**
-   * Set once two definitions of one name were seen (two producers, or a producer of a graph
-   * input or initializer): then the producer map alone cannot vouch for the node order.
+   * Set once two nodes were seen writing one name (the producer map keeps one of them): then the
+   * map alone cannot vouch for the node order. (A node writing a graph input or an initializer
+   * is looked for when it matters, in orderedReads().)
    */
-  private definitionConflict = false;
-  /** Sizes of the input and initializer tables when definitionConflict was last brought up to date. */
-  private inputCount = 0;
-  private initializerCount = 0;
+  private twoProducers = false;
 
   constructor(
     readonly graph: onnx.IGraphProto,
@@ -87,15 +85,8 @@ export class GraphScope {
     }
     let outputs = 0;
     for (const node of this.nodes) outputs += this.index(node);
-    // Two nodes writing one name leave one map entry for two outputs; a node writing a graph
-    // input or an initializer shows in the maps' overlap. Counting costs no lookup per output.
-    if (this.producers.size !== outputs) this.definitionConflict = true;
-    else {
-      for (const name of this.inputs.keys()) if (this.producers.has(name)) this.definitionConflict = true;
-      for (const name of this.initializers.keys()) if (this.producers.has(name)) this.definitionConflict = true;
-    }
-    this.inputCount = this.inputs.size;
-    this.initializerCount = this.initializers.size;
+    // Two nodes writing one name leave one map entry for two outputs: counting costs no lookup.
+    if (this.producers.size !== outputs) this.twoProducers = true;
   }
 
   /**
@@ -271,10 +262,9 @@ export class GraphScope {
     let list = this.insertedAfter.get(anchor);
     if (!list) this.insertedAfter.set(anchor, (list = []));
     list.push(node);
-    for (const name of node.output ?? []) if (name && this.isDefinedLocally(name)) this.definitionConflict = true;
     const before = this.producers.size;
     const registered = this.index(node);
-    if (this.producers.size !== before + registered) this.definitionConflict = true;
+    if (this.producers.size !== before + registered) this.twoProducers = true;
     for (const child of this.childrenByNode.get(node) ?? []) child.resolveOuterReferences();
   }
 
@@ -308,13 +298,10 @@ export class GraphScope {
     const outputs = node.output ?? (node.output = []);
     const old = outputs[index];
     if (old && this.producers.get(old)?.node === node) this.producers.delete(old);
-    if (this.isDefinedLocally(newName)) this.definitionConflict = true;
     outputs[index] = newName;
+    const before = this.producers.size;
     this.producers.set(newName, { node, index });
-  }
-
-  private isDefinedLocally(name: string): boolean {
-    return this.producers.has(name) || this.inputs.has(name) || this.initializers.has(name);
+    if (this.producers.size === before) this.twoProducers = true;
   }
 
   /** Renames a graph output (the value it reads). */
@@ -427,15 +414,6 @@ export class GraphScope {
   }
 
   /**
-   * When the committed node list is known, from the topological order already computed on it,
-   * to have every read of a value produced here after its producer, with one definition per name
-   * and no node reading its own output: the names its nodes read that no node here produces
-   * (graph inputs, initializers, outer values, or undefined names), for the caller to resolve.
-   * Undefined when that cannot be told without checking every node: no order computed since the
-   * last edit, the list out of order, edits not committed, or the node list or the input and
-   * initializer tables changed behind the graph model's back.
-   */
-  /**
    * The names read by nodes here that no node of the list produces, as topologicalOrder() last saw
    * them while no edit has come since; nothing is computed. Every other read has its producer here.
    */
@@ -448,11 +426,23 @@ export class GraphScope {
     return this.orderCache?.order;
   }
 
+  /**
+   * When the committed node list is known, from the topological order already computed on it,
+   * to have every read of a value produced here after its producer, with one definition per name
+   * and no node reading its own output: the names its nodes read that no node here produces
+   * (graph inputs, initializers, outer values, or undefined names), for the caller to resolve.
+   * Undefined when that cannot be told without checking every node: no order computed since the
+   * last edit, the list out of order, two producers of a name or a node writing a graph input or
+   * an initializer, edits not committed, or the node list changed behind the graph model's back.
+   */
   orderedReads(): readonly string[] | undefined {
     const cache = this.orderCache;
-    if (!cache?.inFileOrder || cache.readsOwnOutput || this.definitionConflict) return undefined;
+    if (!cache?.inFileOrder || cache.readsOwnOutput || this.twoProducers) return undefined;
     if (this.insertedAfter.size || this.removed.size || this.graph.node !== this.nodes || cache.order.length !== this.nodes.length) return undefined;
-    if (this.inputs.size !== this.inputCount || this.initializers.size !== this.initializerCount) return undefined;
+    // A node writing a graph input or an initializer: looked for now, over the tables as they are
+    // (a lookup per input and initializer, where checking every edit cost three per new output).
+    for (const name of this.inputs.keys()) if (this.producers.has(name)) return undefined;
+    for (const name of this.initializers.keys()) if (this.producers.has(name)) return undefined;
     return cache.unproduced;
   }
 
@@ -536,6 +526,10 @@ export class ModelGraph {
    * free, else `base_1`, `base_2`, ... The same model and calls give the same names.
    */
   uniqueName(base: string): string {
+    // A free base (nearly every call) costs one insertion, not a lookup and an insertion.
+    const size = this.usedNames.size;
+    this.usedNames.add(base);
+    if (this.usedNames.size !== size) return base;
     let name = base;
     for (let i = 1; this.usedNames.has(name); i++) name = `${base}_${i}`;
     this.usedNames.add(name);

@@ -105,6 +105,16 @@ describe('validation reuses the order the type inference proved', () => {
     expect(kept).toEqual(fresh);
   });
 
+  it("an output renamed onto another node's output", () => {
+    const { kept, fresh } = editAndValidate((graph) => {
+      const side = onnx.NodeProto.create({ name: 'side', op_type: 'Relu', input: ['x'], output: ['s'] });
+      graph.main.insertNodeAfter(graph.main.producerOf('y')!.node, side);
+      graph.main.renameNodeOutput(side, 0, 'y');
+    });
+    expect(kept).toEqual([expect.stringMatching(/^side: Relu 'side' writes 'y', which already has a producer in graph/)]);
+    expect(kept).toEqual(fresh);
+  });
+
   it('a new node writing an initializer', () => {
     const { kept, fresh } = editAndValidate((graph) => {
       graph.main.insertNodeAfter(graph.main.producerOf('a')!.node, castNode('shadow', 'x', 'w'));
