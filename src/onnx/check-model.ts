@@ -109,17 +109,16 @@ function checkGraph(graph: onnx.IGraphProto, path: string): void {
     define(name, name ? ~index : 'an initializer', graphInputs.has(name));
   });
   for (const sparse of graph.sparse_initializer ?? []) define(sparse.values?.name, `sparse initializer '${printable(sparse.values?.name)}'`);
-  const producerIndex = new Map<string, number>();
-  nodes.forEach((node, index) => {
+  for (let index = 0; index < nodes.length; index++) {
+    const node = nodes[index] as onnx.INodeProto;
     if (!node.op_type) throw invalid(`${where}: node ${index} ('${printable(node.name)}') has no op_type`, node.name ?? '');
     for (const output of node.output ?? []) {
       if (!output) continue; // an omitted optional output
       define(output, index);
-      producerIndex.set(output, index);
     }
-  });
+  }
   for (const output of graph.output ?? []) if (!output.name) throw invalid(`${where}: a graph output has an empty name`, path);
-  checkAcyclic(graph, producerIndex, where);
+  checkAcyclic(graph, defined, where);
   for (const node of nodes) {
     for (const attribute of node.attribute ?? []) {
       if (!attribute.g && !attribute.graphs?.length) continue;
@@ -130,8 +129,12 @@ function checkGraph(graph: onnx.IGraphProto, path: string): void {
   }
 }
 
-/** Kahn's algorithm over direct inputs: any node left over sits on a cycle (a node reading its own output included). */
-function checkAcyclic(graph: onnx.IGraphProto, producerIndex: Map<string, number>, where: string): void {
+/**
+ * Kahn's algorithm over direct inputs: any node left over sits on a cycle (a node reading its own
+ * output included). `defined` maps a node's output to the node's index (a non-negative number;
+ * inputs and initializers map to other values): no second map of every output.
+ */
+function checkAcyclic(graph: onnx.IGraphProto, defined: ReadonlyMap<string, string | number>, where: string): void {
   const nodes = graph.node ?? [];
   const n = nodes.length;
   const waiting = new Int32Array(n);
@@ -140,8 +143,10 @@ function checkAcyclic(graph: onnx.IGraphProto, producerIndex: Map<string, number
   const to: number[] = [];
   for (let i = 0; i < n; i++) {
     for (const input of (nodes[i] as onnx.INodeProto).input ?? []) {
-      const at = input ? producerIndex.get(input) : undefined;
-      if (at === undefined || lastReader[at] === i) continue;
+      const what = input ? defined.get(input) : undefined;
+      if (typeof what !== 'number' || what < 0) continue;
+      const at = what;
+      if (lastReader[at] === i) continue;
       lastReader[at] = i;
       from.push(at);
       to.push(i);

@@ -27,9 +27,32 @@ export type Definition =
   | { kind: 'input'; scope: GraphScope; info: onnx.IValueInfoProto }
   | { kind: 'initializer'; scope: GraphScope; tensor: onnx.ITensorProto };
 
+interface OrderResult {
+  order: onnx.INodeProto[];
+  blocked: onnx.INodeProto[];
+  /** The order is the current node list itself: every read of a value produced here comes after its producer. */
+  inFileOrder: boolean;
+  /** Some node reads one of its own outputs (a cycle the order does not show). */
+  readsOwnOutput: boolean;
+  /** Names read by nodes (not inside subgraphs) that no node of the list produces. */
+  unproduced: string[];
+}
+
+/** A producer as the scope keeps it: `seen` marks it placed during one walk of inOrderWalk(). */
+interface ProducerEntry extends ValueProducer {
+  seen: number;
+}
+
+/** Tells walks apart, so that no mark needs clearing. */
+let walkCount = 0;
+
+function isSubgraphUse(use: ValueUse): boolean {
+  return use.index === -1;
+}
+
 export class GraphScope {
   readonly children: GraphScope[] = [];
-  private readonly producers = new Map<string, ValueProducer>();
+  private readonly producers = new Map<string, ProducerEntry>();
   private readonly consumerLists = new Map<string, ValueUse[]>();
   readonly inputs = new Map<string, onnx.IValueInfoProto>();
   readonly outputs = new Map<string, onnx.IValueInfoProto>();
@@ -43,8 +66,14 @@ export class GraphScope {
   /** New nodes to place right after an anchor node (or first, under the key null). */
   private readonly insertedAfter = new Map<onnx.INodeProto | null, onnx.INodeProto[]>();
   private readonly childrenByNode = new Map<onnx.INodeProto, GraphScope[]>();
-  /** topologicalOrder() result until the next edit. */
-  private orderCache: { order: onnx.INodeProto[]; blocked: onnx.INodeProto[] } | undefined;
+  /** topologicalOrder() result until the next edit, with what it saw on the way (see orderedReads()). */
+  private orderCache: OrderResult | undefined;
+  /**
+   * Set once two nodes were seen writing one name (the producer map keeps one of them): then the
+   * map alone cannot vouch for the node order. (A node writing a graph input or an initializer
+   * is looked for when it matters, in orderedReads().)
+   */
+  private twoProducers = false;
 
   constructor(
     readonly graph: onnx.IGraphProto,
@@ -62,19 +91,45 @@ export class GraphScope {
     for (const sparse of graph.sparse_initializer ?? []) {
       if (sparse.values) this.initializers.set(sparse.values.name ?? '', sparse.values);
     }
-    for (const node of this.nodes) this.index(node);
+    let outputs = 0;
+    for (const node of this.nodes) outputs += this.index(node);
+    // Two nodes writing one name leave one map entry for two outputs: counting costs no lookup.
+    if (this.producers.size !== outputs) this.twoProducers = true;
   }
 
-  /** Registers a node's edges and builds scopes for its subgraphs. */
-  private index(node: onnx.INodeProto): void {
-    (node.output ?? []).forEach((name, index) => {
-      if (name) this.producers.set(name, { node, index });
-    });
-    (node.input ?? []).forEach((name, index) => {
-      if (name) this.addUse(name, { node, index });
-    });
+  /**
+   * Registers a node's edges and builds scopes for its subgraphs. Plain loops, no closure or
+   * array per node: this runs for every node of the model, and those allocations were a good
+   * part of building a big graph's model (and of its garbage collection).
+   */
+  private index(node: onnx.INodeProto): number {
+    let registered = 0;
+    const outputs = node.output;
+    if (outputs) {
+      for (let index = 0; index < outputs.length; index++) {
+        const name = outputs[index];
+        if (name) {
+          this.producers.set(name, { node, index, seen: 0 });
+          registered++;
+        }
+      }
+    }
+    const inputs = node.input;
+    if (inputs) {
+      for (let index = 0; index < inputs.length; index++) {
+        const name = inputs[index];
+        if (name) this.addUse(name, { node, index });
+      }
+    }
+    const attributes = node.attribute;
+    if (attributes?.length) this.indexSubgraphs(node, attributes);
+    return registered;
+  }
+
+  private indexSubgraphs(node: onnx.INodeProto, attributes: onnx.IAttributeProto[]): void {
     const children: GraphScope[] = [];
-    for (const attribute of node.attribute ?? []) {
+    for (const attribute of attributes) {
+      if (!attribute.g && !attribute.graphs?.length) continue;
       const graphs = [...(attribute.g ? [attribute.g] : []), ...(attribute.graphs ?? [])];
       graphs.forEach((graph, i) => {
         const suffix = attribute.graphs?.length ? `[${i}]` : '';
@@ -107,11 +162,16 @@ export class GraphScope {
    * from outside; ModelGraph.refreshOuterReferences() computes them again.
    */
   dropSubgraphUses(): void {
-    for (const [name, list] of [...this.consumerLists]) {
-      const kept = list.filter((use) => use.index !== -1);
-      if (kept.length === list.length) continue;
-      if (kept.length) this.consumerLists.set(name, kept);
-      else this.consumerLists.delete(name);
+    // Only a scope with subgraphs has uses standing for reads inside them; a big graph's main
+    // scope usually has none, and copying and filtering its every consumer list was most of the
+    // refresh. (Replacing or deleting entries while iterating a Map is well defined.)
+    if (this.children.length) {
+      for (const [name, list] of this.consumerLists) {
+        if (!list.some(isSubgraphUse)) continue;
+        const kept = list.filter((use) => use.index !== -1);
+        if (kept.length) this.consumerLists.set(name, kept);
+        else this.consumerLists.delete(name);
+      }
     }
     this.outerReferences.clear();
     this.orderCache = undefined;
@@ -119,16 +179,21 @@ export class GraphScope {
   }
 
   private addUse(name: string, use: ValueUse): void {
-    let list = this.consumerLists.get(name);
-    if (!list) this.consumerLists.set(name, (list = []));
-    list.push(use);
+    const list = this.consumerLists.get(name);
+    if (list) list.push(use);
+    else this.consumerLists.set(name, [use]);
   }
 
   private dropUse(name: string, node: onnx.INodeProto, index: number): void {
     const list = this.consumerLists.get(name);
     if (!list) return;
-    const at = list.findIndex((use) => use.node === node && use.index === index);
-    if (at >= 0) list.splice(at, 1);
+    for (let at = 0; at < list.length; at++) {
+      const use = list[at] as ValueUse;
+      if (use.node === node && use.index === index) {
+        list.splice(at, 1);
+        break;
+      }
+    }
     if (!list.length) this.consumerLists.delete(name);
   }
 
@@ -168,18 +233,32 @@ export class GraphScope {
 
   /** Current nodes of this scope, in file order with pending insertions placed. */
   currentNodes(): onnx.INodeProto[] {
+    // Unedited (the common case for every scope but the edited ones): a plain copy.
+    if (!this.insertedAfter.size && !this.removed.size) return this.nodes.slice();
     const result: onnx.INodeProto[] = [...(this.insertedAfter.get(null) ?? [])];
-    const placeAfter = (node: onnx.INodeProto): void => {
-      for (const inserted of this.insertedAfter.get(node) ?? []) {
-        if (!this.removed.has(inserted)) result.push(inserted);
-        placeAfter(inserted);
-      }
-    };
+    const anyRemoved = this.removed.size > 0;
     for (const node of this.nodes) {
-      if (!this.removed.has(node)) result.push(node);
-      placeAfter(node);
+      if (!anyRemoved || !this.removed.has(node)) result.push(node);
+      this.placeInsertedAfter(node, result);
     }
     return result;
+  }
+
+  private placeInsertedAfter(anchor: onnx.INodeProto, result: onnx.INodeProto[]): void {
+    const inserted = this.insertedAfter.get(anchor);
+    if (!inserted) return;
+    for (const node of inserted) {
+      if (!this.removed.has(node)) result.push(node);
+      this.placeInsertedAfter(node, result);
+    }
+  }
+
+  /** Whether a name is defined here or in an enclosing scope (resolve() without building its answer). */
+  isVisible(name: string): boolean {
+    for (let scope: GraphScope | undefined = this; scope; scope = scope.parent) {
+      if (scope.producers.has(name) || scope.inputs.has(name) || scope.initializers.has(name)) return true;
+    }
+    return false;
   }
 
   /**
@@ -191,16 +270,18 @@ export class GraphScope {
     let list = this.insertedAfter.get(anchor);
     if (!list) this.insertedAfter.set(anchor, (list = []));
     list.push(node);
-    this.index(node);
+    const before = this.producers.size;
+    const registered = this.index(node);
+    if (this.producers.size !== before + registered) this.twoProducers = true;
     for (const child of this.childrenByNode.get(node) ?? []) child.resolveOuterReferences();
   }
 
   removeNode(node: onnx.INodeProto): void {
     this.orderCache = undefined;
     this.removed.add(node);
-    (node.output ?? []).forEach((name) => {
+    for (const name of node.output ?? []) {
       if (this.producers.get(name)?.node === node) this.producers.delete(name);
-    });
+    }
     (node.input ?? []).forEach((name, index) => {
       if (name) this.dropUse(name, node, index);
     });
@@ -226,7 +307,9 @@ export class GraphScope {
     const old = outputs[index];
     if (old && this.producers.get(old)?.node === node) this.producers.delete(old);
     outputs[index] = newName;
-    this.producers.set(newName, { node, index });
+    const before = this.producers.size;
+    this.producers.set(newName, { node, index, seen: 0 });
+    if (this.producers.size === before) this.twoProducers = true;
   }
 
   /** Renames a graph output (the value it reads). */
@@ -255,42 +338,174 @@ export class GraphScope {
   topologicalOrder(): { order: onnx.INodeProto[]; blocked: onnx.INodeProto[] } {
     if (this.orderCache) return this.orderCache;
     const nodes = this.currentNodes();
+    const inOrder = this.inOrderWalk(nodes);
+    if (inOrder) {
+      this.orderCache = inOrder;
+      return inOrder;
+    }
+    const n = nodes.length;
     const position = new Map<onnx.INodeProto, number>();
-    nodes.forEach((node, i) => position.set(node, i));
-    const waiting = new Int32Array(nodes.length);
-    const dependents: number[][] = nodes.map(() => []);
-    // lastReader[p] === i: node i already counted producer p (no Set or array per node: a big
-    // graph's sort allocated one of each for every node).
-    const lastReader = new Int32Array(nodes.length).fill(-1);
-    const read = (name: string | null | undefined, i: number): void => {
-      const producer = name ? this.producers.get(name)?.node : undefined;
-      const at = producer === undefined ? undefined : position.get(producer);
-      if (at === undefined || at === i || lastReader[at] === i) return;
+    for (let i = 0; i < n; i++) position.set(nodes[i] as onnx.INodeProto, i);
+    // Edges producer -> reader, each pair once: lastReader[p] === i when node i already counted
+    // producer p (no Set or array per node: a big graph's sort allocated one of each for every node).
+    const lastReader = new Int32Array(n).fill(-1);
+    const from: number[] = [];
+    const to: number[] = [];
+    const unproduced: string[] = [];
+    let backward = false;
+    let readsOwnOutput = false;
+    const edge = (at: number, i: number): void => {
+      if (lastReader[at] === i) return;
       lastReader[at] = i;
-      waiting[i] = (waiting[i] as number) + 1;
-      (dependents[at] as number[]).push(i);
+      if (at > i) backward = true;
+      from.push(at);
+      to.push(i);
     };
-    nodes.forEach((node, i) => {
-      for (const name of node.input ?? []) read(name, i);
-      for (const child of this.childrenByNode.get(node) ?? []) for (const name of child.outerReferences) read(name, i);
-    });
+    for (let i = 0; i < n; i++) {
+      const node = nodes[i] as onnx.INodeProto;
+      const inputs = node.input;
+      if (inputs) {
+        for (let k = 0; k < inputs.length; k++) {
+          const name = inputs[k];
+          if (!name) continue;
+          const producer = this.producers.get(name);
+          const at = producer === undefined ? undefined : position.get(producer.node);
+          if (at === undefined) unproduced.push(name);
+          else if (at === i) readsOwnOutput = true;
+          else edge(at, i);
+        }
+      }
+      const children = this.childrenByNode.get(node);
+      if (children) {
+        for (const child of children) {
+          for (const name of child.outerReferences) {
+            const producer = this.producers.get(name);
+            const at = producer === undefined ? undefined : position.get(producer.node);
+            if (at !== undefined && at !== i) edge(at, i);
+          }
+        }
+      }
+    }
+    // Every edge forward: the file order is already topological, and it is exactly what the
+    // heap below would produce (the smallest ready position is always the next one), so the
+    // common case (a sorted model, casts placed after their producers) skips the sort.
+    if (!backward) {
+      this.orderCache = { order: nodes, blocked: [], inFileOrder: true, readsOwnOutput, unproduced };
+      return this.orderCache;
+    }
+    const waiting = new Int32Array(n);
+    for (const i of to) waiting[i] = (waiting[i] as number) + 1;
+    // Readers grouped by producer (compressed rows): no array per node.
+    const first = new Int32Array(n + 1);
+    for (const f of from) first[f + 1] = (first[f + 1] as number) + 1;
+    for (let i = 0; i < n; i++) first[i + 1] = (first[i + 1] as number) + (first[i] as number);
+    const cursor = first.slice(0, n);
+    const readers = new Int32Array(from.length);
+    for (let e = 0; e < from.length; e++) {
+      const f = from[e] as number;
+      readers[cursor[f] as number] = to[e] as number;
+      cursor[f] = (cursor[f] as number) + 1;
+    }
     // A min-heap of file positions keeps the result stable (file order wherever it is already
     // topological) and the whole sort O(n log n).
-    const ready = new IndexHeap(nodes.length);
-    for (let i = 0; i < nodes.length; i++) if (waiting[i] === 0) ready.push(i);
+    const ready = new IndexHeap(n);
+    for (let i = 0; i < n; i++) if (waiting[i] === 0) ready.push(i);
     const order: onnx.INodeProto[] = [];
-    const placed = new Uint8Array(nodes.length);
+    const placed = new Uint8Array(n);
     while (ready.size) {
       const i = ready.pop();
       order.push(nodes[i] as onnx.INodeProto);
       placed[i] = 1;
-      for (const next of dependents[i] as number[]) {
+      for (let e = first[i] as number; e < (first[i + 1] as number); e++) {
+        const next = readers[e] as number;
         waiting[next] = (waiting[next] as number) - 1;
         if (waiting[next] === 0) ready.push(next);
       }
     }
-    this.orderCache = { order, blocked: nodes.filter((_, i) => !placed[i]) };
+    this.orderCache = { order, blocked: nodes.filter((_, i) => !placed[i]), inFileOrder: false, readsOwnOutput, unproduced };
     return this.orderCache;
+  }
+
+  /**
+   * The names read by nodes here that no node of the list produces, as topologicalOrder() last saw
+   * them while no edit has come since; nothing is computed. Every other read has its producer here.
+   */
+  lastUnproducedReads(): readonly string[] | undefined {
+    return this.orderCache?.unproduced;
+  }
+
+  /** The node order topologicalOrder() last gave, while no edit has come since; nothing is computed. */
+  lastOrder(): readonly onnx.INodeProto[] | undefined {
+    return this.orderCache?.order;
+  }
+
+  /**
+   * When the committed node list is known, from the topological order already computed on it,
+   * to have every read of a value produced here after its producer, with one definition per name
+   * and no node reading its own output: the names its nodes read that no node here produces
+   * (graph inputs, initializers, outer values, or undefined names), for the caller to resolve.
+   * Undefined when that cannot be told without checking every node: no order computed since the
+   * last edit, the list out of order, two producers of a name or a node writing a graph input or
+   * an initializer, edits not committed, or the node list changed behind the graph model's back.
+   */
+  orderedReads(): readonly string[] | undefined {
+    const cache = this.orderCache;
+    if (!cache?.inFileOrder || cache.readsOwnOutput || this.twoProducers) return undefined;
+    if (this.insertedAfter.size || this.removed.size || this.graph.node !== this.nodes || cache.order.length !== this.nodes.length) return undefined;
+    // A node writing a graph input or an initializer: looked for now, over the tables as they are
+    // (a lookup per input and initializer, where checking every edit cost three per new output).
+    for (const name of this.inputs.keys()) if (this.producers.has(name)) return undefined;
+    for (const name of this.initializers.keys()) if (this.producers.has(name)) return undefined;
+    return cache.unproduced;
+  }
+
+  /**
+   * The common case of topologicalOrder(), a list already in order (a sorted model, casts placed
+   * after their producers), told in one walk that marks each producer as it passes it: a read
+   * whose producer is not marked yet is a read before its producer (or of a producer not in the
+   * list), and then undefined sends the caller to the full sort. The order is then the list itself,
+   * exactly what the sort's heap would give; the walk needs no map of positions.
+   */
+  private inOrderWalk(nodes: onnx.INodeProto[]): OrderResult | undefined {
+    const walk = ++walkCount;
+    const unproduced: string[] = [];
+    let readsOwnOutput = false;
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i] as onnx.INodeProto;
+      const inputs = node.input;
+      if (inputs) {
+        for (let k = 0; k < inputs.length; k++) {
+          const name = inputs[k];
+          if (!name) continue;
+          const producer = this.producers.get(name);
+          if (producer === undefined) unproduced.push(name);
+          else if (producer.node === node) readsOwnOutput = true;
+          else if (producer.seen !== walk) return undefined;
+        }
+      }
+      const children = this.childrenByNode.get(node);
+      if (children) {
+        for (const child of children) {
+          for (const name of child.outerReferences) {
+            const producer = this.producers.get(name);
+            if (producer !== undefined && producer.node !== node && producer.seen !== walk) return undefined;
+          }
+        }
+      }
+      const outputs = node.output;
+      if (outputs) {
+        for (let k = 0; k < outputs.length; k++) {
+          const name = outputs[k];
+          const producer = name ? this.producers.get(name) : undefined;
+          if (producer === undefined || producer.node !== node) continue;
+          // Seen already: the same node twice in the list (or one output written twice), which the
+          // full sort orders by the last position.
+          if (producer.seen === walk) return undefined;
+          producer.seen = walk;
+        }
+      }
+    }
+    return { order: nodes, blocked: [], inFileOrder: true, readsOwnOutput, unproduced };
   }
 
   /**
@@ -302,7 +517,7 @@ export class GraphScope {
     const { order, blocked } = this.topologicalOrder();
     if (blocked.length) return blocked;
     const current = this.currentNodes();
-    if (order.every((node, i) => node === current[i])) return [];
+    if (order.length === current.length && order.every((node, i) => node === current[i])) return [];
     this.commit();
     this.nodes = [...order];
     this.graph.node = this.nodes;
@@ -356,13 +571,16 @@ export class ModelGraph {
   }
 
   private noteNames(graph: onnx.IGraphProto): void {
+    const used = this.usedNames;
     for (const node of graph.node ?? []) {
-      if (node.name) this.usedNames.add(node.name);
-      for (const name of node.input ?? []) this.usedNames.add(name);
-      for (const name of node.output ?? []) this.usedNames.add(name);
+      if (node.name) used.add(node.name);
+      const inputs = node.input;
+      if (inputs) for (let i = 0; i < inputs.length; i++) used.add(inputs[i] as string);
+      const outputs = node.output;
+      if (outputs) for (let i = 0; i < outputs.length; i++) used.add(outputs[i] as string);
     }
-    for (const list of [graph.input, graph.output, graph.value_info]) for (const info of list ?? []) this.usedNames.add(info.name ?? '');
-    for (const tensor of graph.initializer ?? []) this.usedNames.add(tensor.name ?? '');
+    for (const list of [graph.input, graph.output, graph.value_info]) for (const info of list ?? []) used.add(info.name ?? '');
+    for (const tensor of graph.initializer ?? []) used.add(tensor.name ?? '');
   }
 
   /**
@@ -370,6 +588,10 @@ export class ModelGraph {
    * free, else `base_1`, `base_2`, ... The same model and calls give the same names.
    */
   uniqueName(base: string): string {
+    // A free base (nearly every call) costs one insertion, not a lookup and an insertion.
+    const size = this.usedNames.size;
+    this.usedNames.add(base);
+    if (this.usedNames.size !== size) return base;
     let name = base;
     for (let i = 1; this.usedNames.has(name); i++) name = `${base}_${i}`;
     this.usedNames.add(name);

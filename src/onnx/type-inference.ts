@@ -11,6 +11,8 @@ import { DataType, dataTypeCode } from './data-types.js';
 import type { onnx } from './generated/onnx.js';
 import type { GraphScope, ModelGraph } from './graph.js';
 import { normalizeDomain, type OpsetMap } from './opsets.js';
+import { elemTypeOfTypeString } from './type-strings.js';
+import { nodeTypesWithinSchema } from './type-constraints.js';
 import { schemaFor, typeVariableOfInput, typeVariableOfOutput, typesOf, type OpSchema } from './schema.js';
 
 export type TypeSource = 'declared' | 'initializer' | 'attribute' | 'schema' | 'subgraph';
@@ -41,11 +43,7 @@ export function attributeTypedOps(): ReadonlyMap<string, DtypeRule> {
   return dtypeRules;
 }
 
-/** A type string such as `tensor(float16)` to its element type; undefined for non-tensors. */
-export function elemTypeOfTypeString(typeString: string): number | undefined {
-  const match = /^tensor\((\w+)\)$/.exec(typeString);
-  return match ? dataTypeCode(match[1] as string) : undefined;
-}
+export { elemTypeOfTypeString };
 
 /** Body output that carries each control-flow output: Loop's body output 0 is the condition. */
 const SUBGRAPH_OUTPUT_OFFSET: Readonly<Record<string, number>> = { If: 0, Loop: 1, Scan: 0 };
@@ -53,16 +51,18 @@ const SUBGRAPH_OUTPUT_OFFSET: Readonly<Record<string, number>> = { If: 0, Loop: 
 /**
  * One shared object per (element type, source): a big graph's inference made two objects per
  * value (one per inference), all of which outlived the young generation. Read-only by contract.
+ * A plain array indexed by elemType * 8 + source: the lookup is done for every value.
  */
-const internedTypes = new Map<number, InferredType>();
+const internedTypes: Array<InferredType | undefined> = [];
 const SOURCE_CODES: Readonly<Record<TypeSource, number>> = { declared: 0, initializer: 1, attribute: 2, schema: 3, subgraph: 4 };
 
-function interned(type: InferredType): InferredType {
-  const key = type.elemType * 8 + (SOURCE_CODES[type.source] ?? 7);
-  const known = internedTypes.get(key);
-  if (known && known.source === type.source) return known;
-  const shared = { elemType: type.elemType, source: type.source };
-  internedTypes.set(key, shared);
+function internedType(elemType: number, source: TypeSource): InferredType {
+  const key = elemType * 8 + (SOURCE_CODES[source] ?? 7);
+  const known = internedTypes[key];
+  if (known !== undefined && known.source === source && known.elemType === elemType) return known;
+  const shared = { elemType, source };
+  // Element types are small codes; anything else (a corrupt file's value) is shared no further.
+  if (key >= 0 && key < 4096 && Number.isInteger(key)) internedTypes[key] = shared;
   return shared;
 }
 
@@ -82,10 +82,15 @@ export class ElemTypes {
 
   /** The type of a value as seen from `scope` (resolved to the scope that defines it). */
   info(scope: GraphScope, name: string): InferredType | undefined {
-    // The scope that defines a name owns its type; most reads are local, so look there first.
+    // The scope that defines a name owns its type; most reads are local (and most scopes are the
+    // main graph, which has no parent), so one map lookup answers nearly every call.
+    const found = this.mapOf(scope)?.get(name);
+    if (found !== undefined || scope.parent === undefined) return found;
     for (let s: GraphScope | undefined = scope; s; s = s.parent) {
-      const found = this.mapOf(s)?.get(name);
-      if (found) return found;
+      if (s !== scope) {
+        const outer = this.mapOf(s)?.get(name);
+        if (outer) return outer;
+      }
       if (!s.parent || s.definesLocally(name)) return undefined;
     }
     return undefined;
@@ -101,13 +106,42 @@ export class ElemTypes {
       this.byScope.set(scope, (map = new Map()));
       if (scope === this.lastScope) this.lastMap = map;
     }
-    map.set(name, interned(type));
+    map.set(name, internedType(type.elemType, type.source));
   }
 
   /** Every value with a known type in one scope. */
   entries(scope: GraphScope): IterableIterator<[string, InferredType]> {
     return (this.byScope.get(scope) ?? new Map<string, InferredType>()).entries();
   }
+
+  /**
+   * Per scope, the node order the inference went through when it found every node within its
+   * schema's type constraints (checkNodeTypeConstraints) as it typed it; null when some node was
+   * not. Each node had its inputs' final types when it was
+   * checked only if its scope and the enclosing ones were in order with one definition per name:
+   * the validator trusts this only then (GraphScope.orderedReads()).
+   */
+  private readonly checkedOrders = new Map<GraphScope, readonly onnx.INodeProto[] | null>();
+  private checkedOpsets: OpsetMap | undefined;
+
+  /** For the validator: see checkedOrders. Undefined when not known for this scope and these opsets. */
+  nodeTypesCheckedOn(scope: GraphScope, opsets: OpsetMap): readonly onnx.INodeProto[] | null | undefined {
+    if (!sameOpsets(this.checkedOpsets, opsets)) return undefined;
+    return this.checkedOrders.get(scope);
+  }
+
+  /** @internal Called by the inference. */
+  noteNodeTypesChecked(scope: GraphScope, order: readonly onnx.INodeProto[] | null, opsets: OpsetMap): void {
+    this.checkedOrders.set(scope, order);
+    this.checkedOpsets = opsets;
+  }
+}
+
+function sameOpsets(a: OpsetMap | undefined, b: OpsetMap): boolean {
+  if (a === b) return true;
+  if (!a || a.size !== b.size) return false;
+  for (const [domain, version] of a) if (b.get(domain) !== version) return false;
+  return true;
 }
 
 export function schemaOf(node: onnx.INodeProto, opsets: OpsetMap): OpSchema | undefined {
@@ -128,31 +162,62 @@ function declaredType(info: onnx.IValueInfoProto | undefined): number | undefine
 }
 
 function inferScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, bodyInputTypes: Array<number | undefined> = []): void {
-  [...scope.inputs.values()].forEach((info, index) => {
+  let inputIndex = 0;
+  for (const info of scope.inputs.values()) {
     const declared = declaredType(info);
-    const fromOwner = bodyInputTypes[index];
-    if (declared !== undefined) types.set(scope, info.name ?? '', { elemType: declared, source: 'declared' });
-    else if (fromOwner !== undefined) types.set(scope, info.name ?? '', { elemType: fromOwner, source: 'subgraph' });
-  });
+    const fromOwner = bodyInputTypes[inputIndex++];
+    if (declared !== undefined) types.set(scope, info.name ?? '', internedType(declared, 'declared'));
+    else if (fromOwner !== undefined) types.set(scope, info.name ?? '', internedType(fromOwner, 'subgraph'));
+  }
   for (const [name, tensor] of scope.initializers) {
-    if (!scope.inputs.has(name) && tensor.data_type) types.set(scope, name, { elemType: tensor.data_type, source: 'initializer' });
+    if (!scope.inputs.has(name) && tensor.data_type) types.set(scope, name, internedType(tensor.data_type, 'initializer'));
   }
   const { order, blocked } = scope.topologicalOrder();
-  for (const node of [...order, ...blocked]) {
-    const inputTypes = (node.input ?? []).map((name) => (name ? types.get(scope, name) : undefined));
-    const subgraphs = scope.subgraphsOf(node);
-    for (const child of subgraphs) inferScope(child, types, opsets, bodyInputs(node, child, inputTypes));
-    const schema = schemaOf(node, opsets);
-    (node.output ?? []).forEach((name, index) => {
-      if (!name) return;
-      const found = inferOutputType(node, index, inputTypes, schema) ?? typeFromSubgraphs(node, index, subgraphs, types);
-      if (found) types.set(scope, name, found);
-      else {
-        const declared = scope.declaredElemType(name);
-        if (declared !== undefined) types.set(scope, name, { elemType: declared, source: 'declared' });
-      }
-    });
+  let allWithinSchema = true;
+  for (const node of order) if (!inferNode(scope, node, types, opsets)) allWithinSchema = false;
+  for (const node of blocked) inferNode(scope, node, types, opsets);
+  // Nodes that could not be placed are typed but not counted: a list with any is never proved in
+  // order, so the validator checks it in full anyway.
+  types.noteNodeTypesChecked(scope, allWithinSchema ? order : null, opsets);
+}
+
+/** Output types of the node being typed, for its constraint check (reused: one node at a time). */
+const outputTypesScratch: Array<number | undefined> = [];
+
+/**
+ * Types the outputs of one node (and first the scopes of its subgraphs) from its inputs' types.
+ * Returns whether the node's types keep its schema's constraints: checked here, where its types
+ * are at hand, so that the validation need not look them all up again.
+ */
+function inferNode(scope: GraphScope, node: onnx.INodeProto, types: ElemTypes, opsets: OpsetMap): boolean {
+  const inputs = node.input ?? [];
+  const inputTypes = new Array<number | undefined>(inputs.length);
+  for (let i = 0; i < inputs.length; i++) {
+    const name = inputs[i];
+    inputTypes[i] = name ? types.get(scope, name) : undefined;
   }
+  const subgraphs = scope.subgraphsOf(node);
+  for (const child of subgraphs) inferScope(child, types, opsets, bodyInputs(node, child, inputTypes));
+  const schema = schemaOf(node, opsets);
+  const outputs = node.output ?? [];
+  const outputTypes = outputTypesScratch;
+  for (let index = 0; index < outputs.length; index++) {
+    const name = outputs[index];
+    outputTypes[index] = undefined;
+    if (!name) continue;
+    const found = inferOutputType(node, index, inputTypes, schema) ?? typeFromSubgraphs(node, index, subgraphs, types);
+    if (found) {
+      types.set(scope, name, found);
+      outputTypes[index] = found.elemType;
+    } else {
+      const declared = scope.declaredElemType(name);
+      if (declared !== undefined) {
+        types.set(scope, name, internedType(declared, 'declared'));
+        outputTypes[index] = declared;
+      }
+    }
+  }
+  return schema === undefined || nodeTypesWithinSchema(node, schema, inputTypes, outputTypes);
 }
 
 /**
@@ -184,40 +249,42 @@ function typeFromAttributes(node: onnx.INodeProto, outputIndex: number, inputTyp
   if (!rule || !(rule.outputs ?? [0]).includes(outputIndex)) return undefined;
   if (rule.attribute) {
     const elemType = dtypeAttribute(node, rule.attribute);
-    if (elemType !== undefined) return { elemType, source: 'attribute' };
+    if (elemType !== undefined) return internedType(elemType, 'attribute');
   }
   if (rule.tensorAttribute) {
     const tensor = findAttribute(node, rule.tensorAttribute)?.t;
-    if (tensor?.data_type) return { elemType: tensor.data_type, source: 'attribute' };
+    if (tensor?.data_type) return internedType(tensor.data_type, 'attribute');
   }
   const otherwise = rule.otherwise;
   if (!otherwise) return undefined;
   if ('input' in otherwise) {
     const elemType = inputTypes[otherwise.input];
-    return elemType === undefined ? undefined : { elemType, source: 'schema' };
+    return elemType === undefined ? undefined : internedType(elemType, 'schema');
   }
   const elemType = dataTypeCode(otherwise.type);
-  return elemType === undefined ? undefined : { elemType, source: 'attribute' };
+  return elemType === undefined ? undefined : internedType(elemType, 'attribute');
 }
 
 /** Constant's value attribute: a tensor, a sparse tensor, or a float/int/string scalar or list. */
+const CONSTANT_SCALAR_TYPES: Record<string, number> = {
+  value_float: DataType.FLOAT,
+  value_floats: DataType.FLOAT,
+  value_int: DataType.INT64,
+  value_ints: DataType.INT64,
+  value_string: DataType.STRING,
+  value_strings: DataType.STRING,
+};
+
 function constantType(node: onnx.INodeProto): InferredType | undefined {
-  const byAttribute: Record<string, number> = {
-    value_float: DataType.FLOAT,
-    value_floats: DataType.FLOAT,
-    value_int: DataType.INT64,
-    value_ints: DataType.INT64,
-    value_string: DataType.STRING,
-    value_strings: DataType.STRING,
-  };
+  const byAttribute = CONSTANT_SCALAR_TYPES;
   for (const attribute of node.attribute ?? []) {
     const name = attribute.name ?? '';
-    if (name === 'value' && attribute.t?.data_type) return { elemType: attribute.t.data_type, source: 'attribute' };
+    if (name === 'value' && attribute.t?.data_type) return internedType(attribute.t.data_type, 'attribute');
     if (name === 'sparse_value' && attribute.sparse_tensor?.values?.data_type) {
-      return { elemType: attribute.sparse_tensor.values.data_type, source: 'attribute' };
+      return internedType(attribute.sparse_tensor.values.data_type, 'attribute');
     }
     const elemType = byAttribute[name];
-    if (elemType !== undefined) return { elemType, source: 'attribute' };
+    if (elemType !== undefined) return internedType(elemType, 'attribute');
   }
   return undefined;
 }
@@ -228,17 +295,17 @@ function typeFromSchema(schema: OpSchema | undefined, outputIndex: number, input
   if (!formal || formal.heterogeneous) return undefined;
   if (!(formal.typeStr in schema.typeConstraints)) {
     const elemType = elemTypeOfTypeString(formal.typeStr);
-    return elemType === undefined ? undefined : { elemType, source: 'schema' };
+    return elemType === undefined ? undefined : internedType(elemType, 'schema');
   }
   for (let i = 0; i < inputTypes.length; i++) {
     const input = typeVariableOfInput(schema, i);
     const elemType = inputTypes[i];
-    if (input && !input.heterogeneous && input.typeStr === formal.typeStr && elemType !== undefined) return { elemType, source: 'schema' };
+    if (input && !input.heterogeneous && input.typeStr === formal.typeStr && elemType !== undefined) return internedType(elemType, 'schema');
   }
   const allowed = typesOf(schema, formal);
   if (allowed.length === 1) {
     const elemType = elemTypeOfTypeString(allowed[0] as string);
-    if (elemType !== undefined) return { elemType, source: 'schema' };
+    if (elemType !== undefined) return internedType(elemType, 'schema');
   }
   return undefined;
 }
@@ -249,7 +316,7 @@ function typeFromSubgraphs(node: onnx.INodeProto, outputIndex: number, subgraphs
   for (const child of subgraphs) {
     const output = child.graph.output?.[outputIndex + offset];
     const elemType = output?.name ? types.get(child, output.name) ?? declaredType(output) : undefined;
-    if (elemType !== undefined) return { elemType, source: 'subgraph' };
+    if (elemType !== undefined) return internedType(elemType, 'subgraph');
   }
   return undefined;
 }

@@ -6,9 +6,10 @@
 import { tensorTypeString } from '../onnx/data-types.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ModelGraph, type GraphScope } from '../onnx/graph.js';
-import { opsetsOf } from '../onnx/opsets.js';
-import { typeVariableOfInput, typeVariableOfOutput, typesOf, type FormalParameter, type OpSchema } from '../onnx/schema.js';
-import { elemTypeOfTypeString, inferElemTypes, schemaOf, type ElemTypes } from '../onnx/type-inference.js';
+import { opsetsOf, type OpsetMap } from '../onnx/opsets.js';
+import { typesOf, type OpSchema } from '../onnx/schema.js';
+import { checkNodeTypeConstraints, type TypeConstraintViolation } from '../onnx/type-constraints.js';
+import { inferElemTypes, schemaOf, type ElemTypes } from '../onnx/type-inference.js';
 import { describeNode } from './amp/decisions.js';
 
 export interface ValidationProblem {
@@ -25,23 +26,51 @@ export function validateModel(model: onnx.IModelProto, graph: ModelGraph = new M
   const opsets = opsetsOf(model);
   const types = inferred ?? inferElemTypes(graph, opsets);
   const problems: ValidationProblem[] = [];
+  // A scope's reads of outer values are only as sound as its enclosing scopes' order.
+  const proved = new Map<GraphScope, boolean>();
   for (const scope of graph.scopes) {
-    checkProducersAndOrder(scope, problems);
-    checkTypes(scope, types, opsets, problems);
+    const orderProved = orderIsValid(scope);
+    proved.set(scope, orderProved && (!scope.parent || proved.get(scope.parent) === true));
+    if (!orderProved) checkProducersAndOrder(scope, problems);
+    checkTypes(scope, types, opsets, problems, proved.get(scope) === true);
   }
   return problems;
 }
 
+/**
+ * Whether checkProducersAndOrder() would find nothing, told from the topological order the type
+ * inference has just computed on the same node list (every read after its producer, one
+ * definition per name) plus a lookup per read that no node produces. On a big graph that is a
+ * few percent of the full check, which hashed every value name; the pass rewires most nodes, so
+ * checking only what it edited would save less. Any doubt, and every failure, goes to the full
+ * check, which reports the problems in file order.
+ */
+function orderIsValid(scope: GraphScope): boolean {
+  const unproduced = scope.orderedReads();
+  if (!unproduced) return false;
+  for (const name of unproduced) {
+    if (!scope.inputs.has(name) && !scope.initializers.has(name) && !scope.parent?.isVisible(name)) return false;
+  }
+  return true;
+}
+
 function checkProducersAndOrder(scope: GraphScope, problems: ValidationProblem[]): void {
-  const defined = new Set<string>([...scope.inputs.keys(), ...scope.initializers.keys()]);
-  const visibleOutside = (name: string): boolean => scope.parent?.resolve(name) !== undefined;
+  const defined = new Set<string>(scope.inputs.keys());
+  for (const name of scope.initializers.keys()) defined.add(name);
   for (const node of scope.graph.node ?? []) {
-    for (const name of node.input ?? []) {
-      if (name && !defined.has(name) && !visibleOutside(name)) {
-        problems.push({ node: node.name ?? '', message: `${describeNode(node)} reads '${name}' before anything in ${scope.path} defines it` });
+    const inputs = node.input;
+    if (inputs) {
+      for (let i = 0; i < inputs.length; i++) {
+        const name = inputs[i];
+        if (name && !defined.has(name) && !scope.parent?.isVisible(name)) {
+          problems.push({ node: node.name ?? '', message: `${describeNode(node)} reads '${name}' before anything in ${scope.path} defines it` });
+        }
       }
     }
-    for (const name of node.output ?? []) {
+    const outputs = node.output;
+    if (!outputs) continue;
+    for (let i = 0; i < outputs.length; i++) {
+      const name = outputs[i];
       if (!name) continue;
       if (defined.has(name)) problems.push({ node: node.name ?? '', message: `${describeNode(node)} writes '${name}', which already has a producer in ${scope.path}` });
       defined.add(name);
@@ -49,60 +78,51 @@ function checkProducersAndOrder(scope: GraphScope, problems: ValidationProblem[]
   }
 }
 
-/**
- * The element types a formal parameter allows as tensors, or null when it allows no tensor type
- * (sequences, optionals: not checked here). Cached per formal: a big graph asks the same few
- * thousand times, and comparing type strings per input was a good part of validation's time.
- */
-const allowedCache = new WeakMap<FormalParameter, ReadonlySet<number> | null>();
-
-function allowedTensorTypes(schema: OpSchema, formal: FormalParameter): ReadonlySet<number> | null {
-  let allowed = allowedCache.get(formal);
-  if (allowed === undefined) {
-    const tensorTypes = typesOf(schema, formal).filter((t) => t.startsWith('tensor('));
-    allowed = tensorTypes.length ? new Set(tensorTypes.map((t) => elemTypeOfTypeString(t) ?? -1)) : null;
-    allowedCache.set(formal, allowed);
+function checkTypes(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, problems: ValidationProblem[], orderProved: boolean): void {
+  // The inference checked every node as it typed it: when it did so on this very node list (the
+  // order it went through is the one that proved the list in order), no node can fail here, and
+  // looking every value's type up again was most of the validation.
+  const checked = orderProved && types.nodeTypesCheckedOn(scope, opsets);
+  if (!checked || checked !== scope.lastOrder()) checkNodeTypes(scope, types, opsets, problems);
+  for (const list of [scope.graph.value_info ?? [], scope.graph.output ?? []]) {
+    for (const info of list) {
+      const declared = info.type?.tensor_type?.elem_type;
+      const inferred = types.info(scope, info.name ?? '');
+      if (declared && inferred && inferred.source !== 'declared' && inferred.elemType !== declared) {
+        problems.push({
+          node: scope.producerOf(info.name ?? '')?.node.name ?? '',
+          message: `'${info.name}' is declared ${tensorTypeString(declared)} but computed as ${tensorTypeString(inferred.elemType)} in ${scope.path}`,
+        });
+      }
+    }
   }
-  return allowed;
 }
 
-function checkTypes(scope: GraphScope, types: ElemTypes, opsets: ReturnType<typeof opsetsOf>, problems: ValidationProblem[]): void {
+function checkNodeTypes(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, problems: ValidationProblem[]): void {
+  const inputTypes: Array<number | undefined> = [];
+  const outputTypes: Array<number | undefined> = [];
   for (const node of scope.graph.node ?? []) {
     const schema = schemaOf(node, opsets);
     if (!schema) continue;
-    const bound = new Map<string, { type: number; value: string }>();
-    const check = (formal: ReturnType<typeof typeVariableOfInput>, name: string | null | undefined, role: string): void => {
-      if (!formal || !name || formal.heterogeneous) return;
-      const type = types.get(scope, name);
-      if (type === undefined) return;
-      const allowed = allowedTensorTypes(schema, formal);
-      if (allowed && !allowed.has(type)) {
-        problems.push({
-          node: node.name ?? '',
-          message: `${describeNode(node)}: ${role} '${name}' is ${tensorTypeString(type)}, not one of ${typesOf(schema, formal).join(', ')}`,
-        });
-        return;
-      }
-      if (!(formal.typeStr in schema.typeConstraints)) return;
-      const previous = bound.get(formal.typeStr);
-      if (previous && previous.type !== type) {
-        problems.push({
-          node: node.name ?? '',
-          message: `${describeNode(node)}: '${previous.value}' is ${tensorTypeString(previous.type)} but '${name}' is ${tensorTypeString(type)}, both bound to ${formal.typeStr}`,
-        });
-      } else if (!previous) bound.set(formal.typeStr, { type, value: name });
-    };
-    (node.input ?? []).forEach((name, i) => check(typeVariableOfInput(schema, i), name, 'input'));
-    (node.output ?? []).forEach((name, i) => check(typeVariableOfOutput(schema, i), name, 'output'));
+    typesOfValues(scope, types, node.input, inputTypes);
+    typesOfValues(scope, types, node.output, outputTypes);
+    checkNodeTypeConstraints(node, schema, inputTypes, outputTypes, (violation) => problems.push({ node: node.name ?? '', message: describeViolation(node, schema, violation) }));
   }
-  for (const info of [...(scope.graph.value_info ?? []), ...(scope.graph.output ?? [])]) {
-    const declared = info.type?.tensor_type?.elem_type;
-    const inferred = types.info(scope, info.name ?? '');
-    if (declared && inferred && inferred.source !== 'declared' && inferred.elemType !== declared) {
-      problems.push({
-        node: scope.producerOf(info.name ?? '')?.node.name ?? '',
-        message: `'${info.name}' is declared ${tensorTypeString(declared)} but computed as ${tensorTypeString(inferred.elemType)} in ${scope.path}`,
-      });
-    }
+}
+
+/** Fills `into` from index 0 (entries past `names` are left as they are: nobody reads them). */
+function typesOfValues(scope: GraphScope, types: ElemTypes, names: string[] | null | undefined, into: Array<number | undefined>): void {
+  const count = names?.length ?? 0;
+  for (let i = 0; i < count; i++) {
+    const name = (names as string[])[i];
+    into[i] = name ? types.get(scope, name) : undefined;
   }
+}
+
+function describeViolation(node: onnx.INodeProto, schema: OpSchema, violation: TypeConstraintViolation): string {
+  if (violation.kind === 'not-allowed') {
+    return `${describeNode(node)}: ${violation.role} '${violation.name}' is ${tensorTypeString(violation.type)}, not one of ${typesOf(schema, violation.formal).join(', ')}`;
+  }
+  const { bound } = violation;
+  return `${describeNode(node)}: '${bound.name}' is ${tensorTypeString(bound.type)} but '${violation.name}' is ${tensorTypeString(violation.type)}, both bound to ${violation.typeStr}`;
 }

@@ -21,9 +21,13 @@ export function sortGraph(graph: ModelGraph): void {
         { subject: first.name ?? '' },
       );
     }
+    // The sort has just looked every read up: only those it found no producer for can be
+    // unresolved, and only when one is does the walk below run to name the first such node.
+    const unproduced = scope.lastUnproducedReads();
+    if (unproduced && unproduced.every((name) => scope.isVisible(name))) continue;
     for (const node of scope.currentNodes()) {
       for (const name of node.input ?? []) {
-        if (name && scope.resolve(name) === undefined) {
+        if (name && !scope.isVisible(name)) {
           throw new AmpError('BAD_GRAPH', `the input graph is invalid: ${describeNode(node)} reads '${name}', which nothing in ${scope.path} or an enclosing graph defines`, {
             subject: node.name ?? '',
           });
