@@ -137,6 +137,7 @@ function checkGraph(graph: onnx.IGraphProto, path: string): void {
 function checkAcyclic(graph: onnx.IGraphProto, defined: ReadonlyMap<string, string | number>, where: string): void {
   const nodes = graph.node ?? [];
   const n = nodes.length;
+  if (readsOnlyEarlierNodes(nodes, defined)) return;
   const waiting = new Int32Array(n);
   const lastReader = new Int32Array(n).fill(-1);
   const from: number[] = [];
@@ -181,6 +182,25 @@ function checkAcyclic(graph: onnx.IGraphProto, defined: ReadonlyMap<string, stri
     `${where}: the nodes form a cycle (${printable(stuck.op_type)} node '${printable(stuck.name || stuck.output?.[0])}' depends on its own output)`,
     stuck.name ?? '',
   );
+}
+
+/**
+ * Whether every node reads only outputs of nodes before it in the list (the common case, a sorted
+ * model): then there is no cycle, and one lookup per read tells it, where Kahn's algorithm also
+ * built an edge list and its compressed rows. A node reading its own output or a later one's
+ * sends the caller to the full walk, which finds any cycle.
+ */
+function readsOnlyEarlierNodes(nodes: readonly onnx.INodeProto[], defined: ReadonlyMap<string, string | number>): boolean {
+  for (let i = 0; i < nodes.length; i++) {
+    const inputs = (nodes[i] as onnx.INodeProto).input;
+    if (!inputs) continue;
+    for (let k = 0; k < inputs.length; k++) {
+      const input = inputs[k];
+      const what = input ? defined.get(input) : undefined;
+      if (typeof what === 'number' && what >= i) return false;
+    }
+  }
+  return true;
 }
 
 /** The typed field a data type's values live in, and how many entries n elements take there. */

@@ -58,8 +58,11 @@ export class GraphScope {
   readonly outputs = new Map<string, onnx.IValueInfoProto>();
   readonly initializers = new Map<string, onnx.ITensorProto>();
   readonly valueInfo = new Map<string, onnx.IValueInfoProto>();
-  /** Names read in this scope (or its descendants) that no node, input or initializer here defines. */
-  readonly outerReferences = new Set<string>();
+  /**
+   * outerReferences, for a subgraph as of the last resolveOuterReferences(); for the main graph
+   * undefined until read (see the getter).
+   */
+  private outerReferenceSet: Set<string> | undefined = new Set<string>();
   /** Nodes of this scope in file order, with edits applied by commit(). */
   private nodes: onnx.INodeProto[];
   private readonly removed = new Set<onnx.INodeProto>();
@@ -142,6 +145,34 @@ export class GraphScope {
     }
   }
 
+  /**
+   * Names read in this scope (or its descendants) that no node, input or initializer here defines.
+   * A subgraph's are computed by resolveOuterReferences() (its owner's edges depend on them). The
+   * main graph's are read by no pass (they have no owner to resolve to, only tests and API users
+   * look): computed on first read from the graph as it is then, and again after any edit, so that
+   * building the graph model and refreshing it after the rewrite skip three lookups per value name.
+   */
+  get outerReferences(): Set<string> {
+    let set = this.outerReferenceSet;
+    if (!set) {
+      set = new Set<string>();
+      this.collectOuterReferences(set);
+      this.outerReferenceSet = set;
+    }
+    return set;
+  }
+
+  private collectOuterReferences(into: Set<string>): void {
+    for (const name of this.consumerLists.keys()) {
+      if (!this.definesLocally(name)) into.add(name);
+    }
+  }
+
+  /** Forgets the main graph's outer references after an edit (see the getter); a subgraph keeps its own. */
+  private editedReads(): void {
+    if (!this.parent) this.outerReferenceSet = undefined;
+  }
+
   /** Resolves the outer references of every descendant scope to uses of the owning node here. */
   resolveOuterReferences(): void {
     for (const child of this.children) {
@@ -152,9 +183,8 @@ export class GraphScope {
         if (!list?.some((use) => use.node === child.owner && use.index === -1)) this.addUse(name, { node: child.owner, index: -1 });
       }
     }
-    for (const name of this.consumerLists.keys()) {
-      if (!this.definesLocally(name)) this.outerReferences.add(name);
-    }
+    if (!this.parent) this.outerReferenceSet = undefined;
+    else this.collectOuterReferences(this.outerReferences);
   }
 
   /**
@@ -173,7 +203,8 @@ export class GraphScope {
         else this.consumerLists.delete(name);
       }
     }
-    this.outerReferences.clear();
+    if (this.parent) this.outerReferences.clear();
+    else this.outerReferenceSet = undefined;
     this.orderCache = undefined;
     for (const child of this.children) child.dropSubgraphUses();
   }
@@ -267,6 +298,7 @@ export class GraphScope {
    */
   insertNodeAfter(anchor: onnx.INodeProto | null, node: onnx.INodeProto): void {
     this.orderCache = undefined;
+    this.editedReads();
     let list = this.insertedAfter.get(anchor);
     if (!list) this.insertedAfter.set(anchor, (list = []));
     list.push(node);
@@ -278,6 +310,7 @@ export class GraphScope {
 
   removeNode(node: onnx.INodeProto): void {
     this.orderCache = undefined;
+    this.editedReads();
     this.removed.add(node);
     for (const name of node.output ?? []) {
       if (this.producers.get(name)?.node === node) this.producers.delete(name);
@@ -290,6 +323,7 @@ export class GraphScope {
   /** Points input `index` of `node` at another value. */
   setInput(node: onnx.INodeProto, index: number, name: string): void {
     this.orderCache = undefined;
+    this.editedReads();
     const inputs = node.input ?? (node.input = []);
     const old = inputs[index];
     if (old) this.dropUse(old, node, index);
@@ -303,6 +337,7 @@ export class GraphScope {
    */
   renameNodeOutput(node: onnx.INodeProto, index: number, newName: string): void {
     this.orderCache = undefined;
+    this.editedReads();
     const outputs = node.output ?? (node.output = []);
     const old = outputs[index];
     if (old && this.producers.get(old)?.node === node) this.producers.delete(old);

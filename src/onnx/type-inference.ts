@@ -101,10 +101,12 @@ export class ElemTypes {
   }
 
   set(scope: GraphScope, name: string, type: InferredType): void {
-    let map = this.byScope.get(scope);
+    // The scope's map through the one-entry cache (nearly every write is in the scope of the read
+    // before), not a lookup in byScope per value.
+    let map = this.mapOf(scope);
     if (!map) {
       this.byScope.set(scope, (map = new Map()));
-      if (scope === this.lastScope) this.lastMap = map;
+      this.lastMap = map;
     }
     map.set(name, internedType(type.elemType, type.source));
   }
