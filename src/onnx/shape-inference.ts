@@ -41,19 +41,25 @@ const DEFAULT_OPSET = 21;
 
 /** Value name -> fully known integer dims, for the values of the main graph whose shape is known. */
 export function inferShapes(graph: ModelGraph): Map<string, number[]> {
-  return inferShapesAndValues(graph).shapes;
+  // The known values are dropped here: the initializers no rule asked for are left unread (reading
+  // every small initializer into numbers was a good part of a big model's shape inference).
+  return inferInto(graph, new KnownValues()).shapes;
 }
 
 export function inferShapesAndValues(graph: ModelGraph): ShapeInferenceResult {
+  const result = inferInto(graph, new KnownValues());
+  (result.values as KnownValues).readAll();
+  return result;
+}
+
+function inferInto(graph: ModelGraph, values: KnownValues): ShapeInferenceResult {
   const shapes = new Map<string, Shape>();
-  const values = new KnownValues();
   try {
     const opset = opsetsOf(graph.model).get('') ?? DEFAULT_OPSET;
     run(graph.main, opset, shapes, values);
   } catch {
     // Never fail the caller: whatever was inferred before the surprise stays.
   }
-  values.readAll();
   return { shapes, values };
 }
 
