@@ -46,6 +46,8 @@ interface ProducerEntry extends ValueProducer {
 /** Tells walks apart, so that no mark needs clearing. */
 let walkCount = 0;
 
+const NO_SCOPES: readonly GraphScope[] = Object.freeze([]);
+
 function isSubgraphUse(use: ValueUse): boolean {
   return use.index === -1;
 }
@@ -255,7 +257,9 @@ export class GraphScope {
   }
 
   subgraphsOf(node: onnx.INodeProto): readonly GraphScope[] {
-    return this.childrenByNode.get(node) ?? [];
+    // A scope without subgraphs (a big model's main graph, usually) answers without hashing the node.
+    if (!this.childrenByNode.size) return NO_SCOPES;
+    return this.childrenByNode.get(node) ?? NO_SCOPES;
   }
 
   isGraphOutput(name: string): boolean {
@@ -384,6 +388,7 @@ export class GraphScope {
     // Edges producer -> reader, each pair once: lastReader[p] === i when node i already counted
     // producer p (no Set or array per node: a big graph's sort allocated one of each for every node).
     const lastReader = new Int32Array(n).fill(-1);
+    const hasSubgraphs = this.childrenByNode.size > 0;
     const from: number[] = [];
     const to: number[] = [];
     const unproduced: string[] = [];
@@ -410,7 +415,7 @@ export class GraphScope {
           else edge(at, i);
         }
       }
-      const children = this.childrenByNode.get(node);
+      const children = hasSubgraphs ? this.childrenByNode.get(node) : undefined;
       if (children) {
         for (const child of children) {
           for (const name of child.outerReferences) {
@@ -503,6 +508,7 @@ export class GraphScope {
    */
   private inOrderWalk(nodes: onnx.INodeProto[]): OrderResult | undefined {
     const walk = ++walkCount;
+    const hasSubgraphs = this.childrenByNode.size > 0;
     const unproduced: string[] = [];
     let readsOwnOutput = false;
     for (let i = 0; i < nodes.length; i++) {
@@ -518,7 +524,7 @@ export class GraphScope {
           else if (producer.seen !== walk) return undefined;
         }
       }
-      const children = this.childrenByNode.get(node);
+      const children = hasSubgraphs ? this.childrenByNode.get(node) : undefined;
       if (children) {
         for (const child of children) {
           for (const name of child.outerReferences) {
