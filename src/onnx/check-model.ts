@@ -78,6 +78,66 @@ function checkIrVersion(model: onnx.IModelProto, source: string, allowNewer: boo
 function checkGraph(graph: onnx.IGraphProto, path: string): void {
   const where = printable(path);
   const nodes = graph.node ?? [];
+  const defined = plainDefinitions(graph, nodes) ?? checkedDefinitions(graph, path, where, nodes);
+  for (const output of graph.output ?? []) if (!output.name) throw invalid(`${where}: a graph output has an empty name`, path);
+  checkAcyclic(graph, defined, where);
+  for (const node of nodes) {
+    for (const attribute of node.attribute ?? []) {
+      if (!attribute.g && !attribute.graphs?.length) continue;
+      const base = `${path}/${node.name || node.op_type}.${attribute.name}`;
+      if (attribute.g) checkGraph(attribute.g, base);
+      (attribute.graphs ?? []).forEach((g, i) => checkGraph(g, `${base}[${i}]`));
+    }
+  }
+}
+
+/**
+ * What defined each name, for a graph with nothing to report (the usual case): one insertion per
+ * name, a repeat told by the map's size not growing, where checkedDefinitions() looks each name
+ * up first and keeps a second set of the initializers' names. Undefined at the first thing that
+ * checkedDefinitions() might report (or a sparse initializer), which then runs from the start and
+ * reports it as it always did.
+ */
+function plainDefinitions(graph: onnx.IGraphProto, nodes: readonly onnx.INodeProto[]): Map<string, string | number> | undefined {
+  if (graph.sparse_initializer?.length) return undefined;
+  const defined = new Map<string, string | number>();
+  const graphInputs = new Set<string>();
+  for (const input of graph.input ?? []) {
+    const name = input.name;
+    if (!name || graphInputs.has(name)) return undefined;
+    graphInputs.add(name);
+    defined.set(name, `graph input '${printable(name)}'`);
+  }
+  /** Graph inputs an initializer already gave a default value: a second one is a repeat. */
+  const withDefault = new Set<string>();
+  const initializers = graph.initializer ?? [];
+  for (let index = 0; index < initializers.length; index++) {
+    const name = (initializers[index] as onnx.ITensorProto).name;
+    if (!name) return undefined;
+    const size = defined.size;
+    defined.set(name, ~index);
+    if (defined.size !== size) continue;
+    if (!graphInputs.has(name) || withDefault.has(name)) return undefined;
+    withDefault.add(name);
+  }
+  for (let index = 0; index < nodes.length; index++) {
+    const node = nodes[index] as onnx.INodeProto;
+    if (!node.op_type) return undefined;
+    const outputs = node.output;
+    if (!outputs) continue;
+    for (let k = 0; k < outputs.length; k++) {
+      const output = outputs[k];
+      if (!output) continue; // an omitted optional output
+      const size = defined.size;
+      defined.set(output, index);
+      if (defined.size === size) return undefined;
+    }
+  }
+  return defined;
+}
+
+/** Names and producers of one graph scope, each definition looked up first: reports the first problem. */
+function checkedDefinitions(graph: onnx.IGraphProto, path: string, where: string, nodes: readonly onnx.INodeProto[]): Map<string, string | number> {
   // What defined each name: a description, or the index of the producing node (described only
   // for a message, so a large graph pays no string building).
   const defined = new Map<string, string | number>();
@@ -117,16 +177,7 @@ function checkGraph(graph: onnx.IGraphProto, path: string): void {
       define(output, index);
     }
   }
-  for (const output of graph.output ?? []) if (!output.name) throw invalid(`${where}: a graph output has an empty name`, path);
-  checkAcyclic(graph, defined, where);
-  for (const node of nodes) {
-    for (const attribute of node.attribute ?? []) {
-      if (!attribute.g && !attribute.graphs?.length) continue;
-      const base = `${path}/${node.name || node.op_type}.${attribute.name}`;
-      if (attribute.g) checkGraph(attribute.g, base);
-      (attribute.graphs ?? []).forEach((g, i) => checkGraph(g, `${base}[${i}]`));
-    }
-  }
+  return defined;
 }
 
 /**
@@ -229,6 +280,28 @@ function rawBytesFor(dataType: number, count: bigint): bigint | undefined {
   return (count + perByte - 1n) / perByte;
 }
 
+/**
+ * A 64-bit dim as a BigInt: straight from its double when it fits in one (every real dim), where
+ * the decimal string Long builds (a division per digit group) was most of checking a tensor.
+ */
+function dimToBigInt(dim: Long | string): bigint {
+  const long = Long.fromValue(dim);
+  const high = long.high;
+  if (long.unsigned ? high >= 0 && high < 0x200000 : high >= -0x200000 && high < 0x200000) return BigInt(long.toNumber());
+  return BigInt(long.toString());
+}
+
+const NO_FIELDS: readonly (typeof TYPED_FIELDS)[number][] = [];
+
+/** The typed fields holding values, in TYPED_FIELDS order (no array made for the usual none). */
+function storedFields(tensor: onnx.ITensorProto): readonly (typeof TYPED_FIELDS)[number][] {
+  let stored: (typeof TYPED_FIELDS)[number][] | undefined;
+  for (const f of TYPED_FIELDS) {
+    if (((tensor[f] as unknown[] | null | undefined) ?? []).length > 0) (stored ??= []).push(f);
+  }
+  return stored ?? NO_FIELDS;
+}
+
 /** The checks every stored tensor gets, for one tensor (an input file's TensorProto, say). */
 export function checkTensorData(tensor: onnx.ITensorProto, where: string): void {
   checkTensor(tensor, where);
@@ -244,7 +317,7 @@ function checkTensor(tensor: onnx.ITensorProto, where: string): void {
   };
   let count = 1n;
   for (const dim of tensor.dims ?? []) {
-    const value = typeof dim === 'number' ? BigInt(dim) : BigInt(Long.fromValue(dim).toString());
+    const value = typeof dim === 'number' ? BigInt(dim) : dimToBigInt(dim);
     if (value < 0n) throw fail((label) => `${label}: dimension ${value} is negative`);
     count *= value;
   }
@@ -268,7 +341,7 @@ function checkTensor(tensor: onnx.ITensorProto, where: string): void {
     if (raw !== undefined && BigInt(pending.byteLength) !== raw) throw fail((label, typed) => `${label}: ${typed} needs ${raw} bytes of raw_data, it has ${pending.byteLength}`);
     return;
   }
-  const stored = TYPED_FIELDS.filter((f) => ((tensor[f] as unknown[] | null | undefined) ?? []).length > 0);
+  const stored = storedFields(tensor);
   const hasRaw = tensor.raw_data != null && Object.hasOwn(tensor, 'raw_data') && (tensor.raw_data.length > 0 || stored.length === 0);
   if (hasRaw) {
     if (dataType === DataType.STRING) throw fail((label) => `${label}: a string tensor cannot store its values in raw_data`);

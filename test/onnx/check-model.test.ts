@@ -2,6 +2,7 @@
  * The input check: models the ONNX checker rejects are bad input (INVALID_MODEL, exit 2, naming
  * the node or tensor), never a crash and never passed through as "nothing to convert".
  */
+import Long from 'long';
 import { describe, expect, it } from 'vitest';
 import { decodeModel, encodeModel, onnx } from '../../src/onnx/codec.js';
 import { checkModel, MAX_TENSOR_BYTES } from '../../src/onnx/check-model.js';
@@ -86,6 +87,26 @@ describe('checkModel', () => {
     const m = copy(matmul());
     mainGraph(m).initializer.push(floatTensor('w', [2, 2], [5, 6, 7, 8]));
     expect(errorOf(() => checkModel(m)).message).toBe("graph: initializer 'w' appears twice");
+  });
+
+  it('an initializer listed as a graph input (its default value) is accepted once, not twice', () => {
+    const m = copy(matmul());
+    mainGraph(m).input.push(valueInfo('w', DataType.FLOAT, [2, 2]));
+    expect(() => checkModel(m)).not.toThrow();
+    mainGraph(m).initializer.push(floatTensor('w', [2, 2], [5, 6, 7, 8]));
+    expect(errorOf(() => checkModel(m)).message).toBe("graph: initializer 'w' appears twice");
+  });
+
+  it('nodes listed out of order are no cycle; a dim past 2^53 is still checked exactly', () => {
+    const m = copy(matmul());
+    const graph = mainGraph(m);
+    graph.node.unshift(node('Relu', ['y'], ['z'], 'late'));
+    expect(() => checkModel(m, { types: false })).not.toThrow();
+    const huge = floatTensor('big', [1], [1]);
+    huge.dims = [Long.fromString('9007199254740993')];
+    graph.initializer.push(huge);
+    // 4 bytes per element of 2^53 + 1: a double would have rounded the count to 2^53.
+    expect(errorOf(() => checkModel(m, { types: false })).message).toContain('is 36028797018963972 bytes');
   });
 
   it('two producers of one value', () => {
