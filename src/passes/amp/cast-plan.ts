@@ -12,7 +12,7 @@ import { typeVariableOfInput } from '../../onnx/schema.js';
 import { lowPrecisionCopy } from '../../onnx/tensor-data.js';
 import { attributeTypedOps, inferOutputType, type ElemTypes } from '../../onnx/type-inference.js';
 import type { NodeDecision } from './decisions.js';
-import type { PaintedNode, ScopePaint } from './paint.js';
+import { isFloatInput, isFloatOutput, type PaintedNode, type ScopePaint } from './paint.js';
 import type { Wiring } from './audit-graph.js';
 
 export interface CastOptions {
@@ -56,8 +56,10 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   const isLowered = (scope: GraphScope, name: string): boolean => {
     // In the main graph every name is its own (resolve would answer the scope itself or nothing).
     if (!scope.parent) return (scope === mainScope ? mainLowered : loweredIn(scope)).has(name);
-    const owner = scope.resolve(name)?.scope ?? scope;
-    return loweredIn(owner).has(name);
+    // The scope that defines the name (resolve() without allocating its answer), else this one.
+    let owner: GraphScope | undefined = scope;
+    while (owner && !owner.definesLocally(name)) owner = owner.parent;
+    return loweredIn(owner ?? scope).has(name);
   };
   const mainScope = graph.main;
   const mainLowered = loweredIn(mainScope);
@@ -82,6 +84,9 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     const painted = paint.nodes;
     const nodes = scope.currentNodes();
     const low = loweredIn(scope);
+    // Each node's painting, looked up once for the passes below (undefined for an unpainted node).
+    const paintedAt: Array<PaintedNode | undefined> = new Array(nodes.length);
+    for (let position = 0; position < nodes.length; position++) paintedAt[position] = painted.get(nodes[position] as onnx.INodeProto);
 
     /** The type a painted node wants on input `index`; callers with many inputs look the node up once. */
     const wantsOf = (found: PaintedNode | undefined, index: number): number => {
@@ -98,9 +103,10 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
 
     // Outputs of ALLOW nodes change type as the schema or the op's dtype rule says they follow
     // the converted inputs (the same inference validation runs afterwards).
-    for (const node of nodes) {
-      const found = painted.get(node);
+    for (let position = 0; position < nodes.length; position++) {
+      const found = paintedAt[position];
       if (found?.decision.color !== 'ALLOW' || !found.facts.schema) continue;
+      const node = nodes[position] as onnx.INodeProto;
       const nodeFacts = found.facts;
       const inputs = node.input ?? [];
       // Dense (undefined for an omitted input), as inferOutputType expects.
@@ -112,8 +118,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
           converted.push(undefined);
           continue;
         }
-        const original = types.get(scope, name);
-        const type = original === DataType.FLOAT ? wantsOf(found, index) : original;
+        const type = isFloatInput(found, node, index, scope, types) ? wantsOf(found, index) : types.get(scope, name);
         converted.push(type);
         if (type === target) generator = false;
       }
@@ -122,22 +127,24 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         // dtype attribute or value tensor is retyped, and its float output follows.
         retypeDtypeAttribute(node, target);
         const output = node.output?.[0];
-        if (output && types.get(scope, output) === DataType.FLOAT) low.add(output);
+        if (output && isFloatOutput(found, node, 0, scope, types)) low.add(output);
         continue;
       }
       const outputs = node.output ?? [];
       for (let index = 0; index < outputs.length; index++) {
         const name = outputs[index];
-        if (!name || types.get(scope, name) !== DataType.FLOAT) continue;
+        if (!name || !isFloatOutput(found, node, index, scope, types)) continue;
         if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.add(name);
       }
     }
 
     // Step 7, existing Casts: a Cast to float32 that feeds only ALLOW nodes casts straight to the
     // target type, instead of gaining a second Cast after it. A Cast from fp16/bf16 stays.
-    for (const node of nodes) {
-      const decision = painted.get(node)?.decision;
-      if (!decision || node.op_type !== 'Cast' || node.domain || decision.color === 'ALLOW') continue;
+    for (let position = 0; position < nodes.length; position++) {
+      const node = nodes[position] as onnx.INodeProto;
+      if (node.op_type !== 'Cast') continue;
+      const decision = paintedAt[position]?.decision;
+      if (!decision || node.domain || decision.color === 'ALLOW') continue;
       const to = findAttribute(node, 'to');
       const input = node.input?.[0];
       const output = node.output?.[0];
@@ -214,20 +221,26 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         const existing = castsIn(scope, type).get(name);
         if (existing) return existing;
       }
-      const definition = scope.resolve(name);
+      // Where the name is defined, as resolve() would say, without allocating its answer.
+      let owner: GraphScope | undefined = scope;
+      while (owner && !owner.definesLocally(name)) owner = owner.parent;
+      const producer = owner?.producerOf(name);
+      const isInput = !producer && owner !== undefined && owner.inputs.has(name);
       const isWeight =
-        definition?.kind === 'initializer' ||
-        (definition?.kind === 'input' && (definition.scope.initializers.has(name) || options.weightInputs.has(name))) ||
-        (definition?.kind === 'node' && decisionOf(definition.scope, definition.producer.node)?.rule === 'constant-source');
+        owner !== undefined &&
+        (producer
+          ? decisionOf(owner, producer.node)?.rule === 'constant-source'
+          : // An initializer, or an input with a default (an initializer of the same name) or named a weight.
+            !isInput || owner.initializers.has(name) || options.weightInputs.has(name));
       // A weight from an enclosing scope is cast where it is defined, once: inside a Loop or Scan
       // body the Cast would run at every iteration. Its readers see the result as an outer value.
-      const home = isWeight && definition ? definition.scope : scope;
+      const home = isWeight && owner ? owner : scope;
       const made = castsIn(home, type);
       const existing = made.get(name);
       if (existing) return existing;
       const output = graph.uniqueName(`${name}/to_${suffixOf(type)}`);
       const cast = castNode(name, output, type, output);
-      const anchor = definition?.kind === 'node' && definition.scope === home ? definition.producer.node : null;
+      const anchor = producer && owner === home ? producer.node : null;
       home.insertNodeAfter(anchor, cast);
       if (type !== DataType.FLOAT) {
         if (isWeight) stats.weightCasts++;
@@ -238,17 +251,19 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       return output;
     };
 
-    for (const node of nodes) {
+    const anyAlias = lowAlias.size > 0;
+    for (let position = 0; position < nodes.length; position++) {
+      const node = nodes[position] as onnx.INodeProto;
       const inputs = node.input;
       if (!inputs) continue;
-      const found = painted.get(node);
+      const found = paintedAt[position];
       const decision = found?.decision as NodeDecision | undefined;
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
         if (!name) continue;
-        const alias = lowAlias.get(name);
-        const original = types.get(scope, name);
-        if (original !== DataType.FLOAT && !alias) continue;
+        // No graph output renamed (the common case): no alias lookup per input.
+        const alias = anyAlias ? lowAlias.get(name) : undefined;
+        if (!alias && !isFloatInput(found, node, index, scope, types)) continue;
         const want = wantsOf(found, index);
         if (want === target && alias) {
           remember(node);
@@ -270,14 +285,21 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
 }
 
 function castMaker(): (input: string, output: string, to: number, name: string) => onnx.NodeProto {
-  return (input, output, to, name) =>
-    onnx.NodeProto.create({
-      input: [input],
-      output: [output],
-      name,
-      op_type: 'Cast',
-      attribute: [onnx.AttributeProto.create({ name: 'to', i: to, type: onnx.AttributeProto.AttributeType.INT })],
-    });
+  // Fields set one by one in create()'s order (same own properties, same prototype, same bytes):
+  // create() copies them through an Object.keys loop, which a big graph paid per Cast.
+  return (input, output, to, name) => {
+    const attribute: onnx.IAttributeProto = new onnx.AttributeProto();
+    attribute.name = 'to';
+    attribute.i = to;
+    attribute.type = onnx.AttributeProto.AttributeType.INT;
+    const cast = new onnx.NodeProto();
+    cast.input = [input];
+    cast.output = [output];
+    cast.name = name;
+    cast.op_type = 'Cast';
+    cast.attribute = [attribute as onnx.AttributeProto];
+    return cast;
+  };
 }
 
 /** Keeps value_info true: a value that changed type must not still be declared float32. */

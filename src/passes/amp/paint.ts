@@ -49,6 +49,36 @@ export interface NodeFacts {
 export interface PaintedNode {
   decision: NodeDecision;
   facts: NodeFacts;
+  /**
+   * Bit i set: input i is float32 (when the node has at most MAX_TYPE_BITS inputs). Painting looks
+   * each type up once and cast planning reads these bits: a type lookup is a hash on a big Map.
+   */
+  floatInputs: number;
+  /** Bit i set: output i is float32 (same limit). */
+  floatOutputs: number;
+}
+
+/** Values per node whose float32-ness fits the bit masks of PaintedNode; beyond, look types up. */
+export const MAX_TYPE_BITS = 31;
+
+/** Whether input `index` of a painted node is float32, from its bits when they cover it. */
+export function isFloatInput(painted: PaintedNode | undefined, node: onnx.INodeProto, index: number, scope: GraphScope, types: ElemTypes): boolean {
+  if (painted && (node.input as string[]).length <= MAX_TYPE_BITS) return ((painted.floatInputs >>> index) & 1) === 1;
+  return types.get(scope, (node.input as string[])[index] as string) === DataType.FLOAT;
+}
+
+/** Whether output `index` of a painted node is float32, from its bits when they cover it. */
+export function isFloatOutput(painted: PaintedNode | undefined, node: onnx.INodeProto, index: number, scope: GraphScope, types: ElemTypes): boolean {
+  if (painted && (node.output as string[]).length <= MAX_TYPE_BITS) return ((painted.floatOutputs >>> index) & 1) === 1;
+  return types.get(scope, (node.output as string[])[index] as string) === DataType.FLOAT;
+}
+
+/** The float32 bits of a list of looked-up types (0 beyond MAX_TYPE_BITS, where callers look up). */
+function floatBits(valueTypes: ReadonlyArray<number | undefined>): number {
+  if (valueTypes.length > MAX_TYPE_BITS) return 0;
+  let bits = 0;
+  for (let i = 0; i < valueTypes.length; i++) if (valueTypes[i] === DataType.FLOAT) bits |= 1 << i;
+  return bits;
 }
 
 export interface ScopePaint {
@@ -221,10 +251,9 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   for (let position = 0; position < nodes.length; position++) {
     const node = nodes[position] as onnx.INodeProto;
     const schema = schemaOf(node, opsets);
-    if (schema) {
-      typesOfValues(node.input, scope, types, inputTypes);
-      typesOfValues(node.output, scope, types, outputTypes);
-    }
+    // Every node's types, schema or not: cast planning reads them as bits.
+    typesOfValues(node.input, scope, types, inputTypes);
+    typesOfValues(node.output, scope, types, outputTypes);
     const nodeFacts: NodeFacts = schema
       ? factsOf(node, schema, inputTypes, outputTypes, options.target)
       : { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
@@ -235,8 +264,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     };
     decisions[position] = decision;
     const vertex: Vertex = {
-      node, decision, facts: nodeFacts, list: entry?.list, processable: false, acceptsTarget: nodeFacts.acceptsTarget,
-      ins: NO_VERTICES, outs: NO_VERTICES, passable: false, downstreamOfAllow: false,
+      node, decision, facts: nodeFacts, floatInputs: floatBits(inputTypes), floatOutputs: floatBits(outputTypes),
+      list: entry?.list, processable: false, acceptsTarget: nodeFacts.acceptsTarget, ins: NO_VERTICES, outs: NO_VERTICES, passable: false, downstreamOfAllow: false,
     };
     vertices[position] = vertex;
     vertexOf.set(node, vertex);
@@ -310,7 +339,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     if (!inputs) continue;
     for (let i = 0; i < inputs.length; i++) {
       const name = inputs[i];
-      if (!name || types.get(scope, name) !== DataType.FLOAT) continue;
+      if (!name || !isFloatInput(vertex, vertex.node, i, scope, types)) continue;
       const producerNode = scope.producerOf(name)?.node;
       const producer = producerNode && vertexOf.get(producerNode);
       if (!producer || !producer.processable) continue;
@@ -412,28 +441,42 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       pushAll(forward, next.outs);
     }
   }
-  const fp32Source = (node: onnx.INodeProto): string | undefined => {
+  const fp32Source = (vertex: Vertex): string | undefined => {
+    const node = vertex.node;
     const inputs = node.input;
     if (!inputs) return undefined;
-    for (const name of inputs) {
-      if (!name || types.get(scope, name) !== DataType.FLOAT) continue;
-      const definition = scope.resolve(name);
-      if (definition?.kind === 'initializer') continue;
-      // An input with a default (an initializer of the same name) or named a weight is a weight.
-      if (definition?.kind === 'input' && (definition.scope.initializers.has(name) || options.weightInputs.has(name))) continue;
-      if (definition?.kind === 'input' || definition?.scope !== scope) return name;
-      const producer = vertexOf.get(definition.producer.node);
-      if (producer?.decision.rule === 'constant-source') continue;
-      if (!(producer?.decision.color === 'ALLOW' || producer?.downstreamOfAllow)) return name;
+    for (let i = 0; i < inputs.length; i++) {
+      const name = inputs[i];
+      if (!name || !isFloatInput(vertex, node, i, scope, types)) continue;
+      if (!isWeightOrLowPrecision(name)) return name;
     }
     return undefined;
+  };
+  /**
+   * Whether a float32 input comes from a weight or from the low-precision region. Walks the
+   * scopes outwards as GraphScope.resolve would, without allocating its answer.
+   */
+  const isWeightOrLowPrecision = (name: string): boolean => {
+    for (let owner: GraphScope | undefined = scope; owner; owner = owner.parent) {
+      const produced = owner.producerOf(name);
+      if (produced) {
+        if (owner !== scope) return false;
+        const producer = vertexOf.get(produced.node);
+        if (producer?.decision.rule === 'constant-source') return true;
+        return producer?.decision.color === 'ALLOW' || producer?.downstreamOfAllow === true;
+      }
+      // An input with a default (an initializer of the same name) or named a weight is a weight.
+      if (owner.inputs.has(name)) return owner.initializers.has(name) || options.weightInputs.has(name);
+      if (owner.initializers.has(name)) return true;
+    }
+    return false;
   };
   const excluded: Array<[Vertex, string]> = [];
   const recheck = downstreamOfAllow;
   while (recheck.length) {
     const vertex = recheck.pop() as Vertex;
     if (!vertex.downstreamOfAllow) continue;
-    const source = fp32Source(vertex.node);
+    const source = fp32Source(vertex);
     if (source === undefined) continue;
     vertex.downstreamOfAllow = false;
     excluded.push([vertex, source]);
@@ -472,7 +515,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
         if (producer.decision.color === 'DENY') denyProducer = true;
       }
       if (!allowProducer || denyProducer) continue;
-      const source = fp32Source(vertex.node);
+      const source = fp32Source(vertex);
       if (source !== undefined) {
         decide(vertex, 'NONE', 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
         continue;
@@ -488,7 +531,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   const floods = (from: Vertex, next: Vertex, isReader: boolean): boolean => {
     if (!next.processable || next.decision.color !== 'NONE' || next.list !== 'clear' || !next.acceptsTarget) return false;
     // Forward, the fp32-stream rule again: a Concat of an allow op's output and an fp32 stream stays fp32.
-    if (isReader && fp32Source(next.node) !== undefined) return false;
+    if (isReader && fp32Source(next) !== undefined) return false;
     decide(next, 'ALLOW', 'clear-flood', `next to ${describeNode(from.node)}`);
     return true;
   };
