@@ -108,10 +108,26 @@ function typesOfValues(names: string[] | null | undefined, scope: GraphScope, ty
 
 /** Facts of a node with a schema, from the types of its inputs and outputs (looked up once per node). */
 function factsOf(node: onnx.INodeProto, schema: OpSchema, inputTypes: ReadonlyArray<number | undefined>, outputTypes: ReadonlyArray<number | undefined>, target: number): NodeFacts {
+  return sharedFacts(schema, mainVarFor(schema, inputTypes, outputTypes), target, node);
+}
+
+function mainVarFor(schema: OpSchema, inputTypes: ReadonlyArray<number | undefined>, outputTypes: ReadonlyArray<number | undefined>): string | undefined {
   // Plain loops, the first float32 actual wins: this runs once per node of the graph.
-  let mainVar = mainVarOf(inputTypes, schema, true);
-  if (mainVar === undefined) mainVar = mainVarOf(outputTypes, schema, false);
-  return sharedFacts(schema, mainVar, target, node);
+  const mainVar = mainVarOf(inputTypes, schema, true);
+  return mainVar === undefined ? mainVarOf(outputTypes, schema, false) : mainVar;
+}
+
+/**
+ * What painting needs to know about one op of the default domain, found once per op type and
+ * scope: its schema, its list entry, its facts by main type variable and its reason texts. A node
+ * then costs one Map lookup by op type, where schemaOf, the list lookup (a key string built per
+ * node) and the facts cache (three Maps) cost several.
+ */
+interface OpInfo {
+  schema: OpSchema | undefined;
+  listed: ReturnType<OpLists['lookup']>;
+  /** Facts by main type variable ('' for none), for this paint's target. */
+  facts: Map<string, NodeFacts>;
 }
 
 function mainVarOf(valueTypes: ReadonlyArray<number | undefined>, schema: OpSchema, inputs: boolean): string | undefined {
@@ -222,11 +238,14 @@ const NO_VERTICES: Vertex[] = [];
 
 /** Reason texts that depend only on the op or the list, made once per paint instead of once per node. */
 class ReasonTexts {
-  private readonly byKey = new Map<string, string>();
+  /** By kind (or domain), then by key: no key string is built per node. */
+  private readonly byKind = new Map<string, Map<string, string>>();
 
-  get(key: string, make: () => string): string {
-    let text = this.byKey.get(key);
-    if (text === undefined) this.byKey.set(key, (text = make()));
+  get(kind: string, key: string, make: () => string): string {
+    let byKey = this.byKind.get(kind);
+    if (!byKey) this.byKind.set(kind, (byKey = new Map()));
+    let text = byKey.get(key);
+    if (text === undefined) byKey.set(key, (text = make()));
     return text;
   }
 }
@@ -235,6 +254,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   const nodes = scope.topologicalOrder().order;
   const decisions: NodeDecision[] = new Array(nodes.length);
   const texts = new ReasonTexts();
+  /** Unlisted ops' texts by domain, then op. */
+  const unlistedTexts = new ReasonTexts();
   const decide = (vertex: Vertex, color: NodeDecision['color'], rule: RuleCode, reason: string): void => {
     const decision = vertex.decision;
     decision.color = color;
@@ -246,18 +267,35 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   // Each node's input and output types, looked up once and read by every check below.
   const inputTypes: Array<number | undefined> = [];
   const outputTypes: Array<number | undefined> = [];
+  const opInfos = new Map<string, OpInfo>();
+  /** The default domain's ops from opInfos; other domains (rare) looked up per node. */
+  const opInfoOf = (node: onnx.INodeProto): OpInfo | undefined => {
+    if (normalizeDomain(node.domain) !== '') return undefined;
+    const op = node.op_type ?? '';
+    let info = opInfos.get(op);
+    if (!info) opInfos.set(op, (info = { schema: schemaOf(node, opsets), listed: lists.lookup(node.domain, node.op_type), facts: new Map() }));
+    return info;
+  };
 
   // Classification: list membership and whether the node takes part at all.
   for (let position = 0; position < nodes.length; position++) {
     const node = nodes[position] as onnx.INodeProto;
-    const schema = schemaOf(node, opsets);
+    const info = opInfoOf(node);
+    const schema = info ? info.schema : schemaOf(node, opsets);
     // Every node's types, schema or not: cast planning reads them as bits.
     typesOfValues(node.input, scope, types, inputTypes);
     typesOfValues(node.output, scope, types, outputTypes);
-    const nodeFacts: NodeFacts = schema
-      ? factsOf(node, schema, inputTypes, outputTypes, options.target)
-      : { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
-    const listed = lists.lookup(node.domain, node.op_type);
+    let nodeFacts: NodeFacts;
+    if (!schema) nodeFacts = { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
+    else if (!info) nodeFacts = factsOf(node, schema, inputTypes, outputTypes, options.target);
+    else {
+      const mainVar = mainVarFor(schema, inputTypes, outputTypes);
+      const key = mainVar ?? '';
+      const known = info.facts.get(key);
+      if (known) nodeFacts = known;
+      else info.facts.set(key, (nodeFacts = sharedFacts(schema, mainVar, options.target, node)));
+    }
+    const listed = info ? info.listed : lists.lookup(node.domain, node.op_type);
     const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
     const decision: NodeDecision = {
       node, scope, list: entry?.list, color: 'NONE', rule: 'unlisted', reason: '', processable: false, castsAdded: [],
@@ -322,10 +360,10 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     decision.rule = entry ? 'not-between-allow' : 'unlisted';
     const op = node.op_type ?? '';
     decision.reason = entry
-      ? texts.get(`list ${entry.list}`, () => `${entry.list}-list op not between allow ops`)
+      ? texts.get('list', entry.list, () => `${entry.list}-list op not between allow ops`)
       : listed
         ? `${node.op_type} is on the ${listed.list} list only with ${listed.onlyWhen?.attribute} in [${listed.onlyWhen?.in.join(', ')}]`
-        : texts.get(`unlisted ${node.domain ?? ''}:${op}`, () => unlistedReason(lists, node));
+        : unlistedTexts.get(node.domain ?? '', op, () => unlistedReason(lists, node));
   }
 
   // The target's kernel facts (target-policy.ts): a promoted node paints as an allow op.
@@ -364,7 +402,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     const promotion = promoted.get(node);
     if (promotion && !forced) decide(vertex, 'ALLOW', 'target-kernel', promotion.reason);
     else if (forced) decide(vertex, 'ALLOW', 'force-fp16', 'pinned to the target type by --force-fp16');
-    else decide(vertex, 'ALLOW', 'allow-list', texts.get(`allow ${node.op_type}`, () => `${node.op_type} is on the allow list`));
+    else decide(vertex, 'ALLOW', 'allow-list', texts.get('allow', node.op_type ?? '', () => `${node.op_type} is on the allow list`));
   }
 
   // Step 2, deny forward through clear and infer. This is done so a fragile value is never
@@ -393,7 +431,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     if (!vertex.processable || vertex.list !== 'deny') continue;
     const keptWhy = kept.get(vertex.node);
     const op = vertex.node.op_type;
-    decide(vertex, 'DENY', 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get(`deny ${op}`, () => `${op} is on the deny list`));
+    decide(vertex, 'DENY', 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', () => `${op} is on the deny list`));
   }
   // Two parallel stacks (node, the node it was reached through), not a pair per step.
   const walk: Vertex[] = [];
