@@ -213,19 +213,32 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       setValueInfoType(scope, renamed, name, target);
     }
 
-    const decisionOf = (owner: GraphScope, node: onnx.INodeProto) => paints.get(owner)?.nodes.get(node)?.decision;
+    const decisionOf = (owner: GraphScope, node: onnx.INodeProto) => (owner === scope ? painted : paints.get(owner)?.nodes)?.get(node)?.decision;
+    // This scope's Casts by type, found once per scope instead of through two Maps per edge.
+    let madeToTarget: Map<string, string> | undefined;
+    let madeToFloat: Map<string, string> | undefined;
+    const madeHere = (type: number): Map<string, string> =>
+      type === target ? (madeToTarget ??= castsIn(scope, type)) : type === DataType.FLOAT ? (madeToFloat ??= castsIn(scope, type)) : castsIn(scope, type);
     const castTo = (name: string, type: number): string => {
       // In the main graph every Cast lives in the main graph: a Cast made before is found without
-      // resolving the name (resolve allocates a definition per call, and most calls find one).
+      // resolving the name (most calls find one).
       if (!scope.parent) {
-        const existing = castsIn(scope, type).get(name);
+        const existing = madeHere(type).get(name);
         if (existing) return existing;
       }
       // Where the name is defined, as resolve() would say, without allocating its answer.
       let owner: GraphScope | undefined = scope;
-      while (owner && !owner.definesLocally(name)) owner = owner.parent;
-      const producer = owner?.producerOf(name);
-      const isInput = !producer && owner !== undefined && owner.inputs.has(name);
+      let producer: ReturnType<GraphScope['producerOf']>;
+      let isInput = false;
+      for (; owner; owner = owner.parent) {
+        producer = owner.producerOf(name);
+        if (producer) break;
+        if (owner.inputs.has(name)) {
+          isInput = true;
+          break;
+        }
+        if (owner.initializers.has(name)) break;
+      }
       const isWeight =
         owner !== undefined &&
         (producer
@@ -235,9 +248,12 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       // A weight from an enclosing scope is cast where it is defined, once: inside a Loop or Scan
       // body the Cast would run at every iteration. Its readers see the result as an outer value.
       const home = isWeight && owner ? owner : scope;
-      const made = castsIn(home, type);
-      const existing = made.get(name);
-      if (existing) return existing;
+      const made = home === scope ? madeHere(type) : castsIn(home, type);
+      // The main graph's Casts were looked for above.
+      if (scope.parent) {
+        const existing = made.get(name);
+        if (existing) return existing;
+      }
       const output = graph.uniqueName(`${name}/to_${suffixOf(type)}`);
       const cast = castNode(name, output, type, output);
       const anchor = producer && owner === home ? producer.node : null;
@@ -246,7 +262,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         if (isWeight) stats.weightCasts++;
         else stats.castsToTarget++;
       } else stats.castsToFloat32++;
-      stats.castNodes.push(cast.name);
+      stats.castNodes.push(output);
       made.set(name, output);
       return output;
     };
@@ -270,12 +286,16 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
           scope.setInput(node, index, alias);
           continue;
         }
-        const have = isLowered(scope, name) ? target : DataType.FLOAT;
+        const have = (scope.parent ? isLowered(scope, name) : low.has(name)) ? target : DataType.FLOAT;
         if (have === want) continue;
         const cast = castTo(name, want);
         remember(node);
         scope.setInput(node, index, cast);
-        decision?.castsAdded.push(cast);
+        if (decision) {
+          // Painting shares one frozen empty list among its decisions: a list per node only when a Cast is added.
+          if (decision.castsAdded.length) decision.castsAdded.push(cast);
+          else decision.castsAdded = [cast];
+        }
       }
     }
 

@@ -233,6 +233,12 @@ interface Vertex extends PaintedNode {
   downstreamOfAllow: boolean;
 }
 
+/**
+ * Every decision's castsAdded until cast planning adds one (most nodes get none): frozen, so a
+ * push to it throws instead of adding to every node's list.
+ */
+const NO_CASTS = Object.freeze([]) as unknown as string[];
+
 /** Shared by every vertex without edges: most nodes of a big graph have none. Never pushed to. */
 const NO_VERTICES: Vertex[] = [];
 
@@ -298,7 +304,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     const listed = info ? info.listed : lists.lookup(node.domain, node.op_type);
     const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
     const decision: NodeDecision = {
-      node, scope, list: entry?.list, color: 'NONE', rule: 'unlisted', reason: '', processable: false, castsAdded: [],
+      node, scope, list: entry?.list, color: 'NONE', rule: 'unlisted', reason: '', processable: false, castsAdded: NO_CASTS,
     };
     decisions[position] = decision;
     const vertex: Vertex = {
