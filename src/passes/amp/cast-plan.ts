@@ -175,10 +175,11 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         low.add(name);
         stats.weightsConverted.push(name);
       });
-      for (const node of nodes) {
+      for (let position = 0; position < nodes.length; position++) {
+        const node = nodes[position] as onnx.INodeProto;
         const output = node.output?.[0];
         // Constant and ConstantOfShape hold their float data in a 'value' tensor attribute.
-        const value = painted.get(node)?.decision.rule === 'constant-source' ? findAttribute(node, 'value') : undefined;
+        const value = paintedAt[position]?.decision.rule === 'constant-source' ? findAttribute(node, 'value') : undefined;
         if (!output || !value?.t || value.t.data_type !== DataType.FLOAT || !allReadersWantTarget(output)) continue;
         const copy = lowPrecisionCopy(value.t, target);
         if (!copy.ok) {
@@ -213,7 +214,14 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       setValueInfoType(scope, renamed, name, target);
     }
 
-    const decisionOf = (owner: GraphScope, node: onnx.INodeProto) => (owner === scope ? painted : paints.get(owner)?.nodes)?.get(node)?.decision;
+    // This scope's constant sources (few), so that a Cast of a node's output asks a small Set, not
+    // the Map of every painted node. The rules are final here: Casts change no decision's rule.
+    const constantSources = new Set<onnx.INodeProto>();
+    for (let position = 0; position < nodes.length; position++) {
+      if (paintedAt[position]?.decision.rule === 'constant-source') constantSources.add(nodes[position] as onnx.INodeProto);
+    }
+    const isConstantSource = (owner: GraphScope, node: onnx.INodeProto): boolean =>
+      owner === scope ? constantSources.has(node) : paints.get(owner)?.nodes.get(node)?.decision.rule === 'constant-source';
     // This scope's Casts by type, found once per scope instead of through two Maps per edge.
     let madeToTarget: Map<string, string> | undefined;
     let madeToFloat: Map<string, string> | undefined;
@@ -242,7 +250,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const isWeight =
         owner !== undefined &&
         (producer
-          ? decisionOf(owner, producer.node)?.rule === 'constant-source'
+          ? isConstantSource(owner, producer.node)
           : // An initializer, or an input with a default (an initializer of the same name) or named a weight.
             !isInput || owner.initializers.has(name) || options.weightInputs.has(name));
       // A weight from an enclosing scope is cast where it is defined, once: inside a Loop or Scan
