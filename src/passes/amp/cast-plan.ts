@@ -66,7 +66,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   const target = options.target;
   const wiring = options.wiring;
   const remember = (node: onnx.INodeProto): void => {
-    if (wiring && !wiring.has(node)) wiring.set(node, { inputs: [...(node.input ?? [])], outputs: [...(node.output ?? [])] });
+    // slice() copies a string array without the iterator protocol a spread goes through.
+    if (wiring && !wiring.has(node)) wiring.set(node, { inputs: node.input ? node.input.slice() : [], outputs: node.output ? node.output.slice() : [] });
   };
   /** Casts made per scope, by type, then by value: one Cast per (value, type) in each scope. */
   const castsMade = new Map<GraphScope, Map<number, Map<string, string>>>();
@@ -101,6 +102,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       return uses.length > 0 && !scope.isGraphOutput(name) && uses.every((use) => use.index >= 0 && wants(use.node, use.index) === target);
     };
 
+    const convertedTypes: Array<number | undefined> = [];
     // Outputs of ALLOW nodes change type as the schema or the op's dtype rule says they follow
     // the converted inputs (the same inference validation runs afterwards).
     for (let position = 0; position < nodes.length; position++) {
@@ -109,8 +111,9 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const node = nodes[position] as onnx.INodeProto;
       const nodeFacts = found.facts;
       const inputs = node.input ?? [];
-      // Dense (undefined for an omitted input), as inferOutputType expects.
-      const converted: Array<number | undefined> = [];
+      // Dense (undefined for an omitted input), as inferOutputType expects; one list reused by every node.
+      const converted = convertedTypes;
+      converted.length = 0;
       let generator = true;
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
