@@ -12,7 +12,7 @@ import { typeVariableOfInput } from '../../onnx/schema.js';
 import { lowPrecisionCopy } from '../../onnx/tensor-data.js';
 import { attributeTypedOps, inferOutputType, type ElemTypes } from '../../onnx/type-inference.js';
 import type { NodeDecision } from './decisions.js';
-import type { PaintedNode, ScopePaint } from './paint.js';
+import { isFloatInput, isFloatOutput, type PaintedNode, type ScopePaint } from './paint.js';
 import type { Wiring } from './audit-graph.js';
 
 export interface CastOptions {
@@ -56,15 +56,18 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   const isLowered = (scope: GraphScope, name: string): boolean => {
     // In the main graph every name is its own (resolve would answer the scope itself or nothing).
     if (!scope.parent) return (scope === mainScope ? mainLowered : loweredIn(scope)).has(name);
-    const owner = scope.resolve(name)?.scope ?? scope;
-    return loweredIn(owner).has(name);
+    // The scope that defines the name (resolve() without allocating its answer), else this one.
+    let owner: GraphScope | undefined = scope;
+    while (owner && !owner.definesLocally(name)) owner = owner.parent;
+    return loweredIn(owner ?? scope).has(name);
   };
   const mainScope = graph.main;
   const mainLowered = loweredIn(mainScope);
   const target = options.target;
   const wiring = options.wiring;
   const remember = (node: onnx.INodeProto): void => {
-    if (wiring && !wiring.has(node)) wiring.set(node, { inputs: [...(node.input ?? [])], outputs: [...(node.output ?? [])] });
+    // slice() copies a string array without the iterator protocol a spread goes through.
+    if (wiring && !wiring.has(node)) wiring.set(node, { inputs: node.input ? node.input.slice() : [], outputs: node.output ? node.output.slice() : [] });
   };
   /** Casts made per scope, by type, then by value: one Cast per (value, type) in each scope. */
   const castsMade = new Map<GraphScope, Map<number, Map<string, string>>>();
@@ -82,6 +85,9 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     const painted = paint.nodes;
     const nodes = scope.currentNodes();
     const low = loweredIn(scope);
+    // Each node's painting, looked up once for the passes below (undefined for an unpainted node).
+    const paintedAt: Array<PaintedNode | undefined> = new Array(nodes.length);
+    for (let position = 0; position < nodes.length; position++) paintedAt[position] = painted.get(nodes[position] as onnx.INodeProto);
 
     /** The type a painted node wants on input `index`; callers with many inputs look the node up once. */
     const wantsOf = (found: PaintedNode | undefined, index: number): number => {
@@ -96,15 +102,18 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       return uses.length > 0 && !scope.isGraphOutput(name) && uses.every((use) => use.index >= 0 && wants(use.node, use.index) === target);
     };
 
+    const convertedTypes: Array<number | undefined> = [];
     // Outputs of ALLOW nodes change type as the schema or the op's dtype rule says they follow
     // the converted inputs (the same inference validation runs afterwards).
-    for (const node of nodes) {
-      const found = painted.get(node);
+    for (let position = 0; position < nodes.length; position++) {
+      const found = paintedAt[position];
       if (found?.decision.color !== 'ALLOW' || !found.facts.schema) continue;
+      const node = nodes[position] as onnx.INodeProto;
       const nodeFacts = found.facts;
       const inputs = node.input ?? [];
-      // Dense (undefined for an omitted input), as inferOutputType expects.
-      const converted: Array<number | undefined> = [];
+      // Dense (undefined for an omitted input), as inferOutputType expects; one list reused by every node.
+      const converted = convertedTypes;
+      converted.length = 0;
       let generator = true;
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
@@ -112,8 +121,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
           converted.push(undefined);
           continue;
         }
-        const original = types.get(scope, name);
-        const type = original === DataType.FLOAT ? wantsOf(found, index) : original;
+        const type = isFloatInput(found, node, index, scope, types) ? wantsOf(found, index) : types.get(scope, name);
         converted.push(type);
         if (type === target) generator = false;
       }
@@ -122,22 +130,24 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         // dtype attribute or value tensor is retyped, and its float output follows.
         retypeDtypeAttribute(node, target);
         const output = node.output?.[0];
-        if (output && types.get(scope, output) === DataType.FLOAT) low.add(output);
+        if (output && isFloatOutput(found, node, 0, scope, types)) low.add(output);
         continue;
       }
       const outputs = node.output ?? [];
       for (let index = 0; index < outputs.length; index++) {
         const name = outputs[index];
-        if (!name || types.get(scope, name) !== DataType.FLOAT) continue;
+        if (!name || !isFloatOutput(found, node, index, scope, types)) continue;
         if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.add(name);
       }
     }
 
     // Step 7, existing Casts: a Cast to float32 that feeds only ALLOW nodes casts straight to the
     // target type, instead of gaining a second Cast after it. A Cast from fp16/bf16 stays.
-    for (const node of nodes) {
-      const decision = painted.get(node)?.decision;
-      if (!decision || node.op_type !== 'Cast' || node.domain || decision.color === 'ALLOW') continue;
+    for (let position = 0; position < nodes.length; position++) {
+      const node = nodes[position] as onnx.INodeProto;
+      if (node.op_type !== 'Cast') continue;
+      const decision = paintedAt[position]?.decision;
+      if (!decision || node.domain || decision.color === 'ALLOW') continue;
       const to = findAttribute(node, 'to');
       const input = node.input?.[0];
       const output = node.output?.[0];
@@ -168,10 +178,11 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         low.add(name);
         stats.weightsConverted.push(name);
       });
-      for (const node of nodes) {
+      for (let position = 0; position < nodes.length; position++) {
+        const node = nodes[position] as onnx.INodeProto;
         const output = node.output?.[0];
         // Constant and ConstantOfShape hold their float data in a 'value' tensor attribute.
-        const value = painted.get(node)?.decision.rule === 'constant-source' ? findAttribute(node, 'value') : undefined;
+        const value = paintedAt[position]?.decision.rule === 'constant-source' ? findAttribute(node, 'value') : undefined;
         if (!output || !value?.t || value.t.data_type !== DataType.FLOAT || !allReadersWantTarget(output)) continue;
         const copy = lowPrecisionCopy(value.t, target);
         if (!copy.ok) {
@@ -206,61 +217,96 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       setValueInfoType(scope, renamed, name, target);
     }
 
-    const decisionOf = (owner: GraphScope, node: onnx.INodeProto) => paints.get(owner)?.nodes.get(node)?.decision;
+    // This scope's constant sources (few), so that a Cast of a node's output asks a small Set, not
+    // the Map of every painted node. The rules are final here: Casts change no decision's rule.
+    const constantSources = new Set<onnx.INodeProto>();
+    for (let position = 0; position < nodes.length; position++) {
+      if (paintedAt[position]?.decision.rule === 'constant-source') constantSources.add(nodes[position] as onnx.INodeProto);
+    }
+    const isConstantSource = (owner: GraphScope, node: onnx.INodeProto): boolean =>
+      owner === scope ? constantSources.has(node) : paints.get(owner)?.nodes.get(node)?.decision.rule === 'constant-source';
+    // This scope's Casts by type, found once per scope instead of through two Maps per edge.
+    let madeToTarget: Map<string, string> | undefined;
+    let madeToFloat: Map<string, string> | undefined;
+    const madeHere = (type: number): Map<string, string> =>
+      type === target ? (madeToTarget ??= castsIn(scope, type)) : type === DataType.FLOAT ? (madeToFloat ??= castsIn(scope, type)) : castsIn(scope, type);
     const castTo = (name: string, type: number): string => {
       // In the main graph every Cast lives in the main graph: a Cast made before is found without
-      // resolving the name (resolve allocates a definition per call, and most calls find one).
+      // resolving the name (most calls find one).
       if (!scope.parent) {
-        const existing = castsIn(scope, type).get(name);
+        const existing = madeHere(type).get(name);
         if (existing) return existing;
       }
-      const definition = scope.resolve(name);
+      // Where the name is defined, as resolve() would say, without allocating its answer.
+      let owner: GraphScope | undefined = scope;
+      let producer: ReturnType<GraphScope['producerOf']>;
+      let isInput = false;
+      for (; owner; owner = owner.parent) {
+        producer = owner.producerOf(name);
+        if (producer) break;
+        if (owner.inputs.has(name)) {
+          isInput = true;
+          break;
+        }
+        if (owner.initializers.has(name)) break;
+      }
       const isWeight =
-        definition?.kind === 'initializer' ||
-        (definition?.kind === 'input' && (definition.scope.initializers.has(name) || options.weightInputs.has(name))) ||
-        (definition?.kind === 'node' && decisionOf(definition.scope, definition.producer.node)?.rule === 'constant-source');
+        owner !== undefined &&
+        (producer
+          ? isConstantSource(owner, producer.node)
+          : // An initializer, or an input with a default (an initializer of the same name) or named a weight.
+            !isInput || owner.initializers.has(name) || options.weightInputs.has(name));
       // A weight from an enclosing scope is cast where it is defined, once: inside a Loop or Scan
       // body the Cast would run at every iteration. Its readers see the result as an outer value.
-      const home = isWeight && definition ? definition.scope : scope;
-      const made = castsIn(home, type);
-      const existing = made.get(name);
-      if (existing) return existing;
+      const home = isWeight && owner ? owner : scope;
+      const made = home === scope ? madeHere(type) : castsIn(home, type);
+      // The main graph's Casts were looked for above.
+      if (scope.parent) {
+        const existing = made.get(name);
+        if (existing) return existing;
+      }
       const output = graph.uniqueName(`${name}/to_${suffixOf(type)}`);
       const cast = castNode(name, output, type, output);
-      const anchor = definition?.kind === 'node' && definition.scope === home ? definition.producer.node : null;
+      const anchor = producer && owner === home ? producer.node : null;
       home.insertNodeAfter(anchor, cast);
       if (type !== DataType.FLOAT) {
         if (isWeight) stats.weightCasts++;
         else stats.castsToTarget++;
       } else stats.castsToFloat32++;
-      stats.castNodes.push(cast.name);
+      stats.castNodes.push(output);
       made.set(name, output);
       return output;
     };
 
-    for (const node of nodes) {
+    const anyAlias = lowAlias.size > 0;
+    for (let position = 0; position < nodes.length; position++) {
+      const node = nodes[position] as onnx.INodeProto;
       const inputs = node.input;
       if (!inputs) continue;
-      const found = painted.get(node);
+      const found = paintedAt[position];
       const decision = found?.decision as NodeDecision | undefined;
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
         if (!name) continue;
-        const alias = lowAlias.get(name);
-        const original = types.get(scope, name);
-        if (original !== DataType.FLOAT && !alias) continue;
+        // No graph output renamed (the common case): no alias lookup per input.
+        const alias = anyAlias ? lowAlias.get(name) : undefined;
+        if (!alias && !isFloatInput(found, node, index, scope, types)) continue;
         const want = wantsOf(found, index);
         if (want === target && alias) {
           remember(node);
           scope.setInput(node, index, alias);
           continue;
         }
-        const have = isLowered(scope, name) ? target : DataType.FLOAT;
+        const have = (scope.parent ? isLowered(scope, name) : low.has(name)) ? target : DataType.FLOAT;
         if (have === want) continue;
         const cast = castTo(name, want);
         remember(node);
         scope.setInput(node, index, cast);
-        decision?.castsAdded.push(cast);
+        if (decision) {
+          // Painting shares one frozen empty list among its decisions: a list per node only when a Cast is added.
+          if (decision.castsAdded.length) decision.castsAdded.push(cast);
+          else decision.castsAdded = [cast];
+        }
       }
     }
 
@@ -270,14 +316,21 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
 }
 
 function castMaker(): (input: string, output: string, to: number, name: string) => onnx.NodeProto {
-  return (input, output, to, name) =>
-    onnx.NodeProto.create({
-      input: [input],
-      output: [output],
-      name,
-      op_type: 'Cast',
-      attribute: [onnx.AttributeProto.create({ name: 'to', i: to, type: onnx.AttributeProto.AttributeType.INT })],
-    });
+  // Fields set one by one in create()'s order (same own properties, same prototype, same bytes):
+  // create() copies them through an Object.keys loop, which a big graph paid per Cast.
+  return (input, output, to, name) => {
+    const attribute: onnx.IAttributeProto = new onnx.AttributeProto();
+    attribute.name = 'to';
+    attribute.i = to;
+    attribute.type = onnx.AttributeProto.AttributeType.INT;
+    const cast = new onnx.NodeProto();
+    cast.input = [input];
+    cast.output = [output];
+    cast.name = name;
+    cast.op_type = 'Cast';
+    cast.attribute = [attribute as onnx.AttributeProto];
+    return cast;
+  };
 }
 
 /** Keeps value_info true: a value that changed type must not still be declared float32. */

@@ -49,6 +49,36 @@ export interface NodeFacts {
 export interface PaintedNode {
   decision: NodeDecision;
   facts: NodeFacts;
+  /**
+   * Bit i set: input i is float32 (when the node has at most MAX_TYPE_BITS inputs). Painting looks
+   * each type up once and cast planning reads these bits: a type lookup is a hash on a big Map.
+   */
+  floatInputs: number;
+  /** Bit i set: output i is float32 (same limit). */
+  floatOutputs: number;
+}
+
+/** Values per node whose float32-ness fits the bit masks of PaintedNode; beyond, look types up. */
+export const MAX_TYPE_BITS = 31;
+
+/** Whether input `index` of a painted node is float32, from its bits when they cover it. */
+export function isFloatInput(painted: PaintedNode | undefined, node: onnx.INodeProto, index: number, scope: GraphScope, types: ElemTypes): boolean {
+  if (painted && (node.input as string[]).length <= MAX_TYPE_BITS) return ((painted.floatInputs >>> index) & 1) === 1;
+  return types.get(scope, (node.input as string[])[index] as string) === DataType.FLOAT;
+}
+
+/** Whether output `index` of a painted node is float32, from its bits when they cover it. */
+export function isFloatOutput(painted: PaintedNode | undefined, node: onnx.INodeProto, index: number, scope: GraphScope, types: ElemTypes): boolean {
+  if (painted && (node.output as string[]).length <= MAX_TYPE_BITS) return ((painted.floatOutputs >>> index) & 1) === 1;
+  return types.get(scope, (node.output as string[])[index] as string) === DataType.FLOAT;
+}
+
+/** The float32 bits of a list of looked-up types (0 beyond MAX_TYPE_BITS, where callers look up). */
+function floatBits(valueTypes: ReadonlyArray<number | undefined>): number {
+  if (valueTypes.length > MAX_TYPE_BITS) return 0;
+  let bits = 0;
+  for (let i = 0; i < valueTypes.length; i++) if (valueTypes[i] === DataType.FLOAT) bits |= 1 << i;
+  return bits;
 }
 
 export interface ScopePaint {
@@ -78,10 +108,26 @@ function typesOfValues(names: string[] | null | undefined, scope: GraphScope, ty
 
 /** Facts of a node with a schema, from the types of its inputs and outputs (looked up once per node). */
 function factsOf(node: onnx.INodeProto, schema: OpSchema, inputTypes: ReadonlyArray<number | undefined>, outputTypes: ReadonlyArray<number | undefined>, target: number): NodeFacts {
+  return sharedFacts(schema, mainVarFor(schema, inputTypes, outputTypes), target, node);
+}
+
+function mainVarFor(schema: OpSchema, inputTypes: ReadonlyArray<number | undefined>, outputTypes: ReadonlyArray<number | undefined>): string | undefined {
   // Plain loops, the first float32 actual wins: this runs once per node of the graph.
-  let mainVar = mainVarOf(inputTypes, schema, true);
-  if (mainVar === undefined) mainVar = mainVarOf(outputTypes, schema, false);
-  return sharedFacts(schema, mainVar, target, node);
+  const mainVar = mainVarOf(inputTypes, schema, true);
+  return mainVar === undefined ? mainVarOf(outputTypes, schema, false) : mainVar;
+}
+
+/**
+ * What painting needs to know about one op of the default domain, found once per op type and
+ * scope: its schema, its list entry, its facts by main type variable and its reason texts. A node
+ * then costs one Map lookup by op type, where schemaOf, the list lookup (a key string built per
+ * node) and the facts cache (three Maps) cost several.
+ */
+interface OpInfo {
+  schema: OpSchema | undefined;
+  listed: ReturnType<OpLists['lookup']>;
+  /** Facts by main type variable ('' for none), for this paint's target. */
+  facts: Map<string, NodeFacts>;
 }
 
 function mainVarOf(valueTypes: ReadonlyArray<number | undefined>, schema: OpSchema, inputs: boolean): string | undefined {
@@ -187,16 +233,25 @@ interface Vertex extends PaintedNode {
   downstreamOfAllow: boolean;
 }
 
+/**
+ * Every decision's castsAdded until cast planning adds one (most nodes get none): frozen, so a
+ * push to it throws instead of adding to every node's list.
+ */
+const NO_CASTS = Object.freeze([]) as unknown as string[];
+
 /** Shared by every vertex without edges: most nodes of a big graph have none. Never pushed to. */
 const NO_VERTICES: Vertex[] = [];
 
 /** Reason texts that depend only on the op or the list, made once per paint instead of once per node. */
 class ReasonTexts {
-  private readonly byKey = new Map<string, string>();
+  /** By kind (or domain), then by key: no key string is built per node. */
+  private readonly byKind = new Map<string, Map<string, string>>();
 
-  get(key: string, make: () => string): string {
-    let text = this.byKey.get(key);
-    if (text === undefined) this.byKey.set(key, (text = make()));
+  get(kind: string, key: string, make: () => string): string {
+    let byKey = this.byKind.get(kind);
+    if (!byKey) this.byKind.set(kind, (byKey = new Map()));
+    let text = byKey.get(key);
+    if (text === undefined) byKey.set(key, (text = make()));
     return text;
   }
 }
@@ -205,6 +260,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   const nodes = scope.topologicalOrder().order;
   const decisions: NodeDecision[] = new Array(nodes.length);
   const texts = new ReasonTexts();
+  /** Unlisted ops' texts by domain, then op. */
+  const unlistedTexts = new ReasonTexts();
   const decide = (vertex: Vertex, color: NodeDecision['color'], rule: RuleCode, reason: string): void => {
     const decision = vertex.decision;
     decision.color = color;
@@ -216,27 +273,43 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   // Each node's input and output types, looked up once and read by every check below.
   const inputTypes: Array<number | undefined> = [];
   const outputTypes: Array<number | undefined> = [];
+  const opInfos = new Map<string, OpInfo>();
+  /** The default domain's ops from opInfos; other domains (rare) looked up per node. */
+  const opInfoOf = (node: onnx.INodeProto): OpInfo | undefined => {
+    if (normalizeDomain(node.domain) !== '') return undefined;
+    const op = node.op_type ?? '';
+    let info = opInfos.get(op);
+    if (!info) opInfos.set(op, (info = { schema: schemaOf(node, opsets), listed: lists.lookup(node.domain, node.op_type), facts: new Map() }));
+    return info;
+  };
 
   // Classification: list membership and whether the node takes part at all.
   for (let position = 0; position < nodes.length; position++) {
     const node = nodes[position] as onnx.INodeProto;
-    const schema = schemaOf(node, opsets);
-    if (schema) {
-      typesOfValues(node.input, scope, types, inputTypes);
-      typesOfValues(node.output, scope, types, outputTypes);
+    const info = opInfoOf(node);
+    const schema = info ? info.schema : schemaOf(node, opsets);
+    // Every node's types, schema or not: cast planning reads them as bits.
+    typesOfValues(node.input, scope, types, inputTypes);
+    typesOfValues(node.output, scope, types, outputTypes);
+    let nodeFacts: NodeFacts;
+    if (!schema) nodeFacts = { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
+    else if (!info) nodeFacts = factsOf(node, schema, inputTypes, outputTypes, options.target);
+    else {
+      const mainVar = mainVarFor(schema, inputTypes, outputTypes);
+      const key = mainVar ?? '';
+      const known = info.facts.get(key);
+      if (known) nodeFacts = known;
+      else info.facts.set(key, (nodeFacts = sharedFacts(schema, mainVar, options.target, node)));
     }
-    const nodeFacts: NodeFacts = schema
-      ? factsOf(node, schema, inputTypes, outputTypes, options.target)
-      : { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
-    const listed = lists.lookup(node.domain, node.op_type);
+    const listed = info ? info.listed : lists.lookup(node.domain, node.op_type);
     const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
     const decision: NodeDecision = {
-      node, scope, list: entry?.list, color: 'NONE', rule: 'unlisted', reason: '', processable: false, castsAdded: [],
+      node, scope, list: entry?.list, color: 'NONE', rule: 'unlisted', reason: '', processable: false, castsAdded: NO_CASTS,
     };
     decisions[position] = decision;
     const vertex: Vertex = {
-      node, decision, facts: nodeFacts, list: entry?.list, processable: false, acceptsTarget: nodeFacts.acceptsTarget,
-      ins: NO_VERTICES, outs: NO_VERTICES, passable: false, downstreamOfAllow: false,
+      node, decision, facts: nodeFacts, floatInputs: floatBits(inputTypes), floatOutputs: floatBits(outputTypes),
+      list: entry?.list, processable: false, acceptsTarget: nodeFacts.acceptsTarget, ins: NO_VERTICES, outs: NO_VERTICES, passable: false, downstreamOfAllow: false,
     };
     vertices[position] = vertex;
     vertexOf.set(node, vertex);
@@ -293,10 +366,10 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     decision.rule = entry ? 'not-between-allow' : 'unlisted';
     const op = node.op_type ?? '';
     decision.reason = entry
-      ? texts.get(`list ${entry.list}`, () => `${entry.list}-list op not between allow ops`)
+      ? texts.get('list', entry.list, () => `${entry.list}-list op not between allow ops`)
       : listed
         ? `${node.op_type} is on the ${listed.list} list only with ${listed.onlyWhen?.attribute} in [${listed.onlyWhen?.in.join(', ')}]`
-        : texts.get(`unlisted ${node.domain ?? ''}:${op}`, () => unlistedReason(lists, node));
+        : unlistedTexts.get(node.domain ?? '', op, () => unlistedReason(lists, node));
   }
 
   // The target's kernel facts (target-policy.ts): a promoted node paints as an allow op.
@@ -310,7 +383,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     if (!inputs) continue;
     for (let i = 0; i < inputs.length; i++) {
       const name = inputs[i];
-      if (!name || types.get(scope, name) !== DataType.FLOAT) continue;
+      if (!name || !isFloatInput(vertex, vertex.node, i, scope, types)) continue;
       const producerNode = scope.producerOf(name)?.node;
       const producer = producerNode && vertexOf.get(producerNode);
       if (!producer || !producer.processable) continue;
@@ -335,7 +408,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     const promotion = promoted.get(node);
     if (promotion && !forced) decide(vertex, 'ALLOW', 'target-kernel', promotion.reason);
     else if (forced) decide(vertex, 'ALLOW', 'force-fp16', 'pinned to the target type by --force-fp16');
-    else decide(vertex, 'ALLOW', 'allow-list', texts.get(`allow ${node.op_type}`, () => `${node.op_type} is on the allow list`));
+    else decide(vertex, 'ALLOW', 'allow-list', texts.get('allow', node.op_type ?? '', () => `${node.op_type} is on the allow list`));
   }
 
   // Step 2, deny forward through clear and infer. This is done so a fragile value is never
@@ -364,7 +437,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     if (!vertex.processable || vertex.list !== 'deny') continue;
     const keptWhy = kept.get(vertex.node);
     const op = vertex.node.op_type;
-    decide(vertex, 'DENY', 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get(`deny ${op}`, () => `${op} is on the deny list`));
+    decide(vertex, 'DENY', 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', () => `${op} is on the deny list`));
   }
   // Two parallel stacks (node, the node it was reached through), not a pair per step.
   const walk: Vertex[] = [];
@@ -412,28 +485,42 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       pushAll(forward, next.outs);
     }
   }
-  const fp32Source = (node: onnx.INodeProto): string | undefined => {
+  const fp32Source = (vertex: Vertex): string | undefined => {
+    const node = vertex.node;
     const inputs = node.input;
     if (!inputs) return undefined;
-    for (const name of inputs) {
-      if (!name || types.get(scope, name) !== DataType.FLOAT) continue;
-      const definition = scope.resolve(name);
-      if (definition?.kind === 'initializer') continue;
-      // An input with a default (an initializer of the same name) or named a weight is a weight.
-      if (definition?.kind === 'input' && (definition.scope.initializers.has(name) || options.weightInputs.has(name))) continue;
-      if (definition?.kind === 'input' || definition?.scope !== scope) return name;
-      const producer = vertexOf.get(definition.producer.node);
-      if (producer?.decision.rule === 'constant-source') continue;
-      if (!(producer?.decision.color === 'ALLOW' || producer?.downstreamOfAllow)) return name;
+    for (let i = 0; i < inputs.length; i++) {
+      const name = inputs[i];
+      if (!name || !isFloatInput(vertex, node, i, scope, types)) continue;
+      if (!isWeightOrLowPrecision(name)) return name;
     }
     return undefined;
+  };
+  /**
+   * Whether a float32 input comes from a weight or from the low-precision region. Walks the
+   * scopes outwards as GraphScope.resolve would, without allocating its answer.
+   */
+  const isWeightOrLowPrecision = (name: string): boolean => {
+    for (let owner: GraphScope | undefined = scope; owner; owner = owner.parent) {
+      const produced = owner.producerOf(name);
+      if (produced) {
+        if (owner !== scope) return false;
+        const producer = vertexOf.get(produced.node);
+        if (producer?.decision.rule === 'constant-source') return true;
+        return producer?.decision.color === 'ALLOW' || producer?.downstreamOfAllow === true;
+      }
+      // An input with a default (an initializer of the same name) or named a weight is a weight.
+      if (owner.inputs.has(name)) return owner.initializers.has(name) || options.weightInputs.has(name);
+      if (owner.initializers.has(name)) return true;
+    }
+    return false;
   };
   const excluded: Array<[Vertex, string]> = [];
   const recheck = downstreamOfAllow;
   while (recheck.length) {
     const vertex = recheck.pop() as Vertex;
     if (!vertex.downstreamOfAllow) continue;
-    const source = fp32Source(vertex.node);
+    const source = fp32Source(vertex);
     if (source === undefined) continue;
     vertex.downstreamOfAllow = false;
     excluded.push([vertex, source]);
@@ -472,7 +559,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
         if (producer.decision.color === 'DENY') denyProducer = true;
       }
       if (!allowProducer || denyProducer) continue;
-      const source = fp32Source(vertex.node);
+      const source = fp32Source(vertex);
       if (source !== undefined) {
         decide(vertex, 'NONE', 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
         continue;
@@ -488,7 +575,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   const floods = (from: Vertex, next: Vertex, isReader: boolean): boolean => {
     if (!next.processable || next.decision.color !== 'NONE' || next.list !== 'clear' || !next.acceptsTarget) return false;
     // Forward, the fp32-stream rule again: a Concat of an allow op's output and an fp32 stream stays fp32.
-    if (isReader && fp32Source(next.node) !== undefined) return false;
+    if (isReader && fp32Source(next) !== undefined) return false;
     decide(next, 'ALLOW', 'clear-flood', `next to ${describeNode(from.node)}`);
     return true;
   };
