@@ -13,7 +13,7 @@ import { loadModelFile, saveModel, type SaveOptions, type SaveResult } from '../
 import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
 import { reportWarnings, unknownOpTypes, unmatchedPatterns } from './warnings.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
-import { renderTrainingSummary, rewriteModel, type RewriteOptions } from '../passes/pipeline.js';
+import { renderTrainingSummary, rewriteModel, type RewriteOptions, type RewriteReport } from '../passes/pipeline.js';
 import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
 import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
@@ -323,7 +323,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   }
   // The loaded model is not used after the rewrite: the pass edits it in place, no copy. If the
   // output fails validation, the input's own check runs on a fresh decode of its bytes.
-  const { model: rewritten, report, modified } = phase('passMs', () => {
+  let rewrite: ReturnType<typeof rewriteModel> | undefined = phase('passMs', () => {
     try {
       return rewriteModel(model, { ...options, inPlace: true });
     } catch (error) {
@@ -333,7 +333,14 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
       throw error;
     }
   });
-  reportWarnings(patternWarnings(args, report.amp), Boolean(args.strict));
+  const { model: rewritten, modified } = rewrite;
+  reportWarnings(patternWarnings(args, rewrite.report.amp), Boolean(args.strict));
+  // Without --report only the summary (and with --verbose the op lists) is printed: taken now, the
+  // report is let go before the save, and with it the graph model, the element types and the
+  // decisions its unread audit would be built from (about 1.7 KB a node, at the save's peak).
+  const printed = printedPart(rewrite.report, args);
+  let report: RewriteReport | undefined = args.report.length ? rewrite.report : undefined;
+  rewrite = undefined;
   const notes: string[] = [];
   if (writesModel) {
     const saved = phase('saveMs', () =>
@@ -347,7 +354,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
       notes.push(`External data: ${printable(path.basename(requested))} already exists and was not overwritten; the weights are in ${printable(path.basename(actual))}`);
     }
   }
-  if (args.report.length) {
+  if (report) {
     const [{ renderAuditJson, renderAuditMarkdown }, { renderAuditHtml }] = await reportRenderers();
     for (const file of args.report) {
       const text = file.endsWith('.html')
@@ -357,20 +364,34 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
           : renderAuditJson(report.amp, report.training);
       writeTextAtomically(file, text);
     }
+    report = undefined;
   }
   for (const note of notes) process.stderr.write(`amp-rewrite: note: ${note}\n`);
   if (!args.quiet) {
-    const text = renderSummary(report.amp.summary) + (report.training ? renderTrainingSummary(report.training) : '');
+    const { summary, lists, training } = printed;
+    const text = renderSummary(summary) + (training ? renderTrainingSummary(training) : '');
     if (args.json) {
-      const json = { ...report.amp.summary, ...(report.training ? { training: trainingJson(report.training) } : {}), ...(args.verbose ? { lists: report.amp.lists } : {}) };
+      const json = { ...summary, ...(training ? { training: trainingJson(training) } : {}), ...(lists ? { lists } : {}) };
       print(`${JSON.stringify(json, null, 2)}\n`);
     } else {
       for (const notice of notices) print(`notice: ${notice}\n`);
       print(text);
-      if (args.verbose) print(renderLists(report.amp.lists));
+      if (lists) print(renderLists(lists));
     }
   }
   return 0;
+}
+
+/** What a rewrite prints of its report: the summary, the op lists under --verbose, the training part. */
+interface PrintedReport {
+  summary: AmpReport['summary'];
+  lists?: AmpReport['lists'];
+  training?: LossScalingReport;
+}
+
+function printedPart(report: RewriteReport, args: RewriteArgs): PrintedReport {
+  if (args.quiet) return { summary: report.amp.summary };
+  return { summary: report.amp.summary, ...(args.verbose ? { lists: report.amp.lists } : {}), ...(report.training ? { training: report.training } : {}) };
 }
 
 /** The files a rewrite reads: the model, its external data, the rules file and --inputs files. */

@@ -355,11 +355,8 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
         targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
         tensorCoreLint: lint,
       },
-      lists: Object.fromEntries(
-        LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
-      ) as AmpReport['lists'],
     },
-    { graph, decisions, wiring, fileOrder, typesBefore: types, typesAfter, ranges, target },
+    { graph, decisions, wiring, fileOrder, typesBefore: types, typesAfter, ranges, target, lists },
   );
   const modified = anyAllow || kvCache !== undefined;
   return { model: result, report, modified, ...(modified ? { graph } : {}) };
@@ -375,19 +372,36 @@ interface AuditSources {
   typesAfter: ElemTypes;
   ranges: ReadonlyMap<string, number>;
   target: number;
+  /** The effective op lists, dumped into `lists` on first read. */
+  lists: OpLists;
 }
 
 /**
- * The report with its per-node audit (`nodes`, `scopes`) built on first read and kept: the audit
- * holds about a kilobyte per node, and the CLI without --report never reads it. The getters are
+ * The report's dump of the op lists, every entry of every list sorted by domain and op. Sorting
+ * them made the collator (starting ICU) and cost about 10 ms a run; only --verbose and the
+ * report files read it, so the report builds it on first read.
+ */
+function listDump(lists: OpLists): AmpReport['lists'] {
+  return Object.fromEntries(
+    LIST_NAMES.map((list) => [list, lists.entries(list).map(({ op, domain, reason, origin }) => ({ op, domain, reason, origin }))]),
+  ) as AmpReport['lists'];
+}
+
+/**
+ * The report with its per-node audit (`nodes`, `scopes`) and its op list dump (`lists`) built on
+ * first read and kept: the audit holds about a kilobyte per node, and the CLI without --report
+ * never reads it; the dump sorts every list entry. The getters are
  * enumerable and in the report's key order, so JSON.stringify and spreads see the same object as
  * an eagerly built one. The build reads the model and graph as the pass returned them.
  * A function of its own so that the getters' closure holds the sources alone, not every local of
  * ampRewrite (the paint maps, the shapes) as a closure made there would.
  */
-function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes'>, sources: AuditSources): AmpReport {
+function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes' | 'lists'>, sources: AuditSources): AmpReport {
   let audit: Pick<AmpReport, 'nodes' | 'scopes'> | undefined;
   let pending: AuditSources | undefined = sources;
+  // Its own source: the audit lets go of the graph when built, the op lists stay until dumped.
+  let opLists: OpLists | undefined = sources.lists;
+  let dumped: AmpReport['lists'] | undefined;
   const built = (): Pick<AmpReport, 'nodes' | 'scopes'> => {
     if (!audit) {
       audit = buildAudit(pending as AuditSources);
@@ -405,7 +419,17 @@ function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes'>, sources: Aud
     set nodes(nodes: NodeAudit[]) {
       audit = { nodes, scopes: audit ? audit.scopes : built().scopes };
     },
-    lists: head.lists,
+    get lists(): AmpReport['lists'] {
+      if (!dumped) {
+        dumped = listDump(opLists as OpLists);
+        opLists = undefined;
+      }
+      return dumped;
+    },
+    set lists(lists: AmpReport['lists']) {
+      dumped = lists;
+      opLists = undefined;
+    },
     get scopes(): AuditScope[] {
       return built().scopes;
     },

@@ -1,12 +1,14 @@
 /**
  * The per-node audit (report.nodes, report.scopes) is built on first read, not by the pass: the
  * CLI without --report never pays for it. Read, it holds what the pass decided, whether it is read
- * at once or after the model is encoded, and it is built once.
+ * at once or after the model is encoded, and it is built once. The op list dump (report.lists)
+ * is likewise sorted only when read: the sort made the ICU collator on every run.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { FIXTURE_CASES } from '../../src/builder/fixtures.js';
 import { encodeModel } from '../../src/onnx/codec.js';
 import { ampRewrite } from '../../src/passes/amp.js';
+import { LIST_NAMES, OpLists } from '../../src/passes/amp/op-lists.js';
 import { patternWarnings, type RewriteArgs } from '../../src/cli/rewrite-command.js';
 
 const auditBuilds = vi.hoisted(() => ({ count: 0 }));
@@ -74,5 +76,22 @@ describe('lazy audit', () => {
       '--force-fp32 no-such-node matches no node of the model',
     ]);
     expect(auditBuilds.count).toBe(1);
+  });
+
+  it.each(cases)('$name: the op lists are dumped only when report.lists is read, once', ({ build, options }) => {
+    const entries = vi.spyOn(OpLists.prototype, 'entries');
+    try {
+      const { report } = ampRewrite(build(), options);
+      JSON.stringify(report.summary);
+      expect(entries).not.toHaveBeenCalled();
+      const lists = report.lists;
+      expect(Object.keys(lists)).toEqual([...LIST_NAMES]);
+      expect(lists.allow.length).toBeGreaterThan(0);
+      expect(entries).toHaveBeenCalledTimes(LIST_NAMES.length);
+      expect(report.lists).toBe(lists);
+      expect(entries).toHaveBeenCalledTimes(LIST_NAMES.length);
+    } finally {
+      entries.mockRestore();
+    }
   });
 });

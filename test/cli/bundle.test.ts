@@ -1,0 +1,39 @@
+/**
+ * The built command line is a bundle (scripts/bundle-cli.mjs): its start-up reads a few chunks
+ * instead of ~70 modules. It must behave as the unbundled modules did: files found relative to a
+ * module (the rules) are found, and the HTML report embeds the page script's source text as tsc
+ * wrote it (bundled, the function would be reformatted and the report's bytes would change).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { fixturesDir, repoRoot } from '../support/corpus.js';
+
+const bin = path.join(repoRoot, 'dist/cli/main.js');
+const transformer = path.join(fixturesDir, 'transformer-block/model.onnx');
+const work = mkdtempSync(path.join(tmpdir(), 'amp-bundle-'));
+
+describe('bundled command line', () => {
+  it('is one entry with its chunks, not the module tree', () => {
+    const entry = readFileSync(bin, 'utf8');
+    expect(entry.startsWith('#!/usr/bin/env node\n')).toBe(true);
+    expect(entry).not.toMatch(/from '\.\/plain-rewrite\.js'/);
+    expect(readdirSync(path.dirname(bin)).some((file) => file.startsWith('main-chunk-'))).toBe(true);
+  });
+
+  it('finds the rules and writes the HTML report with the page script exactly as tsc compiled it', () => {
+    const html = path.join(work, 'audit.html');
+    const result = spawnSync(process.execPath, [bin, transformer, '--dry-run', '-q', '--report', html], { encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    // Read by Node itself: vitest would transform the module it imports.
+    const pageScriptUrl = pathToFileURL(path.join(repoRoot, 'dist/report/html/page-script.js')).href;
+    const source = spawnSync(process.execPath, ['--input-type=module', '-e', `process.stdout.write((await import(${JSON.stringify(pageScriptUrl)})).reportPage.toString())`], { encoding: 'utf8' });
+    expect(source.status).toBe(0);
+    expect(source.stdout).toMatch(/^function reportPage\(/);
+    expect(readFileSync(html, 'utf8')).toContain(`(${source.stdout})(JSON.parse(`);
+  });
+});
