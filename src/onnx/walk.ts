@@ -13,58 +13,59 @@ export interface GraphVisit {
   path: string;
 }
 
+/**
+ * Calls `visit` for every attribute of `nodes` that `holds` accepts, with its readable place
+ * ("graph/If_0.then_branch"). Indexed loops that skip attribute-less nodes at once: the walks
+ * below run several times per command over every node (load, checks, save), so their per-node
+ * cost matters on big graphs, and the place string is built only for the attributes visited.
+ */
+function forEachAttribute(
+  nodes: onnx.INodeProto[] | null | undefined,
+  path: string,
+  holds: (attribute: onnx.IAttributeProto) => boolean,
+  visit: (attribute: onnx.IAttributeProto, node: onnx.INodeProto, where: string) => void,
+): void {
+  if (!nodes) return;
+  for (let n = 0; n < nodes.length; n++) {
+    const node = nodes[n] as onnx.INodeProto;
+    const attributes = node.attribute;
+    if (!attributes || attributes.length === 0) continue;
+    for (let a = 0; a < attributes.length; a++) {
+      const attribute = attributes[a] as onnx.IAttributeProto;
+      if (holds(attribute)) visit(attribute, node, `${path}/${node.name || node.op_type}.${attribute.name}`);
+    }
+  }
+}
+
+const holdsGraph = (attribute: onnx.IAttributeProto): boolean => Boolean(attribute.g || attribute.graphs?.length);
+const holdsTensor = (attribute: onnx.IAttributeProto): boolean =>
+  Boolean(attribute.t || attribute.tensors?.length || attribute.sparse_tensor || attribute.sparse_tensors?.length);
+
 export function forEachGraph(model: onnx.IModelProto, visit: (v: GraphVisit) => void): void {
   const walkGraph = (graph: onnx.IGraphProto, owner: onnx.INodeProto | undefined, path: string): void => {
     visit({ graph, owner, path });
-    walkNodesSubgraphs(graph.node, path);
+    forEachAttribute(graph.node, path, holdsGraph, visitSubgraphs);
   };
-  // Indexed loops that skip attribute-less nodes at once: this walk runs several times per command
-  // over every node (load, checks, save), so its per-node cost matters on big graphs.
-  const walkNodesSubgraphs = (nodes: onnx.INodeProto[] | null | undefined, path: string): void => {
-    if (!nodes) return;
-    for (let n = 0; n < nodes.length; n++) {
-      const node = nodes[n] as onnx.INodeProto;
-      const attributes = node.attribute;
-      if (!attributes || attributes.length === 0) continue;
-      for (let a = 0; a < attributes.length; a++) {
-        const attribute = attributes[a] as onnx.IAttributeProto;
-        // Most attributes hold no graph; their path string is never built.
-        if (!attribute.g && !attribute.graphs?.length) continue;
-        const base = `${path}/${node.name || node.op_type}.${attribute.name}`;
-        if (attribute.g) walkGraph(attribute.g, node, base);
-        (attribute.graphs ?? []).forEach((graph, index) => walkGraph(graph, node, `${base}[${index}]`));
-      }
-    }
+  const visitSubgraphs = (attribute: onnx.IAttributeProto, node: onnx.INodeProto, base: string): void => {
+    if (attribute.g) walkGraph(attribute.g, node, base);
+    (attribute.graphs ?? []).forEach((graph, index) => walkGraph(graph, node, `${base}[${index}]`));
   };
   if (model.graph) walkGraph(model.graph, undefined, 'graph');
   (model.training_info ?? []).forEach((info, index) => {
     if (info.initialization) walkGraph(info.initialization, undefined, `training_info[${index}].initialization`);
     if (info.algorithm) walkGraph(info.algorithm, undefined, `training_info[${index}].algorithm`);
   });
-  for (const fn of model.functions ?? []) walkNodesSubgraphs(fn.node, `function ${fn.name}`);
+  for (const fn of model.functions ?? []) forEachAttribute(fn.node, `function ${fn.name}`, holdsGraph, visitSubgraphs);
 }
 
 /** Calls `visit` for every TensorProto stored anywhere in the model. */
 export function forEachTensor(model: onnx.IModelProto, visit: (tensor: onnx.ITensorProto, where: string) => void): void {
-  const visitNodesAttributes = (nodes: onnx.INodeProto[] | null | undefined, path: string): void => {
-    if (!nodes) return;
-    for (let n = 0; n < nodes.length; n++) {
-      const node = nodes[n] as onnx.INodeProto;
-      const attributes = node.attribute;
-      if (!attributes || attributes.length === 0) continue;
-      for (let a = 0; a < attributes.length; a++) {
-        const attribute = attributes[a] as onnx.IAttributeProto;
-        // Most attributes hold no tensor; their path string and sparse list are never built.
-        if (!attribute.t && !attribute.tensors?.length && !attribute.sparse_tensor && !attribute.sparse_tensors?.length) continue;
-        const where = `${path}/${node.name || node.op_type}.${attribute.name}`;
-        if (attribute.t) visit(attribute.t, where);
-        for (const tensor of attribute.tensors ?? []) visit(tensor, where);
-        const sparse = [...(attribute.sparse_tensor ? [attribute.sparse_tensor] : []), ...(attribute.sparse_tensors ?? [])];
-        for (const s of sparse) {
-          if (s.values) visit(s.values, where);
-          if (s.indices) visit(s.indices, where);
-        }
-      }
+  const visitAttributeTensors = (attribute: onnx.IAttributeProto, _node: onnx.INodeProto, where: string): void => {
+    if (attribute.t) visit(attribute.t, where);
+    for (const tensor of attribute.tensors ?? []) visit(tensor, where);
+    for (const sparse of [...(attribute.sparse_tensor ? [attribute.sparse_tensor] : []), ...(attribute.sparse_tensors ?? [])]) {
+      if (sparse.values) visit(sparse.values, where);
+      if (sparse.indices) visit(sparse.indices, where);
     }
   };
   forEachGraph(model, ({ graph, path }) => {
@@ -73,9 +74,7 @@ export function forEachTensor(model: onnx.IModelProto, visit: (tensor: onnx.ITen
       if (sparse.values) visit(sparse.values, path);
       if (sparse.indices) visit(sparse.indices, path);
     }
-    visitNodesAttributes(graph.node, path);
+    forEachAttribute(graph.node, path, holdsTensor, visitAttributeTensors);
   });
-  for (const fn of model.functions ?? []) {
-    visitNodesAttributes(fn.node, `function ${fn.name}`);
-  }
+  for (const fn of model.functions ?? []) forEachAttribute(fn.node, `function ${fn.name}`, holdsTensor, visitAttributeTensors);
 }
