@@ -34,19 +34,31 @@ js = js
 // Memory per decoded node (see docs in the issue "Scale"): protobufjs gives every message an own
 // empty array per repeated field (32 bytes each; 7 per AttributeProto, 8 per TensorProto) and grows
 // each repeated field by push, which reserves 17 slots (152 bytes) for a node's one or two inputs.
-// 1. Messages that exist once per node, attribute or tensor read an absent repeated field from the
-//    prototype's shared frozen empty array instead; nothing in src pushes into those fields in place
-//    (a pass that adds an attribute assigns a new array). The graph-level messages, whose lists passes
-//    do extend, and NodeProto's input/output keep their own arrays.
+// 1. Messages that exist once per node, attribute or tensor can read an absent repeated field from the
+//    prototype's shared frozen empty array instead, when the decode asks for it (codec.ts's
+//    `sharedEmptyFields`, which the command line uses: nothing in src pushes into those fields in
+//    place; a pass that adds an attribute assigns a new array). Messages built with `new`/`create()`,
+//    and decodes that do not ask, keep an own array per field, as protobufjs makes them, so a library
+//    user may push into any field. The graph-level messages, whose lists passes do extend, and
+//    NodeProto's input/output always keep their own arrays.
 const SHARED_EMPTY_KEEP = new Map([['ModelProto', null], ['GraphProto', null], ['FunctionProto', null], ['TrainingInfoProto', null], ['NodeProto', ['input', 'output']]]);
 let constructorsPatched = 0;
 js = js.replace(/function (\w+)\(properties\) \{\n((?:\s*this\.\w+ = \[\];\n)+)/g, (whole, name, inits) => {
   if (SHARED_EMPTY_KEEP.has(name) && SHARED_EMPTY_KEEP.get(name) === null) return whole;
   const keep = SHARED_EMPTY_KEEP.get(name) ?? [];
   constructorsPatched++;
-  const kept = inits.split('\n').filter((line) => keep.some((field) => line.trim() === `this.${field} = [];`));
-  return `function ${name}(properties) {\n${kept.map((line) => `${line}\n`).join('')}`;
+  const lines = inits.split('\n').filter((line) => line.trim());
+  const kept = lines.filter((line) => keep.some((field) => line.trim() === `this.${field} = [];`));
+  const optional = lines.filter((line) => !kept.includes(line));
+  const indent = /^\s*/.exec(optional[0] ?? '')?.[0] ?? '';
+  const guarded = optional.length
+    ? `${indent}if (properties !== SHARED_EMPTY_FIELDS) {\n${optional.map((line) => `    ${line}\n`).join('')}${indent}}\n`
+    : '';
+  return `function ${name}(properties) {\n${kept.map((line) => `${line}\n`).join('')}${guarded}`;
 });
+const decodeConstructions = js.match(/message = new \$root\.onnx\.(\w+)\(\);/g)?.length;
+js = js.replace(/message = new \$root\.onnx\.(\w+)\(\);/g, 'message = new $root.onnx.$1($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);');
+if (!decodeConstructions || decodeConstructions < 10) throw new Error('protobufjs output changed shape; no message constructions in decode');
 if (constructorsPatched < 10) throw new Error(`protobufjs output changed shape; shared-empty patch applied to ${constructorsPatched} constructors`);
 // 2. Repeated fields grow through exact-size array literals up to four values (pushExact), so a
 //    node's inputs cost 16 + 8 bytes per name instead of a 152-byte store.
@@ -84,7 +96,7 @@ js = js.replace('import * as $protobuf from "protobufjs/minimal";', 'import $pro
 if (!js.includes('"protobufjs/minimal.js"')) throw new Error('could not rewrite the protobufjs import');
 js = js.replace(
   /(const \$Reader = \$protobuf\.Reader, \$Writer = \$protobuf\.Writer, \$util = \$protobuf\.util;)/,
-  '$1\n\n// A name through the decode\'s name table when codec.ts installed one (src/onnx/name-table.ts), else as protobufjs reads it.\nfunction readName(reader) {\n    const names = $util.onnxNameTable;\n    return names != null && reader.buf.utf8Slice !== undefined ? names.read(reader) : reader.string();\n}\n\n// Signed int64 values 0..4095 as shared Long instances, filled on first use.\nconst SHARED_INT64 = new Array(4096);\nconst SHARED_INT64_LIMIT = SHARED_INT64.length;\n\n// reader.int64(), except that a small non-negative value is a shared instance; a one-byte varint is read here directly.\nfunction readInt64(reader) {\n    const pos = reader.pos;\n    if ($util.Long && pos < reader.len && reader.buf[pos] < 128) {\n        const low = reader.buf[pos];\n        reader.pos = pos + 1;\n        return SHARED_INT64[low] || (SHARED_INT64[low] = new $util.Long(low, 0, false));\n    }\n    const value = reader.int64();\n    if (value.high !== 0 || value.low < 0 || value.low >= SHARED_INT64_LIMIT) return value;\n    return SHARED_INT64[value.low] || (SHARED_INT64[value.low] = value);\n}\n\n// Appends to a decoded repeated field; up to four values the array is an exact-size literal (a push\n// would reserve 17 slots), and a field still on the prototype\'s frozen empty array gets its own.\nfunction pushExact(array, value) {\n    switch (array.length) {\n    case 0: return [value];\n    case 1: return [array[0], value];\n    case 2: return [array[0], array[1], value];\n    case 3: return [array[0], array[1], array[2], value];\n    default: array.push(value); return array;\n    }\n}\n\n// Copies already-encoded bytes (an unknown field with its tag) into the output unchanged.\nfunction writeRawBytes(val, buf, pos) {\n    for (var i = 0; i < val.length; ++i) buf[pos + i] = val[i];\n}',
+  '$1\n\n// A name through the decode\'s name table when codec.ts installed one (src/onnx/name-table.ts), else as protobufjs reads it.\nfunction readName(reader) {\n    const names = $util.onnxNameTable;\n    return names != null && reader.buf.utf8Slice !== undefined ? names.read(reader) : reader.string();\n}\n\n// Passed as `properties` by a decode that shares empty repeated fields (codec.ts): the constructor then leaves those fields to the prototype\'s frozen empty array.\nconst SHARED_EMPTY_FIELDS = Object.freeze({});\n\n// Signed int64 values 0..4095 as shared Long instances, filled on first use.\nconst SHARED_INT64 = new Array(4096);\nconst SHARED_INT64_LIMIT = SHARED_INT64.length;\n\n// reader.int64(), except that a small non-negative value is a shared instance; a one-byte varint is read here directly.\nfunction readInt64(reader) {\n    const pos = reader.pos;\n    if ($util.Long && pos < reader.len && reader.buf[pos] < 128) {\n        const low = reader.buf[pos];\n        reader.pos = pos + 1;\n        return SHARED_INT64[low] || (SHARED_INT64[low] = new $util.Long(low, 0, false));\n    }\n    const value = reader.int64();\n    if (value.high !== 0 || value.low < 0 || value.low >= SHARED_INT64_LIMIT) return value;\n    return SHARED_INT64[value.low] || (SHARED_INT64[value.low] = value);\n}\n\n// Appends to a decoded repeated field; up to four values the array is an exact-size literal (a push\n// would reserve 17 slots), and a field still on the prototype\'s frozen empty array gets its own.\nfunction pushExact(array, value) {\n    switch (array.length) {\n    case 0: return [value];\n    case 1: return [array[0], value];\n    case 2: return [array[0], array[1], value];\n    case 3: return [array[0], array[1], array[2], value];\n    default: array.push(value); return array;\n    }\n}\n\n// Copies already-encoded bytes (an unknown field with its tag) into the output unchanged.\nfunction writeRawBytes(val, buf, pos) {\n    for (var i = 0; i < val.length; ++i) buf[pos + i] = val[i];\n}',
 );
 if (!js.includes('function writeRawBytes')) throw new Error('could not insert writeRawBytes');
 writeFileSync(jsOut, js);

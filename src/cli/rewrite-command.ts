@@ -301,7 +301,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   mark('startupMs');
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
-  const { model, bytes } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false }));
+  const { model, bytes } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false, sharedEmptyFields: true }));
   // Every output must be a file of its own: not an input (through a symlink, a hard link or
   // /proc/self/cwd included), not another output. Checked before anything is written.
   const inputs = phase('inputFilesMs', () => inputFilesOf(args, model));

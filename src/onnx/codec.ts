@@ -27,6 +27,13 @@ export interface DecodeOptions {
   allowNewerIr?: boolean;
   /** Name used in error messages (a file path); defaults to "input". */
   source?: string;
+  /**
+   * Let the messages that exist once per node, attribute or tensor read an empty repeated field
+   * from one shared frozen empty array instead of an own array each: about 350 bytes a node less
+   * on a big graph (the command line decodes this way). Such a field cannot be pushed into; give
+   * the message a new array instead. Default false: every field is an own array, as protobufjs makes it.
+   */
+  sharedEmptyFields?: boolean;
 }
 
 const MODEL_FIELD_IR_VERSION_TAG = 0x08; // field 1, varint
@@ -41,7 +48,7 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
   checkWireFormat(buffer, 'onnx.ModelProto', source);
   let model: onnx.ModelProto;
   try {
-    model = phase('decodeMs', () => decodeSharingNames(buffer));
+    model = phase('decodeMs', () => decodeSharingNames(buffer, options.sharedEmptyFields === true));
   } catch (error) {
     throw describeDecodeFailure(error, buffer, source);
   }
@@ -61,14 +68,16 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
 }
 
 /** The generated decoder reads value names and op types through this table while it is installed. */
-const decoderUtil = protobuf.util as typeof protobuf.util & { onnxNameTable?: NameTable | null };
+const decoderUtil = protobuf.util as typeof protobuf.util & { onnxNameTable?: NameTable | null; onnxSharedEmptyFields?: boolean };
 
-function decodeSharingNames(buffer: Buffer): onnx.ModelProto {
+function decodeSharingNames(buffer: Buffer, sharedEmptyFields: boolean): onnx.ModelProto {
   decoderUtil.onnxNameTable = new NameTable();
+  decoderUtil.onnxSharedEmptyFields = sharedEmptyFields;
   try {
     return onnx.ModelProto.decode(buffer);
   } finally {
     decoderUtil.onnxNameTable = null;
+    decoderUtil.onnxSharedEmptyFields = false;
   }
 }
 

@@ -24,12 +24,12 @@ describe('lossless codec over the whole corpus', () => {
 });
 
 describe('decoded in-memory form', () => {
-  it('gives per-node messages no own array for an empty repeated field, and a writable own array once decoded with values', () => {
+  it('with sharedEmptyFields, gives per-node messages no own array for an empty repeated field, and a writable own array once decoded with values', () => {
     const bytes = onnx.ModelProto.encode({
       ir_version: 10,
       graph: { node: [{ op_type: 'Relu', input: ['x'], output: ['y'] }, { op_type: 'Cast', input: ['y'], output: ['z'], attribute: [{ name: 'to', i: 10, type: 2 }] }] },
     }).finish();
-    const [relu, cast] = decodeModel(bytes).graph!.node as onnx.NodeProto[];
+    const [relu, cast] = decodeModel(bytes, { sharedEmptyFields: true }).graph!.node as onnx.NodeProto[];
     // The shared empty array saves 32 bytes per empty field per message (7 per AttributeProto, 8 per TensorProto).
     expect(Object.hasOwn(relu!, 'attribute')).toBe(false);
     expect(relu!.attribute).toEqual([]);

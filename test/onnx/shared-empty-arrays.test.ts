@@ -1,13 +1,17 @@
 /**
  * Decoded per-node messages (NodeProto's attribute list, AttributeProto, TensorProto, ...) read an
- * empty repeated field from the prototype's shared frozen empty array instead of owning one (see
- * scripts/gen-proto.mjs; it saves 32 bytes per field per message). Code that extends such a field
- * in place would throw on a decoded message that had none: it must assign a new array instead
+ * empty repeated field from the prototype's shared frozen empty array instead of owning one when
+ * the decode asks for it (`sharedEmptyFields`, as the command line does; see scripts/gen-proto.mjs:
+ * it saves about 350 bytes a node). Code that extends such a field in place would throw on a
+ * decoded message that had none: it must assign a new array instead
  * (`node.attribute = [...(node.attribute ?? []), added]`). This guard finds in-place edits in src.
+ * A library user's decode and messages built with create() keep own arrays, which may be pushed into.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { decodeModel, encodeModel, onnx } from '../../src/index.js';
+import { repoRoot } from '../support/corpus.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const generated = readFileSync(path.join(root, 'src/onnx/generated/onnx.js'), 'utf8');
@@ -16,8 +20,9 @@ const generated = readFileSync(path.join(root, 'src/onnx/generated/onnx.js'), 'u
 function sharedEmptyFields(): string[] {
   const shared = new Set<string>();
   for (const [, type, field] of generated.matchAll(/(\w+)\.prototype\.(\w+) = \$util\.emptyArray;/g)) {
-    const constructor = generated.match(new RegExp(`function ${type}\\(properties\\) \\{([^}]*)`))?.[1] ?? '';
-    if (!constructor.includes(`this.${field} = [];`)) shared.add(field as string);
+    // The fields a constructor always gives an own array come before the guard a shared decode skips.
+    const always = generated.match(new RegExp(`function ${type}\\(properties\\) \\{([^}]*?)(?:if \\(properties|\\})`))?.[1] ?? '';
+    if (!always.includes(`this.${field} = [];`)) shared.add(field as string);
   }
   return [...shared].sort();
 }
@@ -54,5 +59,32 @@ describe('shared empty repeated fields', () => {
         });
     }
     expect(offenders).toEqual([]);
+  });
+
+  const model = readFileSync(path.join(repoRoot, 'fixtures/transformer-block/model.onnx'));
+  const bareNode = (decoded: onnx.ModelProto): onnx.NodeProto => {
+    const node = decoded.graph?.node?.find((n) => !n.attribute?.length);
+    if (!node) throw new Error('the fixture has no node without attributes');
+    return node as onnx.NodeProto;
+  };
+
+  it('are shared and frozen only in a decode that asks for it, which encodes to the same bytes', () => {
+    const shared = decodeModel(model, { sharedEmptyFields: true });
+    const node = bareNode(shared);
+    expect(Object.hasOwn(node, 'attribute')).toBe(false);
+    expect(Object.isFrozen(node.attribute)).toBe(true);
+    expect(Buffer.from(encodeModel(shared)).equals(model)).toBe(true);
+  });
+
+  it('are own, growable arrays in a default decode and in messages built with create()', () => {
+    const node = bareNode(decodeModel(model));
+    expect(Object.hasOwn(node, 'attribute')).toBe(true);
+    node.attribute.push(onnx.AttributeProto.create({ name: 'added', type: onnx.AttributeProto.AttributeType.INT, i: 1 }));
+    expect(node.attribute).toHaveLength(1);
+    const built = onnx.NodeProto.create({ op_type: 'Relu' });
+    built.attribute.push(onnx.AttributeProto.create({ name: 'added' }));
+    const tensor = onnx.TensorProto.create({ name: 't' });
+    tensor.dims.push(2);
+    expect([built.attribute.length, tensor.dims.length]).toEqual([1, 1]);
   });
 });

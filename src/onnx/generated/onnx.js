@@ -10,6 +10,9 @@ function readName(reader) {
     return names != null && reader.buf.utf8Slice !== undefined ? names.read(reader) : reader.string();
 }
 
+// Passed as `properties` by a decode that shares empty repeated fields (codec.ts): the constructor then leaves those fields to the prototype's frozen empty array.
+const SHARED_EMPTY_FIELDS = Object.freeze({});
+
 // Signed int64 values 0..4095 as shared Long instances, filled on first use.
 const SHARED_INT64 = new Array(4096);
 const SHARED_INT64_LIMIT = SHARED_INT64.length;
@@ -131,6 +134,15 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IAttributeProto=} [properties] Properties to set
          */
         function AttributeProto(properties) {
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.floats = [];
+                this.ints = [];
+                this.strings = [];
+                this.tensors = [];
+                this.graphs = [];
+                this.sparse_tensors = [];
+                this.type_protos = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -386,7 +398,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.AttributeProto();
+            message = new $root.onnx.AttributeProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -564,6 +576,9 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IValueInfoProto=} [properties] Properties to set
          */
         function ValueInfoProto(properties) {
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.metadata_props = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -673,7 +688,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.ValueInfoProto();
+            message = new $root.onnx.ValueInfoProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -741,6 +756,11 @@ export const onnx = $root.onnx = (() => {
         function NodeProto(properties) {
             this.input = [];
             this.output = [];
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.attribute = [];
+                this.metadata_props = [];
+                this.device_configurations = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -914,7 +934,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.NodeProto();
+            message = new $root.onnx.NodeProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -996,6 +1016,9 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IIntIntListEntryProto=} [properties] Properties to set
          */
         function IntIntListEntryProto(properties) {
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.value = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -1085,7 +1108,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.IntIntListEntryProto();
+            message = new $root.onnx.IntIntListEntryProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -1147,6 +1170,9 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.INodeDeviceConfigurationProto=} [properties] Properties to set
          */
         function NodeDeviceConfigurationProto(properties) {
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.sharding_spec = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -1246,7 +1272,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.NodeDeviceConfigurationProto();
+            message = new $root.onnx.NodeDeviceConfigurationProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -1302,6 +1328,11 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IShardingSpecProto=} [properties] Properties to set
          */
         function ShardingSpecProto(properties) {
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.device = [];
+                this.index_to_device_group_map = [];
+                this.sharded_dim = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -1413,7 +1444,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.ShardingSpecProto();
+            message = new $root.onnx.ShardingSpecProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -1482,6 +1513,9 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IShardedDimProto=} [properties] Properties to set
          */
         function ShardedDimProto(properties) {
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.simple_sharding = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -1571,7 +1605,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.ShardedDimProto();
+            message = new $root.onnx.ShardedDimProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -1734,7 +1768,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.SimpleShardedDimProto();
+            message = new $root.onnx.SimpleShardedDimProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -1902,7 +1936,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.TrainingInfoProto();
+            message = new $root.onnx.TrainingInfoProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -2168,7 +2202,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.ModelProto();
+            message = new $root.onnx.ModelProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -2259,6 +2293,9 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.IDeviceConfigurationProto=} [properties] Properties to set
          */
         function DeviceConfigurationProto(properties) {
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.device = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -2358,7 +2395,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.DeviceConfigurationProto();
+            message = new $root.onnx.DeviceConfigurationProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -2500,7 +2537,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.StringStringEntryProto();
+            message = new $root.onnx.StringStringEntryProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -2550,6 +2587,9 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.ITensorAnnotation=} [properties] Properties to set
          */
         function TensorAnnotation(properties) {
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.quant_parameter_tensor_names = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -2639,7 +2679,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.TensorAnnotation();
+            message = new $root.onnx.TensorAnnotation($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -2881,7 +2921,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.GraphProto();
+            message = new $root.onnx.GraphProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -2976,6 +3016,17 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.ITensorProto=} [properties] Properties to set
          */
         function TensorProto(properties) {
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.dims = [];
+                this.float_data = [];
+                this.int32_data = [];
+                this.string_data = [];
+                this.int64_data = [];
+                this.external_data = [];
+                this.double_data = [];
+                this.uint64_data = [];
+                this.metadata_props = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -3218,7 +3269,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.TensorProto();
+            message = new $root.onnx.TensorProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -3603,6 +3654,9 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.ISparseTensorProto=} [properties] Properties to set
          */
         function SparseTensorProto(properties) {
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.dims = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -3702,7 +3756,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.SparseTensorProto();
+            message = new $root.onnx.SparseTensorProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -3766,6 +3820,9 @@ export const onnx = $root.onnx = (() => {
          * @param {onnx.ITensorShapeProto=} [properties] Properties to set
          */
         function TensorShapeProto(properties) {
+            if (properties !== SHARED_EMPTY_FIELDS) {
+                this.dim = [];
+            }
             if (properties)
                 for (let keys = Object.keys(properties), i = 0; i < keys.length; ++i)
                     if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -3845,7 +3902,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.TensorShapeProto();
+            message = new $root.onnx.TensorShapeProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -4215,7 +4272,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.TypeProto();
+            message = new $root.onnx.TypeProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -5171,7 +5228,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.OperatorSetIdProto();
+            message = new $root.onnx.OperatorSetIdProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
@@ -5449,7 +5506,7 @@ export const onnx = $root.onnx = (() => {
                 length = reader.len;
                 reader.len = end;
             }
-            message = new $root.onnx.FunctionProto();
+            message = new $root.onnx.FunctionProto($util.onnxSharedEmptyFields ? SHARED_EMPTY_FIELDS : undefined);
             while (reader.pos < end) {
                 let tagStart = reader.pos, tag = reader.uint32();
                 if (tag === error)
