@@ -84,7 +84,7 @@ describe('shared empty repeated fields', () => {
     const built = onnx.NodeProto.create({ op_type: 'Relu' });
     built.attribute.push(onnx.AttributeProto.create({ name: 'added' }));
     const tensor = onnx.TensorProto.create({ name: 't' });
-    tensor.dims.push(2);
-    expect([built.attribute.length, tensor.dims.length]).toEqual([1, 1]);
+    tensor.float_data.push(2);
+    expect([built.attribute.length, tensor.float_data.length]).toEqual([1, 1]);
   });
 });
