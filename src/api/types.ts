@@ -1,17 +1,17 @@
 /**
  * The result types of the execute API, declared without naming ONNX Runtime (an optional peer
  * dependency): a project without onnxruntime-node, or without @types/node, compiles against them.
- * The runtime modules declare the same shapes next to the code; the assertions below keep the two
- * in step (a change to one side that the other lacks fails the build).
+ * Types that name nothing of ONNX Runtime (the trainer's layout, tune's evidence, calibration's
+ * figures) are declared here only and the runtime modules import them; the others are declared
+ * again next to the runtime code, and the assertions below keep the two in step (a change to one
+ * side that the other lacks fails the build).
  */
 import type { BenchResult as RuntimeBenchResult, VariantResult as RuntimeVariantResult } from '../runtime/bench.js';
 import type { OutputComparison } from '../runtime/compare.js';
 import type { Provider as RuntimeProvider } from '../runtime/session.js';
 import type { TensorSummary as RuntimeTensorSummary } from '../runtime/summarize.js';
-import type { Calibration as RuntimeCalibration } from '../runtime/calibration.js';
 import type { Numerics as RuntimeNumerics } from '../runtime/numerics.js';
-import type { Attempt as RuntimeAttempt, Metric as RuntimeMetric, NodeEvidence as RuntimeNodeEvidence, TuneResult as RuntimeTuneResult } from '../runtime/tune.js';
-import type { NonFiniteReport as RuntimeNonFiniteReport, TrainerLayout as RuntimeTrainerLayout } from '../runtime/trainer.js';
+import type { Attempt as RuntimeAttempt, Metric as RuntimeMetric, TuneResult as RuntimeTuneResult } from '../runtime/tune.js';
 
 export type Provider = 'cuda' | 'webgpu' | 'cpu';
 
@@ -123,12 +123,8 @@ const inStep: [Same<Provider, RuntimeProvider>, Same<TensorSummary, RuntimeTenso
 const tuneInStep: [
   Same<Numerics, RuntimeNumerics>,
   Same<Metric, RuntimeMetric>,
-  Same<NodeEvidence, RuntimeNodeEvidence>,
   Same<TuneAttempt, RuntimeAttempt>,
   Same<TuneRuns, RuntimeTuneResult['runs']>,
-  Same<CalibrationFigures, RuntimeCalibration>,
-  Same<TrainerLayout, RuntimeTrainerLayout>,
-  Same<NonFiniteReport, RuntimeNonFiniteReport>,
-] = [true, true, true, true, true, true, true, true];
+] = [true, true, true, true];
 void tuneInStep;
 void inStep;

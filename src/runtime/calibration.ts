@@ -28,6 +28,7 @@ import { inputsFromFiles, randomInputs, requiredInputs, type DimDefaults, type F
 import { instrument } from './instrument.js';
 import type { Numerics } from './numerics.js';
 import { runtimeLogSeverity, type Ort } from './ort.js';
+import type { CalibrationFigures } from '../api/types.js';
 
 /** Default headroom: a value above half of float16's max pins its nodes. */
 export const DEFAULT_HEADROOM = 2;
@@ -136,16 +137,8 @@ export interface CalibrationOptions {
   ampOptions?: AmpOptions;
 }
 
-export interface Calibration {
-  /** Largest finite magnitude each value reached; Infinity for a value whose float16 copy overflowed first. */
-  ranges: Map<string, number>;
-  flushedShares: Map<string, number>;
-  limit: number;
-  batches: number;
-  numerics: Numerics;
-  /** Values that first became inf under emulated float16 (their producer's inputs were finite). */
-  overflowOrigins: string[];
-}
+/** What a calibration measured: declared once, ORT-free, with the public API's types. */
+export type Calibration = CalibrationFigures;
 
 interface Accumulator {
   largest: number;

@@ -22,9 +22,13 @@ import { inferElemTypes } from '../onnx/type-inference.js';
 import { LOSS_SCALE_NAMES } from '../passes/loss-scaling.js';
 import { detectContract, type ContractOptions } from '../passes/training/contract.js';
 import { readInitialState, stateSidecarPath } from '../passes/training/state-sidecar.js';
+import type { NonFiniteReport, TrainerLayout } from '../api/types.js';
 import type { Ort } from './ort.js';
 import { openSession, type Provider } from './session.js';
 import { tensorProtoToOrt } from './tensors.js';
+
+// Declared once, ORT-free, with the public API's types.
+export type { NonFiniteReport, TrainerLayout };
 
 export interface TrainerOptions {
   /** Execution providers in preference order (default cpu). */
@@ -37,25 +41,6 @@ export interface TrainerOptions {
    * node that first produced a non-finite value (default true; the check reads every state value).
    */
   diagnose?: boolean;
-}
-
-/** The names a step graph is driven by. */
-export interface TrainerLayout {
-  /** Inputs that are not state: data and hyperparameters, which the caller feeds each step. */
-  feeds: Array<{ name: string; elemType: number; dims: Array<number | string> }>;
-  loss: string;
-  state: Array<{ input: string; output: string }>;
-  /** Whether the graph reports amp.all_finite (a loss-scaled graph skips non-finite steps). */
-  guarded: boolean;
-  outputs: string[];
-}
-
-export interface NonFiniteReport {
-  step: number;
-  /** The first node, in graph order, whose output held an inf or NaN. */
-  node: string;
-  op: string;
-  output: string;
 }
 
 export interface StepResult {

@@ -25,6 +25,10 @@ import { instrument } from './instrument.js';
 import { modelForNumerics, type Numerics } from './numerics.js';
 import { openSession, type Provider } from './session.js';
 import { compareText } from '../collation.js';
+import type { NodeEvidence } from '../api/types.js';
+
+// Declared once, ORT-free, with the public API's types.
+export type { NodeEvidence };
 
 export const METRICS = ['allclose', 'max-abs', 'cosine'] as const;
 export type Metric = (typeof METRICS)[number];
@@ -47,21 +51,6 @@ export interface TuneOptions extends Criterion {
   numerics: Numerics;
   /** Stop verifying after this long and return the best model found so far. */
   budgetSeconds?: number;
-}
-
-export interface NodeEvidence {
-  node: string;
-  op: string;
-  /** Why it ranks where it does, in words. */
-  evidence: string;
-  /** Error of its outputs minus the error of its inputs, relative to each value's scale. */
-  errorJump: number;
-  /** Its largest value (input or output) in the fp32 run, as a fraction of float16's max. */
-  nearLimit: number;
-  /** Whether an inf or NaN first appears at its output in the candidate run. */
-  nonFiniteOrigin: boolean;
-  /** Share of its inputs' magnitude in values float16 rounds to zero. */
-  flushedShare: number;
 }
 
 export interface Attempt {
