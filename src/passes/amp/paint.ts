@@ -11,7 +11,7 @@ import { normalizeDomain, type OpsetMap } from '../../onnx/opsets.js';
 import { typeVariableOfInput, typeVariableOfOutput, typesOf, type OpSchema } from '../../onnx/schema.js';
 import { schemaOf, type ElemTypes } from '../../onnx/type-inference.js';
 import { AmpError } from '../../onnx/errors.js';
-import { describeNode, type NodeDecision, type RuleCode } from './decisions.js';
+import { describeNode, type Color, type NodeDecision, type RuleCode } from './decisions.js';
 import { whyNoFloat32 } from './no-float32.js';
 import { tiedTypeVariables } from './tied-types.js';
 import type { AttributeCondition, ListName, OpLists } from './op-lists.js';
@@ -214,33 +214,125 @@ export function hasFloatInput(node: onnx.INodeProto, scope: GraphScope, types: E
 }
 
 /**
- * One node of a scope while it is painted: its decision, its effective list (a node the target
- * promotes paints as an allow op) and its float32 edges to other processable nodes. The steps walk
- * these records instead of looking each node up in Maps again and again.
- */
-interface Vertex extends PaintedNode {
-  node: onnx.INodeProto;
-  list: ListName | undefined;
-  processable: boolean;
-  acceptsTarget: boolean;
-  /** Processable producers of its float32 inputs, one entry per edge, in input order. */
-  ins: Vertex[];
-  /** Processable readers of its float32 outputs, one entry per edge. */
-  outs: Vertex[];
-  /** Step 2: a deny or infer node, or a clear node a deny or infer node is reachable from. */
-  passable: boolean;
-  /** Step 3: reachable from an allow node through clear and infer nodes only. */
-  downstreamOfAllow: boolean;
-}
-
-/**
  * Every decision's castsAdded until cast planning adds one (most nodes get none): frozen, so a
  * push to it throws instead of adding to every node's list.
  */
 const NO_CASTS = Object.freeze([]) as unknown as string[];
 
-/** Shared by every vertex without edges: most nodes of a big graph have none. Never pushed to. */
-const NO_VERTICES: Vertex[] = [];
+/**
+ * A node's decision and what cast planning reads of its painting, in one object: the decision is
+ * its own PaintedNode (`decision` is a getter on the prototype, no field). A big graph kept a
+ * decision and a painting record of 15 fields per node; this is one object of 11 fields, and
+ * painting's working state lives in typed arrays that are dropped when painting ends.
+ */
+class PaintedDecision implements NodeDecision, PaintedNode {
+  node: onnx.INodeProto;
+  scope: GraphScope;
+  list: ListName | undefined;
+  color: Color = 'NONE';
+  rule: RuleCode = 'unlisted';
+  reason = '';
+  processable = false;
+  castsAdded: string[] = NO_CASTS;
+  facts: NodeFacts;
+  floatInputs: number;
+  floatOutputs: number;
+  // Set by few nodes: no field (and no memory) on the others.
+  declare castsOnOutputs?: string[];
+  declare computesIn?: string;
+
+  constructor(node: onnx.INodeProto, scope: GraphScope, list: ListName | undefined, facts: NodeFacts, floatInputs: number, floatOutputs: number) {
+    this.node = node;
+    this.scope = scope;
+    this.list = list;
+    this.facts = facts;
+    this.floatInputs = floatInputs;
+    this.floatOutputs = floatOutputs;
+  }
+
+  get decision(): NodeDecision {
+    return this;
+  }
+}
+
+/**
+ * Node -> its painting, as a ReadonlyMap: the node's position in painting's order (the Map the
+ * walks use to find a producer) indexes the decisions. One Map entry per node serves both
+ * painting and cast planning.
+ */
+class PaintedNodes implements ReadonlyMap<onnx.INodeProto, PaintedNode> {
+  constructor(
+    private readonly positions: ReadonlyMap<onnx.INodeProto, number>,
+    private readonly painted: readonly PaintedDecision[],
+  ) {}
+
+  get size(): number {
+    return this.positions.size;
+  }
+
+  get(node: onnx.INodeProto): PaintedNode | undefined {
+    const position = this.positions.get(node);
+    return position === undefined ? undefined : this.painted[position];
+  }
+
+  has(node: onnx.INodeProto): boolean {
+    return this.positions.has(node);
+  }
+
+  *entries(): Generator<[onnx.INodeProto, PaintedNode], undefined, unknown> {
+    for (const [node, position] of this.positions) yield [node, this.painted[position] as PaintedNode];
+  }
+
+  keys(): ReturnType<ReadonlyMap<onnx.INodeProto, number>['keys']> {
+    return this.positions.keys();
+  }
+
+  *values(): Generator<PaintedNode, undefined, unknown> {
+    for (const position of this.positions.values()) yield this.painted[position] as PaintedNode;
+  }
+
+  [Symbol.iterator](): Generator<[onnx.INodeProto, PaintedNode], undefined, unknown> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: PaintedNode, key: onnx.INodeProto, map: ReadonlyMap<onnx.INodeProto, PaintedNode>) => void, thisArg?: unknown): void {
+    for (const [node, position] of this.positions) callback.call(thisArg, this.painted[position] as PaintedNode, node, this);
+  }
+}
+
+/** A node's effective list as a byte of the working arrays (a node the target promotes is ALLOW_LIST). */
+const NO_LIST = 0;
+const ALLOW_LIST = 1;
+const DENY_LIST = 2;
+const INFER_LIST = 3;
+const CLEAR_LIST = 4;
+const LIST_CODES: Readonly<Record<ListName, number>> = { allow: ALLOW_LIST, deny: DENY_LIST, infer: INFER_LIST, clear: CLEAR_LIST };
+
+/** A node's color as a byte of the working arrays; COLORS names them. */
+const NONE = 0;
+const ALLOW = 1;
+const DENY = 2;
+const COLORS: readonly Color[] = ['NONE', 'ALLOW', 'DENY'];
+
+/** Bits of a node's working flags. */
+const PROCESSABLE = 1;
+const ACCEPTS_TARGET = 2;
+/** Step 2: a deny or infer node, or a clear node a deny or infer node is reachable from. */
+const PASSABLE = 4;
+/** Step 3: reachable from an allow node through clear and infer nodes only. */
+const DOWNSTREAM_OF_ALLOW = 8;
+
+/**
+ * What a float32 input of a processable node is, one slot per such input in input order: the
+ * position of the processable node of this scope that produces it (an edge), or one of these.
+ * The slots are both the node's incoming edges and the fp32-stream rule's answers without a lookup.
+ */
+/** Produced here by a constant source: a weight. */
+const SLOT_WEIGHT = -1;
+/** Produced here by a node that takes no part (or is not in the order): never low precision. */
+const SLOT_FP32 = -2;
+/** Not produced in this scope: a graph input, an initializer or an outer value (looked up when asked). */
+const SLOT_OUTSIDE = -3;
 
 /** Reason texts that depend only on the op or the list, made once per paint instead of once per node. */
 class ReasonTexts {
@@ -256,20 +348,30 @@ class ReasonTexts {
   }
 }
 
+/**
+ * Paints one scope. The steps walk the nodes by their position in the topological order: lists,
+ * colors and flags are bytes in typed arrays, and the float32 edges between processable nodes are
+ * Int32Arrays (incoming: the input slots; outgoing: their transpose), where a record per node
+ * with arrays of records per edge was most of painting's memory and garbage.
+ */
 export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, lists: OpLists, options: PaintOptions): ScopePaint {
   const nodes = scope.topologicalOrder().order;
-  const decisions: NodeDecision[] = new Array(nodes.length);
+  const count = nodes.length;
+  const decisions: PaintedDecision[] = new Array(count);
+  const positions = new Map<onnx.INodeProto, number>();
+  const listCode = new Uint8Array(count);
+  const color = new Uint8Array(count);
+  const flags = new Uint8Array(count);
   const texts = new ReasonTexts();
   /** Unlisted ops' texts by domain, then op. */
   const unlistedTexts = new ReasonTexts();
-  const decide = (vertex: Vertex, color: NodeDecision['color'], rule: RuleCode, reason: string): void => {
-    const decision = vertex.decision;
-    decision.color = color;
+  const decide = (position: number, code: number, rule: RuleCode, reason: string): void => {
+    const decision = decisions[position] as PaintedDecision;
+    color[position] = code;
+    decision.color = COLORS[code] as Color;
     decision.rule = rule;
     decision.reason = reason;
   };
-  const vertices: Vertex[] = new Array(nodes.length);
-  const vertexOf = new Map<onnx.INodeProto, Vertex>();
   // Each node's input and output types, looked up once and read by every check below.
   const inputTypes: Array<number | undefined> = [];
   const outputTypes: Array<number | undefined> = [];
@@ -282,9 +384,12 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     if (!info) opInfos.set(op, (info = { schema: schemaOf(node, opsets), listed: lists.lookup(node.domain, node.op_type), facts: new Map() }));
     return info;
   };
+  const pinned = options.pinned.size ? options.pinned : undefined;
+  /** Inputs of the processable nodes: at least as many as their float32 input slots. */
+  let processableInputs = 0;
 
   // Classification: list membership and whether the node takes part at all.
-  for (let position = 0; position < nodes.length; position++) {
+  for (let position = 0; position < count; position++) {
     const node = nodes[position] as onnx.INodeProto;
     const info = opInfoOf(node);
     const schema = info ? info.schema : schemaOf(node, opsets);
@@ -303,16 +408,11 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     }
     const listed = info ? info.listed : lists.lookup(node.domain, node.op_type);
     const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
-    const decision: NodeDecision = {
-      node, scope, list: entry?.list, color: 'NONE', rule: 'unlisted', reason: '', processable: false, castsAdded: NO_CASTS,
-    };
+    const decision = new PaintedDecision(node, scope, entry?.list, nodeFacts, floatBits(inputTypes), floatBits(outputTypes));
     decisions[position] = decision;
-    const vertex: Vertex = {
-      node, decision, facts: nodeFacts, floatInputs: floatBits(inputTypes), floatOutputs: floatBits(outputTypes),
-      list: entry?.list, processable: false, acceptsTarget: nodeFacts.acceptsTarget, ins: NO_VERTICES, outs: NO_VERTICES, passable: false, downstreamOfAllow: false,
-    };
-    vertices[position] = vertex;
-    vertexOf.set(node, vertex);
+    positions.set(node, position);
+    if (entry) listCode[position] = LIST_CODES[entry.list];
+    if (nodeFacts.acceptsTarget) flags[position] = ACCEPTS_TARGET;
     if (!nodeFacts.schema) {
       const domain = normalizeDomain(node.domain);
       if (STANDARD_DOMAINS.has(domain) && !scope.subgraphsOf(node).length && opsets.has(domain)) {
@@ -326,7 +426,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       decision.reason = `no schema known for ${domain ? `${domain}:` : ''}${node.op_type}; left as it is`;
       continue;
     }
-    const pin = options.pinned.get(node);
+    const pin = pinned?.get(node);
     // Only when the weight would be converted: BatchNormalization-15 reads its variance through its own type variable.
     if (pin && (pin.inputIndex < 0 || typeVariableOfInput(nodeFacts.schema, pin.inputIndex)?.typeStr === nodeFacts.mainVar)) {
       decision.rule = pin.rule;
@@ -362,7 +462,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       continue;
     }
     decision.processable = true;
-    vertex.processable = true;
+    flags[position] |= PROCESSABLE;
+    processableInputs += inputTypes.length;
     decision.rule = entry ? 'not-between-allow' : 'unlisted';
     const op = node.op_type ?? '';
     decision.reason = entry
@@ -373,42 +474,82 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   }
 
   // The target's kernel facts (target-policy.ts): a promoted node paints as an allow op.
-  const { promoted, kept } = options.targetPolicy?.promotions(scope, nodes, (node) => vertexOf.get(node)?.decision) ?? { promoted: new Map(), kept: new Map() };
-  if (promoted.size) for (const node of promoted.keys()) (vertexOf.get(node) as Vertex).list = 'allow';
+  const decisionOf = (node: onnx.INodeProto): NodeDecision | undefined => {
+    const position = positions.get(node);
+    return position === undefined ? undefined : decisions[position];
+  };
+  const { promoted, kept } = options.targetPolicy?.promotions(scope, nodes, decisionOf) ?? { promoted: new Map(), kept: new Map() };
+  if (promoted.size) for (const node of promoted.keys()) listCode[positions.get(node) as number] = ALLOW_LIST;
 
-  // float32 edges between processable nodes of this scope.
-  for (const vertex of vertices) {
-    if (!vertex.processable) continue;
-    const inputs = vertex.node.input;
+  // Input slots of the processable nodes (see SLOT_WEIGHT): slotStart[p] to slotStart[p + 1].
+  const slotStart = new Int32Array(count + 1);
+  const slots = new Int32Array(processableInputs);
+  // Outgoing edges per producer, counted here and laid out below.
+  const outStart = new Int32Array(count + 1);
+  let slotCount = 0;
+  for (let position = 0; position < count; position++) {
+    slotStart[position] = slotCount;
+    if (!(flags[position] & PROCESSABLE)) continue;
+    const decision = decisions[position] as PaintedDecision;
+    const node = decision.node;
+    const inputs = node.input;
     if (!inputs) continue;
     for (let i = 0; i < inputs.length; i++) {
       const name = inputs[i];
-      if (!name || !isFloatInput(vertex, vertex.node, i, scope, types)) continue;
+      if (!name || !isFloatInput(decision, node, i, scope, types)) continue;
       const producerNode = scope.producerOf(name)?.node;
-      const producer = producerNode && vertexOf.get(producerNode);
-      if (!producer || !producer.processable) continue;
-      if (producer.outs === NO_VERTICES) producer.outs = [];
-      producer.outs.push(vertex);
-      if (vertex.ins === NO_VERTICES) vertex.ins = [];
-      vertex.ins.push(producer);
+      let slot = SLOT_OUTSIDE;
+      if (producerNode) {
+        const producer = positions.get(producerNode);
+        if (producer === undefined) slot = SLOT_FP32;
+        else if (flags[producer] & PROCESSABLE) {
+          slot = producer;
+          outStart[producer + 1]++;
+        } else slot = (decisions[producer] as PaintedDecision).rule === 'constant-source' ? SLOT_WEIGHT : SLOT_FP32;
+      }
+      slots[slotCount++] = slot;
     }
   }
+  slotStart[count] = slotCount;
+  for (let position = 0; position < count; position++) outStart[position + 1] += outStart[position] as number;
+  // Readers in the order the slots list them (by reader, then input): the order reasons depend on.
+  const outs = new Int32Array(outStart[count] as number);
+  const outFill = outStart.slice(0, count);
+  for (let reader = 0; reader < count; reader++) {
+    for (let k = slotStart[reader] as number; k < (slotStart[reader + 1] as number); k++) {
+      const producer = slots[k] as number;
+      if (producer >= 0) outs[(outFill[producer] as number)++] = reader;
+    }
+  }
+  /** Pushes the processable producers of a node's float32 inputs, in input order. */
+  const pushProducers = (target: number[], position: number): void => {
+    for (let k = slotStart[position] as number; k < (slotStart[position + 1] as number); k++) {
+      const producer = slots[k] as number;
+      if (producer >= 0) target.push(producer);
+    }
+  };
+  /** Pushes the processable readers of a node's float32 outputs, one per edge. */
+  const pushReaders = (target: number[], position: number): void => {
+    for (let k = outStart[position] as number; k < (outStart[position + 1] as number); k++) target.push(outs[k] as number);
+  };
+  const nodeAt = (position: number): onnx.INodeProto => (decisions[position] as PaintedDecision).node;
 
   // Step 1, allow: every processable allow-list op (or --force-fp16 node) becomes ALLOW.
   // Step 6 is folded in here: an op whose schema cannot take the target type is never painted.
-  for (const vertex of vertices) {
-    if (!vertex.processable) continue;
-    const node = vertex.node;
+  for (let position = 0; position < count; position++) {
+    if (!(flags[position] & PROCESSABLE)) continue;
+    const node = nodeAt(position);
     const forced = options.forceFp16(node);
-    if (vertex.list !== 'allow' && !forced) continue;
-    if (!vertex.acceptsTarget) {
-      decide(vertex, 'NONE', 'schema-forbids', `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`);
+    if (listCode[position] !== ALLOW_LIST && !forced) continue;
+    const op = node.op_type ?? '';
+    if (!(flags[position] & ACCEPTS_TARGET)) {
+      decide(position, NONE, 'schema-forbids', texts.get('forbids', op, () => `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`));
       continue;
     }
-    const promotion = promoted.get(node);
-    if (promotion && !forced) decide(vertex, 'ALLOW', 'target-kernel', promotion.reason);
-    else if (forced) decide(vertex, 'ALLOW', 'force-fp16', 'pinned to the target type by --force-fp16');
-    else decide(vertex, 'ALLOW', 'allow-list', texts.get('allow', node.op_type ?? '', () => `${node.op_type} is on the allow list`));
+    const promotion = promoted.size ? promoted.get(node) : undefined;
+    if (promotion && !forced) decide(position, ALLOW, 'target-kernel', promotion.reason);
+    else if (forced) decide(position, ALLOW, 'force-fp16', 'pinned to the target type by --force-fp16');
+    else decide(position, ALLOW, 'allow-list', texts.get('allow', op, () => `${node.op_type} is on the allow list`));
   }
 
   // Step 2, deny forward through clear and infer. This is done so a fragile value is never
@@ -417,47 +558,53 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   // becomes
   //   deny -> deny  -> deny  -> deny  -> clear -> allow -> infer
   // The trailing clear stays unpainted: no deny or infer node is reachable from it through clear only.
-  const stack: Vertex[] = [];
-  for (const vertex of vertices) {
-    if (vertex.processable && vertex.decision.color !== 'ALLOW' && (vertex.list === 'deny' || vertex.list === 'infer')) {
-      vertex.passable = true;
-      stack.push(vertex);
+  const stack: number[] = [];
+  for (let position = 0; position < count; position++) {
+    const list = listCode[position];
+    if (flags[position] & PROCESSABLE && color[position] !== ALLOW && (list === DENY_LIST || list === INFER_LIST)) {
+      flags[position] |= PASSABLE;
+      stack.push(position);
     }
   }
   while (stack.length) {
-    const vertex = stack.pop() as Vertex;
-    for (const producer of vertex.ins) {
-      if (producer.list === 'clear' && producer.decision.color !== 'ALLOW' && !producer.passable) {
-        producer.passable = true;
+    const position = stack.pop() as number;
+    for (let k = slotStart[position] as number; k < (slotStart[position + 1] as number); k++) {
+      const producer = slots[k] as number;
+      if (producer >= 0 && listCode[producer] === CLEAR_LIST && color[producer] !== ALLOW && !(flags[producer] & PASSABLE)) {
+        flags[producer] |= PASSABLE;
         stack.push(producer);
       }
     }
   }
-  for (const vertex of vertices) {
-    if (!vertex.processable || vertex.list !== 'deny') continue;
-    const keptWhy = kept.get(vertex.node);
-    const op = vertex.node.op_type;
-    decide(vertex, 'DENY', 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', () => `${op} is on the deny list`));
+  for (let position = 0; position < count; position++) {
+    if (!(flags[position] & PROCESSABLE) || listCode[position] !== DENY_LIST) continue;
+    const node = nodeAt(position);
+    const keptWhy = kept.size ? kept.get(node) : undefined;
+    const op = node.op_type;
+    decide(position, DENY, 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', () => `${op} is on the deny list`));
   }
   // Two parallel stacks (node, the node it was reached through), not a pair per step.
-  const walk: Vertex[] = [];
-  const walkVia: Vertex[] = [];
-  for (const origin of vertices) {
-    if (!origin.processable || origin.list !== 'deny') continue;
-    for (const next of origin.outs) {
-      walk.push(next);
+  const walk: number[] = [];
+  const walkVia: number[] = [];
+  for (let origin = 0; origin < count; origin++) {
+    if (!(flags[origin] & PROCESSABLE) || listCode[origin] !== DENY_LIST) continue;
+    for (let k = outStart[origin] as number; k < (outStart[origin + 1] as number); k++) {
+      walk.push(outs[k] as number);
       walkVia.push(origin);
     }
     let originText: string | undefined;
+    // Shared by every node right after the origin.
+    let nextToOrigin: string | undefined;
     while (walk.length) {
-      const vertex = walk.pop() as Vertex;
-      const via = walkVia.pop() as Vertex;
-      if (!vertex.passable || vertex.decision.color === 'DENY') continue;
-      originText ??= describeNode(origin.node);
-      decide(vertex, 'DENY', 'deny-upstream', via === origin ? `downstream of ${originText}` : `downstream of ${originText} through ${describeNode(via.node)}`);
-      for (const next of vertex.outs) {
-        walk.push(next);
-        walkVia.push(vertex);
+      const position = walk.pop() as number;
+      const via = walkVia.pop() as number;
+      if (!(flags[position] & PASSABLE) || color[position] === DENY) continue;
+      originText ??= describeNode(nodeAt(origin));
+      const reason = via === origin ? (nextToOrigin ??= `downstream of ${originText}`) : `downstream of ${originText} through ${describeNode(nodeAt(via))}`;
+      decide(position, DENY, 'deny-upstream', reason);
+      for (let k = outStart[position] as number; k < (outStart[position + 1] as number); k++) {
+        walk.push(outs[k] as number);
+        walkVia.push(position);
       }
     }
   }
@@ -469,79 +616,93 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   // a transformer's residual stream fed by fp32 embeddings, stays fp32 (PyTorch's autocast keeps
   // it fp32 by type promotion). Example, x a graph input:
   //   Add(x, MatMul) -> MatMul   stays   fp32 Add, with one Cast on the MatMul's output
-  const isBridge = (vertex: Vertex): boolean =>
-    vertex.processable && vertex.decision.color === 'NONE' && vertex.acceptsTarget && (vertex.list === 'clear' || vertex.list === 'infer');
+  const isBridge = (position: number): boolean => {
+    const list = listCode[position];
+    return (
+      (flags[position] & (PROCESSABLE | ACCEPTS_TARGET)) === (PROCESSABLE | ACCEPTS_TARGET) &&
+      color[position] === NONE &&
+      (list === CLEAR_LIST || list === INFER_LIST)
+    );
+  };
   // In the order they were found (the recheck below walks them in reverse).
-  const downstreamOfAllow: Vertex[] = [];
-  const forward: Vertex[] = [];
-  for (const vertex of vertices) {
-    if (vertex.decision.color !== 'ALLOW') continue;
-    pushAll(forward, vertex.outs);
+  const downstreamOfAllow: number[] = [];
+  const forward: number[] = [];
+  for (let position = 0; position < count; position++) {
+    if (color[position] !== ALLOW) continue;
+    pushReaders(forward, position);
     while (forward.length) {
-      const next = forward.pop() as Vertex;
-      if (next.downstreamOfAllow || !isBridge(next)) continue;
-      next.downstreamOfAllow = true;
+      const next = forward.pop() as number;
+      if (flags[next] & DOWNSTREAM_OF_ALLOW || !isBridge(next)) continue;
+      flags[next] |= DOWNSTREAM_OF_ALLOW;
       downstreamOfAllow.push(next);
-      pushAll(forward, next.outs);
+      pushReaders(forward, next);
     }
   }
-  const fp32Source = (vertex: Vertex): string | undefined => {
-    const node = vertex.node;
-    const inputs = node.input;
-    if (!inputs) return undefined;
-    for (let i = 0; i < inputs.length; i++) {
-      const name = inputs[i];
-      if (!name || !isFloatInput(vertex, node, i, scope, types)) continue;
-      if (!isWeightOrLowPrecision(name)) return name;
-    }
-    return undefined;
-  };
   /**
-   * Whether a float32 input comes from a weight or from the low-precision region. Walks the
-   * scopes outwards as GraphScope.resolve would, without allocating its answer.
+   * Whether a value not produced in this scope is a weight. Walks the scopes outwards as
+   * GraphScope.resolve would, without allocating its answer.
    */
-  const isWeightOrLowPrecision = (name: string): boolean => {
+  const isOutsideWeight = (name: string): boolean => {
     for (let owner: GraphScope | undefined = scope; owner; owner = owner.parent) {
-      const produced = owner.producerOf(name);
-      if (produced) {
-        if (owner !== scope) return false;
-        const producer = vertexOf.get(produced.node);
-        if (producer?.decision.rule === 'constant-source') return true;
-        return producer?.decision.color === 'ALLOW' || producer?.downstreamOfAllow === true;
-      }
+      // A value an enclosing scope's node produces is no weight.
+      if (owner !== scope && owner.producerOf(name)) return false;
       // An input with a default (an initializer of the same name) or named a weight is a weight.
       if (owner.inputs.has(name)) return owner.initializers.has(name) || options.weightInputs.has(name);
       if (owner.initializers.has(name)) return true;
     }
     return false;
   };
-  const excluded: Array<[Vertex, string]> = [];
+  /** The first float32 input of a processable node from neither a weight nor the low-precision region. */
+  const fp32Source = (position: number): string | undefined => {
+    const decision = decisions[position] as PaintedDecision;
+    const node = decision.node;
+    const inputs = node.input;
+    if (!inputs) return undefined;
+    // The slots list the same inputs, in the same order, as this filter passes them.
+    let k = slotStart[position] as number;
+    for (let i = 0; i < inputs.length; i++) {
+      const name = inputs[i];
+      if (!name || !isFloatInput(decision, node, i, scope, types)) continue;
+      const slot = slots[k++] as number;
+      const lowOrWeight =
+        slot >= 0
+          ? color[slot] === ALLOW || (flags[slot] & DOWNSTREAM_OF_ALLOW) !== 0
+          : slot === SLOT_WEIGHT || (slot === SLOT_OUTSIDE && isOutsideWeight(name));
+      if (!lowOrWeight) return name;
+    }
+    return undefined;
+  };
+  const excluded: number[] = [];
+  const excludedSources: string[] = [];
   const recheck = downstreamOfAllow;
   while (recheck.length) {
-    const vertex = recheck.pop() as Vertex;
-    if (!vertex.downstreamOfAllow) continue;
-    const source = fp32Source(vertex);
+    const position = recheck.pop() as number;
+    if (!(flags[position] & DOWNSTREAM_OF_ALLOW)) continue;
+    const source = fp32Source(position);
     if (source === undefined) continue;
-    vertex.downstreamOfAllow = false;
-    excluded.push([vertex, source]);
-    pushAll(recheck, vertex.outs);
+    flags[position] &= ~DOWNSTREAM_OF_ALLOW;
+    excluded.push(position);
+    excludedSources.push(source);
+    pushReaders(recheck, position);
   }
-  const backward: Vertex[] = [];
-  for (const allowVertex of vertices) {
-    const rule = allowVertex.decision.rule;
-    if (allowVertex.decision.color !== 'ALLOW' || (rule !== 'allow-list' && rule !== 'force-fp16' && rule !== 'target-kernel')) continue;
-    pushAll(backward, allowVertex.ins);
+  const backward: number[] = [];
+  for (let allowPosition = 0; allowPosition < count; allowPosition++) {
+    if (color[allowPosition] !== ALLOW) continue;
+    const rule = (decisions[allowPosition] as PaintedDecision).rule;
+    if (rule !== 'allow-list' && rule !== 'force-fp16' && rule !== 'target-kernel') continue;
+    pushProducers(backward, allowPosition);
     let feeding: string | undefined;
     while (backward.length) {
-      const previous = backward.pop() as Vertex;
-      if (!previous.downstreamOfAllow || previous.decision.color !== 'NONE') continue;
-      feeding ??= `between allow ops, feeding ${describeNode(allowVertex.node)}`;
-      decide(previous, 'ALLOW', 'between-allow', feeding);
-      pushAll(backward, previous.ins);
+      const previous = backward.pop() as number;
+      if (!(flags[previous] & DOWNSTREAM_OF_ALLOW) || color[previous] !== NONE) continue;
+      feeding ??= `between allow ops, feeding ${describeNode(nodeAt(allowPosition))}`;
+      decide(previous, ALLOW, 'between-allow', feeding);
+      pushProducers(backward, previous);
     }
   }
-  for (const [vertex, source] of excluded) {
-    if (vertex.decision.color === 'NONE') decide(vertex, 'NONE', 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
+  for (let i = 0; i < excluded.length; i++) {
+    const position = excluded[i] as number;
+    if (color[position] === NONE) decide(position, NONE, 'fp32-stream', `input '${excludedSources[i]}' is an fp32 value from outside the low-precision region`);
   }
 
   // Step 4 (bf16 only), infer after allow: bfloat16 keeps fp32's range, so an infer op fed by an
@@ -549,53 +710,58 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   // (one rule in both modes): a residual Add(x, attention) stays fp32, so the stream is not
   // rounded to bfloat16's 8 bits at every layer.
   if (options.mode === 'bf16') {
-    for (const vertex of vertices) {
-      if (!vertex.processable || vertex.decision.color !== 'NONE' || vertex.list !== 'infer' || !vertex.acceptsTarget) continue;
-      const producers = vertex.ins;
-      let allowProducer: Vertex | undefined;
+    for (let position = 0; position < count; position++) {
+      if (!(flags[position] & PROCESSABLE) || color[position] !== NONE || listCode[position] !== INFER_LIST || !(flags[position] & ACCEPTS_TARGET)) continue;
+      let allowProducer = -1;
       let denyProducer = false;
-      for (const producer of producers) {
-        if (!allowProducer && producer.decision.color === 'ALLOW') allowProducer = producer;
-        if (producer.decision.color === 'DENY') denyProducer = true;
+      for (let k = slotStart[position] as number; k < (slotStart[position + 1] as number); k++) {
+        const producer = slots[k] as number;
+        if (producer < 0) continue;
+        if (allowProducer < 0 && color[producer] === ALLOW) allowProducer = producer;
+        if (color[producer] === DENY) denyProducer = true;
       }
-      if (!allowProducer || denyProducer) continue;
-      const source = fp32Source(vertex);
+      if (allowProducer < 0 || denyProducer) continue;
+      const source = fp32Source(position);
       if (source !== undefined) {
-        decide(vertex, 'NONE', 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
+        decide(position, NONE, 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
         continue;
       }
-      decide(vertex, 'ALLOW', 'infer-after-allow', `fed by ${describeNode(allowProducer.node)} and nothing fragile (bf16 keeps fp32's range)`);
+      decide(position, ALLOW, 'infer-after-allow', `fed by ${describeNode(nodeAt(allowProducer))} and nothing fragile (bf16 keeps fp32's range)`);
     }
   }
 
   // Step 5, allow through clear: data-movement ops next to allow ops follow them, in both
   // directions, so a Reshape or Transpose between two MatMuls costs no casts. Infer ops stop it.
-  const flood: Vertex[] = [];
-  for (const vertex of vertices) if (vertex.decision.color === 'ALLOW') flood.push(vertex);
-  const floods = (from: Vertex, next: Vertex, isReader: boolean): boolean => {
-    if (!next.processable || next.decision.color !== 'NONE' || next.list !== 'clear' || !next.acceptsTarget) return false;
+  const flood: number[] = [];
+  for (let position = 0; position < count; position++) if (color[position] === ALLOW) flood.push(position);
+  /** `next to ...` of the node the flood spreads from, made once for all its neighbours. */
+  let fromText: string | undefined;
+  const floods = (from: number, next: number, isReader: boolean): boolean => {
+    if (!(flags[next] & PROCESSABLE) || color[next] !== NONE || listCode[next] !== CLEAR_LIST || !(flags[next] & ACCEPTS_TARGET)) return false;
     // Forward, the fp32-stream rule again: a Concat of an allow op's output and an fp32 stream stays fp32.
     if (isReader && fp32Source(next) !== undefined) return false;
-    decide(next, 'ALLOW', 'clear-flood', `next to ${describeNode(from.node)}`);
+    fromText ??= `next to ${describeNode(nodeAt(from))}`;
+    decide(next, ALLOW, 'clear-flood', fromText);
     return true;
   };
   while (flood.length) {
-    const from = flood.pop() as Vertex;
-    const readers = from.outs;
+    const from = flood.pop() as number;
+    fromText = undefined;
+    const readersStart = outStart[from] as number;
+    const readersEnd = outStart[from + 1] as number;
     // Readers first, then producers, each in edge order: the order decides which neighbour a reason names.
-    for (const next of readers) if (floods(from, next, true)) flood.push(next);
-    for (const next of from.ins) if (floods(from, next, readers.includes(next))) flood.push(next);
+    for (let k = readersStart; k < readersEnd; k++) {
+      const next = outs[k] as number;
+      if (floods(from, next, true)) flood.push(next);
+    }
+    for (let k = slotStart[from] as number; k < (slotStart[from + 1] as number); k++) {
+      const next = slots[k] as number;
+      if (next < 0) continue;
+      let isReader = false;
+      for (let r = readersStart; r < readersEnd && !isReader; r++) isReader = outs[r] === next;
+      if (floods(from, next, isReader)) flood.push(next);
+    }
   }
 
-  // The edges are painting's alone: let them go before cast planning.
-  for (const vertex of vertices) {
-    vertex.ins = NO_VERTICES;
-    vertex.outs = NO_VERTICES;
-  }
-  return { decisions, nodes: vertexOf };
-}
-
-/** Pushes every element (a spread of a long array into push() can overflow the stack). */
-function pushAll<T>(target: T[], items: readonly T[]): void {
-  for (let i = 0; i < items.length; i++) target.push(items[i] as T);
+  return { decisions, nodes: new PaintedNodes(positions, decisions) };
 }
