@@ -71,6 +71,10 @@ describe('painted nodes', () => {
       expect([...paint.nodes].map(([node, entry]) => entry.decision.node === node)).not.toContain(false);
     }
     const main = painted[0]!.paint;
+    // Out of painting's order too (lookups in order need no Map from node to position).
+    for (const decision of [...main.decisions].reverse()) expect(main.nodes.get(decision.node)).toBe(decision);
+    expect(main.nodes.get(main.decisions[0]!.node)).toBe(main.decisions[0]);
+    expect(main.nodes.get(main.decisions[1]!.node)).toBe(main.decisions[1]);
     const inBranch = painted[1]!.paint.decisions[0]!.node;
     expect(main.nodes.has(inBranch)).toBe(false);
     expect(main.nodes.get(inBranch)).toBeUndefined();

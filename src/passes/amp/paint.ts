@@ -256,39 +256,62 @@ class PaintedDecision implements NodeDecision, PaintedNode {
 }
 
 /**
- * Node -> its painting, as a ReadonlyMap: the node's position in painting's order (the Map the
- * walks use to find a producer) indexes the decisions. One Map entry per node serves both
- * painting and cast planning.
+ * Node -> its painting, as a ReadonlyMap over the decisions in painting's order. Most lookups walk
+ * the nodes in that order (cast planning's pass over a sorted scope, the target's promotions), so a
+ * lookup first tries the position after the last one found: a big graph's painting then builds no
+ * Map from node to position at all (it cost a hash insert per node and a cache miss per edge). The
+ * Map is built on the first lookup out of order.
  */
 class PaintedNodes implements ReadonlyMap<onnx.INodeProto, PaintedNode> {
-  constructor(
-    private readonly positions: ReadonlyMap<onnx.INodeProto, number>,
-    private readonly painted: readonly PaintedDecision[],
-  ) {}
+  /** The position after the last one found. */
+  private next = 0;
+  private byNode: Map<onnx.INodeProto, number> | undefined;
 
-  get size(): number {
-    return this.positions.size;
+  constructor(private readonly painted: readonly PaintedDecision[]) {}
+
+  /** The node's position in painting's order, or undefined when painting did not decide it. */
+  positionOf(node: onnx.INodeProto): number | undefined {
+    const painted = this.painted;
+    let position: number | undefined = this.next;
+    if (painted[position]?.node !== node) {
+      // A new walk from the start, else a lookup.
+      if (painted[0]?.node === node) position = 0;
+      else {
+        if (!this.byNode) {
+          this.byNode = new Map();
+          for (let at = 0; at < painted.length; at++) this.byNode.set((painted[at] as PaintedDecision).node, at);
+        }
+        position = this.byNode.get(node);
+        if (position === undefined) return undefined;
+      }
+    }
+    this.next = position + 1;
+    return position;
   }
 
-  get(node: onnx.INodeProto): PaintedNode | undefined {
-    const position = this.positions.get(node);
+  get size(): number {
+    return this.painted.length;
+  }
+
+  get(node: onnx.INodeProto): PaintedDecision | undefined {
+    const position = this.positionOf(node);
     return position === undefined ? undefined : this.painted[position];
   }
 
   has(node: onnx.INodeProto): boolean {
-    return this.positions.has(node);
+    return this.positionOf(node) !== undefined;
   }
 
   *entries(): Generator<[onnx.INodeProto, PaintedNode], undefined, unknown> {
-    for (const [node, position] of this.positions) yield [node, this.painted[position] as PaintedNode];
+    for (const painted of this.painted) yield [painted.node, painted];
   }
 
-  keys(): ReturnType<ReadonlyMap<onnx.INodeProto, number>['keys']> {
-    return this.positions.keys();
+  *keys(): Generator<onnx.INodeProto, undefined, unknown> {
+    for (const painted of this.painted) yield painted.node;
   }
 
   *values(): Generator<PaintedNode, undefined, unknown> {
-    for (const position of this.positions.values()) yield this.painted[position] as PaintedNode;
+    yield* this.painted;
   }
 
   [Symbol.iterator](): Generator<[onnx.INodeProto, PaintedNode], undefined, unknown> {
@@ -296,7 +319,7 @@ class PaintedNodes implements ReadonlyMap<onnx.INodeProto, PaintedNode> {
   }
 
   forEach(callback: (value: PaintedNode, key: onnx.INodeProto, map: ReadonlyMap<onnx.INodeProto, PaintedNode>) => void, thisArg?: unknown): void {
-    for (const [node, position] of this.positions) callback.call(thisArg, this.painted[position] as PaintedNode, node, this);
+    for (const painted of this.painted) callback.call(thisArg, painted, painted.node, this);
   }
 }
 
@@ -355,10 +378,18 @@ class ReasonTexts {
  * with arrays of records per edge was most of painting's memory and garbage.
  */
 export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, lists: OpLists, options: PaintOptions): ScopePaint {
-  const nodes = scope.topologicalOrder().order;
+  const { order: nodes, blocked } = scope.topologicalOrder();
   const count = nodes.length;
   const decisions: PaintedDecision[] = new Array(count);
-  const positions = new Map<onnx.INodeProto, number>();
+  const painted = new PaintedNodes(decisions);
+  /**
+   * The position of the node that writes each name: an edge's producer found by the name its
+   * reader reads, where the producer's node then had to be looked up by node too (a cache miss
+   * per edge). Exact while every node of the scope is in the order and no name has two writers;
+   * otherwise edges find their producer as GraphScope.producerOf says.
+   */
+  const producedAt = new Map<string, number>();
+  let oneWriterEach = blocked.length === 0;
   const listCode = new Uint8Array(count);
   const color = new Uint8Array(count);
   const flags = new Uint8Array(count);
@@ -396,6 +427,16 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     // Every node's types, schema or not: cast planning reads them as bits.
     typesOfValues(node.input, scope, types, inputTypes);
     typesOfValues(node.output, scope, types, outputTypes);
+    const outputs = node.output;
+    if (outputs) {
+      for (let i = 0; i < outputs.length; i++) {
+        const name = outputs[i];
+        if (!name) continue;
+        const known = producedAt.size;
+        // A name seen before leaves the size as it was.
+        if (producedAt.set(name, position).size === known) oneWriterEach = false;
+      }
+    }
     let nodeFacts: NodeFacts;
     if (!schema) nodeFacts = { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
     else if (!info) nodeFacts = factsOf(node, schema, inputTypes, outputTypes, options.target);
@@ -410,7 +451,6 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
     const decision = new PaintedDecision(node, scope, entry?.list, nodeFacts, floatBits(inputTypes), floatBits(outputTypes));
     decisions[position] = decision;
-    positions.set(node, position);
     if (entry) listCode[position] = LIST_CODES[entry.list];
     if (nodeFacts.acceptsTarget) flags[position] = ACCEPTS_TARGET;
     if (!nodeFacts.schema) {
@@ -474,12 +514,25 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   }
 
   // The target's kernel facts (target-policy.ts): a promoted node paints as an allow op.
-  const decisionOf = (node: onnx.INodeProto): NodeDecision | undefined => {
-    const position = positions.get(node);
-    return position === undefined ? undefined : decisions[position];
+  const { promoted, kept } = options.targetPolicy?.promotions(scope, nodes, (node) => painted.get(node)) ?? { promoted: new Map(), kept: new Map() };
+  if (promoted.size) for (const node of promoted.keys()) listCode[painted.positionOf(node) as number] = ALLOW_LIST;
+
+  /** The slot of a float32 input of a processable node (see SLOT_WEIGHT). */
+  const slotOf = (name: string): number => {
+    let producer: number | undefined;
+    if (oneWriterEach) {
+      producer = producedAt.get(name);
+      // A node outside the order would be a producer that takes no part; none is, but asking is cheap.
+      if (producer === undefined) return scope.producerOf(name) ? SLOT_FP32 : SLOT_OUTSIDE;
+    } else {
+      const producerNode = scope.producerOf(name)?.node;
+      if (!producerNode) return SLOT_OUTSIDE;
+      producer = painted.positionOf(producerNode);
+      if (producer === undefined) return SLOT_FP32;
+    }
+    if (flags[producer] & PROCESSABLE) return producer;
+    return (decisions[producer] as PaintedDecision).rule === 'constant-source' ? SLOT_WEIGHT : SLOT_FP32;
   };
-  const { promoted, kept } = options.targetPolicy?.promotions(scope, nodes, decisionOf) ?? { promoted: new Map(), kept: new Map() };
-  if (promoted.size) for (const node of promoted.keys()) listCode[positions.get(node) as number] = ALLOW_LIST;
 
   // Input slots of the processable nodes (see SLOT_WEIGHT): slotStart[p] to slotStart[p + 1].
   const slotStart = new Int32Array(count + 1);
@@ -497,16 +550,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     for (let i = 0; i < inputs.length; i++) {
       const name = inputs[i];
       if (!name || !isFloatInput(decision, node, i, scope, types)) continue;
-      const producerNode = scope.producerOf(name)?.node;
-      let slot = SLOT_OUTSIDE;
-      if (producerNode) {
-        const producer = positions.get(producerNode);
-        if (producer === undefined) slot = SLOT_FP32;
-        else if (flags[producer] & PROCESSABLE) {
-          slot = producer;
-          outStart[producer + 1]++;
-        } else slot = (decisions[producer] as PaintedDecision).rule === 'constant-source' ? SLOT_WEIGHT : SLOT_FP32;
-      }
+      const slot = slotOf(name);
+      if (slot >= 0) outStart[slot + 1]++;
       slots[slotCount++] = slot;
     }
   }
@@ -763,5 +808,5 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     }
   }
 
-  return { decisions, nodes: new PaintedNodes(positions, decisions) };
+  return { decisions, nodes: painted };
 }
