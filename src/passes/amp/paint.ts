@@ -357,19 +357,32 @@ const SLOT_FP32 = -2;
 /** Not produced in this scope: a graph input, an initializer or an outer value (looked up when asked). */
 const SLOT_OUTSIDE = -3;
 
-/** Reason texts that depend only on the op or the list, made once per paint instead of once per node. */
+/**
+ * Reason texts that depend only on the op or the list, made once per paint instead of once per
+ * node. `make` gets the node that asked first: a maker made once, not a closure per node.
+ */
 class ReasonTexts {
   /** By kind (or domain), then by key: no key string is built per node. */
   private readonly byKind = new Map<string, Map<string, string>>();
 
-  get(kind: string, key: string, make: () => string): string {
+  get(kind: string, key: string, node: onnx.INodeProto, make: (node: onnx.INodeProto) => string): string {
     let byKey = this.byKind.get(kind);
     if (!byKey) this.byKind.set(kind, (byKey = new Map()));
     let text = byKey.get(key);
-    if (text === undefined) byKey.set(key, (text = make()));
+    if (text === undefined) byKey.set(key, (text = make(node)));
     return text;
   }
 }
+
+/** A processable listed op's reason until a step paints it, by list. */
+const NOT_BETWEEN_ALLOW: Readonly<Record<ListName, string>> = {
+  allow: 'allow-list op not between allow ops',
+  deny: 'deny-list op not between allow ops',
+  infer: 'infer-list op not between allow ops',
+  clear: 'clear-list op not between allow ops',
+};
+const allowListed = (node: onnx.INodeProto): string => `${node.op_type} is on the allow list`;
+const denyListed = (node: onnx.INodeProto): string => `${node.op_type} is on the deny list`;
 
 /**
  * Paints one scope. The steps walk the nodes by their position in the topological order: lists,
@@ -396,6 +409,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   const texts = new ReasonTexts();
   /** Unlisted ops' texts by domain, then op. */
   const unlistedTexts = new ReasonTexts();
+  const unlisted = (node: onnx.INodeProto): string => unlistedReason(lists, node);
+  const targetForbidden = (node: onnx.INodeProto): string => `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`;
   const decide = (position: number, code: number, rule: RuleCode, reason: string): void => {
     const decision = decisions[position] as PaintedDecision;
     color[position] = code;
@@ -507,10 +522,10 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     decision.rule = entry ? 'not-between-allow' : 'unlisted';
     const op = node.op_type ?? '';
     decision.reason = entry
-      ? texts.get('list', entry.list, () => `${entry.list}-list op not between allow ops`)
+      ? NOT_BETWEEN_ALLOW[entry.list]
       : listed
         ? `${node.op_type} is on the ${listed.list} list only with ${listed.onlyWhen?.attribute} in [${listed.onlyWhen?.in.join(', ')}]`
-        : unlistedTexts.get(node.domain ?? '', op, () => unlistedReason(lists, node));
+        : unlistedTexts.get(node.domain ?? '', op, node, unlisted);
   }
 
   // The target's kernel facts (target-policy.ts): a promoted node paints as an allow op.
@@ -588,13 +603,13 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     if (listCode[position] !== ALLOW_LIST && !forced) continue;
     const op = node.op_type ?? '';
     if (!(flags[position] & ACCEPTS_TARGET)) {
-      decide(position, NONE, 'schema-forbids', texts.get('forbids', op, () => `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`));
+      decide(position, NONE, 'schema-forbids', texts.get('forbids', op, node, targetForbidden));
       continue;
     }
     const promotion = promoted.size ? promoted.get(node) : undefined;
     if (promotion && !forced) decide(position, ALLOW, 'target-kernel', promotion.reason);
     else if (forced) decide(position, ALLOW, 'force-fp16', 'pinned to the target type by --force-fp16');
-    else decide(position, ALLOW, 'allow-list', texts.get('allow', op, () => `${node.op_type} is on the allow list`));
+    else decide(position, ALLOW, 'allow-list', texts.get('allow', op, node, allowListed));
   }
 
   // Step 2, deny forward through clear and infer. This is done so a fragile value is never
@@ -626,7 +641,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     const node = nodeAt(position);
     const keptWhy = kept.size ? kept.get(node) : undefined;
     const op = node.op_type;
-    decide(position, DENY, 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', () => `${op} is on the deny list`));
+    decide(position, DENY, 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', node, denyListed));
   }
   // Two parallel stacks (node, the node it was reached through), not a pair per step.
   const walk: number[] = [];
