@@ -77,7 +77,12 @@ export interface ScopePromotions {
  * LayerNorm skip their Cast pairs.
  */
 export class TargetPolicy {
-  private readonly facts = new Map<string, KernelFact>();
+  /**
+   * By domain, then by op: a node's fact is found without building a key string per node (the
+   * promotions ask for every node of the graph).
+   */
+  private readonly facts = new Map<string, Map<string, KernelFact>>();
+  private factCount = 0;
 
   constructor(
     readonly target: Target,
@@ -85,17 +90,26 @@ export class TargetPolicy {
   ) {
     if (target === 'any') return;
     for (const fact of readKernelRules().targets[target].fp32Accumulating) {
-      if (fact.types.includes(lowType)) this.facts.set(factKey(fact.domain, fact.op), fact);
+      if (!fact.types.includes(lowType)) continue;
+      const domain = normalizeDomain(fact.domain ?? '');
+      let byOp = this.facts.get(domain);
+      if (!byOp) this.facts.set(domain, (byOp = new Map()));
+      if (!byOp.has(fact.op)) this.factCount++;
+      byOp.set(fact.op, fact);
     }
+  }
+
+  private factOf(node: onnx.INodeProto): KernelFact | undefined {
+    return this.facts.get(normalizeDomain(node.domain ?? ''))?.get(node.op_type ?? '');
   }
 
   promotions(scope: GraphScope, nodes: readonly onnx.INodeProto[], decisionOf: (node: onnx.INodeProto) => NodeDecision | undefined): ScopePromotions {
     const promoted = new Map<onnx.INodeProto, KernelPromotion>();
     const kept = new Map<onnx.INodeProto, string>();
-    if (!this.facts.size) return { promoted, kept };
+    if (!this.factCount) return { promoted, kept };
     const listOf = (node: onnx.INodeProto): ListName | undefined => decisionOf(node)?.list;
     for (const node of nodes) {
-      const fact = this.facts.get(factKey(node.domain, node.op_type));
+      const fact = this.factOf(node);
       const decision = decisionOf(node);
       if (!fact || !decision?.processable || decision.list === 'allow') continue;
       const blocker = this.blockerDownstream(scope, node, listOf);
@@ -130,7 +144,7 @@ export class TargetPolicy {
             reachesAllow = true;
             continue;
           }
-          if (list === 'deny' && !this.facts.has(factKey(next.domain, next.op_type))) return `feeds ${describeNode(next)} (deny list)`;
+          if (list === 'deny' && !this.factOf(next)) return `feeds ${describeNode(next)} (deny list)`;
           stack.push(next);
         }
       }
