@@ -73,13 +73,6 @@ export function isFloatOutput(painted: PaintedNode | undefined, node: onnx.INode
   return types.get(scope, (node.output as string[])[index] as string) === DataType.FLOAT;
 }
 
-/** The float32 bits of a list of looked-up types (0 beyond MAX_TYPE_BITS, where callers look up). */
-function floatBits(valueTypes: ReadonlyArray<number | undefined>): number {
-  if (valueTypes.length > MAX_TYPE_BITS) return 0;
-  let bits = 0;
-  for (let i = 0; i < valueTypes.length; i++) if (valueTypes[i] === DataType.FLOAT) bits |= 1 << i;
-  return bits;
-}
 
 export interface ScopePaint {
   /** Every decided node's decision, in the topological order painting used. */
@@ -104,6 +97,23 @@ function typesOfValues(names: string[] | null | undefined, scope: GraphScope, ty
   into.length = 0;
   if (names) for (const name of names) into.push(name ? types.get(scope, name) : undefined);
   return into;
+}
+
+/**
+ * Like typesOfValues, and answers their float32 bits (0 beyond MAX_TYPE_BITS, where callers look
+ * up): one loop per list instead of a second one over the types.
+ */
+function floatBitsOfValues(names: string[] | null | undefined, scope: GraphScope, types: ElemTypes, into: Array<number | undefined>): number {
+  into.length = 0;
+  if (!names) return 0;
+  let bits = 0;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i];
+    const type = name ? types.get(scope, name) : undefined;
+    into.push(type);
+    if (type === DataType.FLOAT) bits |= 1 << i;
+  }
+  return names.length > MAX_TYPE_BITS ? 0 : bits;
 }
 
 /** Facts of a node with a schema, from the types of its inputs and outputs (looked up once per node). */
@@ -350,11 +360,14 @@ const DOWNSTREAM_OF_ALLOW = 8;
  * position of the processable node of this scope that produces it (an edge), or one of these.
  * The slots are both the node's incoming edges and the fp32-stream rule's answers without a lookup.
  */
-/** Produced here by a constant source: a weight. */
+/** A weight: produced here by a constant source, or from outside (see SLOT_OUTSIDE). */
 const SLOT_WEIGHT = -1;
-/** Produced here by a node that takes no part (or is not in the order): never low precision. */
+/** Never low precision: produced here by a node that takes no part (or is not in the order), or an outside value no weight. */
 const SLOT_FP32 = -2;
-/** Not produced in this scope: a graph input, an initializer or an outer value (looked up when asked). */
+/**
+ * Not produced in this scope: a graph input, an initializer or an outer value. Whether it is a
+ * weight is looked up when first asked, and the slot becomes SLOT_WEIGHT or SLOT_FP32.
+ */
 const SLOT_OUTSIDE = -3;
 
 /**
@@ -440,8 +453,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     const info = opInfoOf(node);
     const schema = info ? info.schema : schemaOf(node, opsets);
     // Every node's types, schema or not: cast planning reads them as bits.
-    typesOfValues(node.input, scope, types, inputTypes);
-    typesOfValues(node.output, scope, types, outputTypes);
+    const floatInputs = floatBitsOfValues(node.input, scope, types, inputTypes);
+    const floatOutputs = floatBitsOfValues(node.output, scope, types, outputTypes);
     const outputs = node.output;
     if (outputs) {
       for (let i = 0; i < outputs.length; i++) {
@@ -464,7 +477,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     }
     const listed = info ? info.listed : lists.lookup(node.domain, node.op_type);
     const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
-    const decision = new PaintedDecision(node, scope, entry?.list, nodeFacts, floatBits(inputTypes), floatBits(outputTypes));
+    const decision = new PaintedDecision(node, scope, entry?.list, nodeFacts, floatInputs, floatOutputs);
     decisions[position] = decision;
     if (entry) listCode[position] = LIST_CODES[entry.list];
     if (nodeFacts.acceptsTarget) flags[position] = ACCEPTS_TARGET;
@@ -723,11 +736,11 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     for (let i = 0; i < inputs.length; i++) {
       const name = inputs[i];
       if (!name || !isFloatInput(decision, node, i, scope, types)) continue;
-      const slot = slots[k++] as number;
-      const lowOrWeight =
-        slot >= 0
-          ? color[slot] === ALLOW || (flags[slot] & DOWNSTREAM_OF_ALLOW) !== 0
-          : slot === SLOT_WEIGHT || (slot === SLOT_OUTSIDE && isOutsideWeight(name));
+      let slot = slots[k] as number;
+      // Whether a value from outside is a weight never changes: asked once per slot.
+      if (slot === SLOT_OUTSIDE) slots[k] = slot = isOutsideWeight(name) ? SLOT_WEIGHT : SLOT_FP32;
+      k++;
+      const lowOrWeight = slot >= 0 ? color[slot] === ALLOW || (flags[slot] & DOWNSTREAM_OF_ALLOW) !== 0 : slot === SLOT_WEIGHT;
       if (!lowOrWeight) return name;
     }
     return undefined;
