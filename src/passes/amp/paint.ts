@@ -104,16 +104,18 @@ function typesOfValues(names: string[] | null | undefined, scope: GraphScope, ty
  * up): one loop per list instead of a second one over the types.
  */
 function floatBitsOfValues(names: string[] | null | undefined, scope: GraphScope, types: ElemTypes, into: Array<number | undefined>): number {
-  into.length = 0;
-  if (!names) return 0;
+  const count = names ? names.length : 0;
   let bits = 0;
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i];
+  for (let i = 0; i < count; i++) {
+    const name = (names as string[])[i];
     const type = name ? types.get(scope, name) : undefined;
-    into.push(type);
+    // Written over, not pushed after emptying: `length = 0` let go of the store, and every node
+    // allocated a new one.
+    into[i] = type;
     if (type === DataType.FLOAT) bits |= 1 << i;
   }
-  return names.length > MAX_TYPE_BITS ? 0 : bits;
+  if (into.length !== count) into.length = count;
+  return count > MAX_TYPE_BITS ? 0 : bits;
 }
 
 /** Facts of a node with a schema, from the types of its inputs and outputs (looked up once per node). */
@@ -371,6 +373,32 @@ const SLOT_FP32 = -2;
 const SLOT_OUTSIDE = -3;
 
 /**
+ * A stack of node positions in an Int32Array that grows and never shrinks: an array used as a
+ * stack reallocated its store as it grew and shrank again, most of painting's garbage.
+ */
+class PositionStack {
+  private items = new Int32Array(256);
+  length = 0;
+
+  push(position: number): void {
+    if (this.length === this.items.length) {
+      const grown = new Int32Array(this.items.length * 2);
+      grown.set(this.items);
+      this.items = grown;
+    }
+    this.items[this.length++] = position;
+  }
+
+  pop(): number {
+    return this.items[--this.length] as number;
+  }
+
+  at(index: number): number {
+    return this.items[index] as number;
+  }
+}
+
+/**
  * Reason texts that depend only on the op or the list, made once per paint instead of once per
  * node. `make` gets the node that asked first: a maker made once, not a closure per node.
  */
@@ -595,14 +623,14 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     }
   }
   /** Pushes the processable producers of a node's float32 inputs, in input order. */
-  const pushProducers = (target: number[], position: number): void => {
+  const pushProducers = (target: PositionStack, position: number): void => {
     for (let k = slotStart[position] as number; k < (slotStart[position + 1] as number); k++) {
       const producer = slots[k] as number;
       if (producer >= 0) target.push(producer);
     }
   };
   /** Pushes the processable readers of a node's float32 outputs, one per edge. */
-  const pushReaders = (target: number[], position: number): void => {
+  const pushReaders = (target: PositionStack, position: number): void => {
     for (let k = outStart[position] as number; k < (outStart[position + 1] as number); k++) target.push(outs[k] as number);
   };
   const nodeAt = (position: number): onnx.INodeProto => (decisions[position] as PaintedDecision).node;
@@ -631,7 +659,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   // becomes
   //   deny -> deny  -> deny  -> deny  -> clear -> allow -> infer
   // The trailing clear stays unpainted: no deny or infer node is reachable from it through clear only.
-  const stack: number[] = [];
+  const stack = new PositionStack();
   for (let position = 0; position < count; position++) {
     const list = listCode[position];
     if (flags[position] & PROCESSABLE && color[position] !== ALLOW && (list === DENY_LIST || list === INFER_LIST)) {
@@ -657,8 +685,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     decide(position, DENY, 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', node, denyListed));
   }
   // Two parallel stacks (node, the node it was reached through), not a pair per step.
-  const walk: number[] = [];
-  const walkVia: number[] = [];
+  const walk = new PositionStack();
+  const walkVia = new PositionStack();
   for (let origin = 0; origin < count; origin++) {
     if (!(flags[origin] & PROCESSABLE) || listCode[origin] !== DENY_LIST) continue;
     for (let k = outStart[origin] as number; k < (outStart[origin + 1] as number); k++) {
@@ -698,8 +726,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     );
   };
   // In the order they were found (the recheck below walks them in reverse).
-  const downstreamOfAllow: number[] = [];
-  const forward: number[] = [];
+  const downstreamOfAllow = new PositionStack();
+  const forward = new PositionStack();
   for (let position = 0; position < count; position++) {
     if (color[position] !== ALLOW) continue;
     pushReaders(forward, position);
@@ -745,7 +773,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     }
     return undefined;
   };
-  const excluded: number[] = [];
+  const excluded = new PositionStack();
   const excludedSources: string[] = [];
   const recheck = downstreamOfAllow;
   while (recheck.length) {
@@ -758,7 +786,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     excludedSources.push(source);
     pushReaders(recheck, position);
   }
-  const backward: number[] = [];
+  const backward = new PositionStack();
   for (let allowPosition = 0; allowPosition < count; allowPosition++) {
     if (color[allowPosition] !== ALLOW) continue;
     const rule = (decisions[allowPosition] as PaintedDecision).rule;
@@ -774,7 +802,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     }
   }
   for (let i = 0; i < excluded.length; i++) {
-    const position = excluded[i] as number;
+    const position = excluded.at(i);
     if (color[position] === NONE) decide(position, NONE, 'fp32-stream', `input '${excludedSources[i]}' is an fp32 value from outside the low-precision region`);
   }
 
@@ -805,7 +833,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
 
   // Step 5, allow through clear: data-movement ops next to allow ops follow them, in both
   // directions, so a Reshape or Transpose between two MatMuls costs no casts. Infer ops stop it.
-  const flood: number[] = [];
+  const flood = new PositionStack();
   for (let position = 0; position < count; position++) if (color[position] === ALLOW) flood.push(position);
   /** `next to ...` of the node the flood spreads from, made once for all its neighbours. */
   let fromText: string | undefined;
