@@ -70,17 +70,26 @@ export class ValueIndex {
 }
 
 /**
- * The model's names: the main graph's value index, which also holds every other name of the model
- * (node names, subgraph values, minted names), and a flag per name telling whether uniqueName()
- * must avoid it (seen when the graph model was built, or handed out since). One table serves both:
- * a separate Set of every name cost a hash-table entry per name on top of the index's.
+ * The model's names: the main graph's value index, which also holds the model's other value names
+ * (subgraph values, minted names), with a flag per name telling whether uniqueName() must avoid it
+ * (seen when the graph model was built, or handed out since), and the node names. One table serves
+ * both for values: a separate Set of every name cost a hash-table entry per name on top of the
+ * index's. Node names have their own Set: in the index they would have doubled its table (and the
+ * lookups every value's name makes in it) and taken a slot in each per-value array.
  */
 export class NameTable extends ValueIndex {
   private reservedFlags = new Uint8Array(1024);
+  private readonly nodeNames = new Set<string>();
 
   /** Marks a name taken; false when it was already. */
   reserve(name: string): boolean {
+    if (this.nodeNames.has(name)) return false;
     return this.reserveId(this.intern(name));
+  }
+
+  /** Marks a node's name taken. */
+  reserveNodeName(name: string): void {
+    this.nodeNames.add(name);
   }
 
   reserveId(id: number): boolean {
@@ -93,7 +102,7 @@ export class NameTable extends ValueIndex {
 
   isReserved(name: string): boolean {
     const id = this.ids.get(name);
-    return id !== undefined && this.reservedFlags[id] === 1;
+    return (id !== undefined && this.reservedFlags[id] === 1) || this.nodeNames.has(name);
   }
 }
 
@@ -190,7 +199,7 @@ export class GraphScope {
    */
   private index(node: onnx.INodeProto, reserving?: NameTable): void {
     const values = this.values;
-    if (reserving && node.name) reserving.reserve(node.name);
+    if (reserving && node.name) reserving.reserveNodeName(node.name);
     const outputs = node.output;
     if (outputs) {
       for (let index = 0; index < outputs.length; index++) {
@@ -824,7 +833,7 @@ export class ModelGraph {
   private noteNodeNames(graph: onnx.IGraphProto): void {
     const names = this.names;
     for (const node of graph.node ?? []) {
-      if (node.name) names.reserve(node.name);
+      if (node.name) names.reserveNodeName(node.name);
       const inputs = node.input;
       if (inputs) for (let i = 0; i < inputs.length; i++) names.reserve(inputs[i] as string);
       const outputs = node.output;
