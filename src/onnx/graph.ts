@@ -77,7 +77,7 @@ export class ValueIndex {
  * index's. Node names have their own Set: in the index they would have doubled its table (and the
  * lookups every value's name makes in it) and taken a slot in each per-value array.
  */
-export class NameTable extends ValueIndex {
+export class ModelNames extends ValueIndex {
   private reservedFlags = new Uint8Array(1024);
   private readonly nodeNames = new Set<string>();
 
@@ -122,19 +122,18 @@ const NO_SCOPES: readonly GraphScope[] = Object.freeze([]);
 
 export class GraphScope {
   readonly children: GraphScope[] = [];
-  /** Ids of this scope's value names (the main graph's: the model's NameTable). */
+  /** Ids of this scope's value names (the main graph's: the model's ModelNames). */
   private readonly values: ValueIndex;
   /** Producer node of each value id; undefined where none (or a name that is no value here). */
   private producerNodes: Array<onnx.INodeProto | undefined> = [];
   /** Output slot of each producer, by value id; only once some producer writes a slot other than 0. */
   private producerSlots: Int32Array<ArrayBuffer> | undefined;
   /**
-   * Readers of each value as a linked list of edges in reading order: first and last edge per
-   * value id, then per edge its node, input slot (-1: a read inside the node's subgraphs) and next
-   * edge. Flat arrays: no object per edge and no array per value (a one-reader value's array grew
-   * to 17 slots on a second push).
+   * Readers of each value as a circular linked list of edges in reading order: the last edge per
+   * value id (whose next is the first), then per edge its node, input slot (-1: a read inside the
+   * node's subgraphs) and next edge. Flat arrays: no object per edge and no array per value (a
+   * one-reader value's array grew to 17 slots on a second push).
    */
-  private firstUse = new Int32Array(16);
   private lastUse = new Int32Array(16);
   private readonly edgeNodes: Array<onnx.INodeProto | undefined> = [undefined];
   private edgeSlots = new Int32Array(16);
@@ -176,7 +175,7 @@ export class GraphScope {
      * @internal The model's name table, for the main graph (ModelGraph passes it): its values are
      * indexed there, and every name its nodes carry is reserved for uniqueName() as it is indexed.
      */
-    names?: NameTable,
+    names?: ModelNames,
   ) {
     this.values = names ?? new ValueIndex();
     this.nodes = graph.node ?? [];
@@ -197,7 +196,7 @@ export class GraphScope {
    * reserves the node's names (its own, inputs and outputs, unnamed ones included) with the id
    * lookup already made, where a second pass over the model hashed every name again.
    */
-  private index(node: onnx.INodeProto, reserving?: NameTable): void {
+  private index(node: onnx.INodeProto, reserving?: ModelNames): void {
     const values = this.values;
     if (reserving && node.name) reserving.reserveNodeName(node.name);
     const outputs = node.output;
@@ -274,9 +273,9 @@ export class GraphScope {
   }
 
   private collectOuterReferences(into: Set<string>): void {
-    const firstUse = this.firstUse;
+    const lastUse = this.lastUse;
     for (const [name, id] of this.values.ids) {
-      if (id < firstUse.length && firstUse[id] !== NO_EDGE && !this.definesLocally(name)) into.add(name);
+      if (id < lastUse.length && lastUse[id] !== NO_EDGE && !this.definesLocally(name)) into.add(name);
     }
   }
 
@@ -307,11 +306,10 @@ export class GraphScope {
     // Only a scope with subgraphs has uses standing for reads inside them; a big graph's main
     // scope usually has none.
     if (this.children.length) {
-      const firstUse = this.firstUse;
-      for (let id = 0; id < firstUse.length; id++) {
+      for (let id = 0; id < this.lastUse.length; id++) {
         let previous = NO_EDGE;
-        for (let edge = firstUse[id] as number; edge !== NO_EDGE; ) {
-          const next = this.edgeNexts[edge] as number;
+        for (let edge = this.firstEdge(id); edge !== NO_EDGE; ) {
+          const next = this.nextEdge(id, edge);
           if (this.edgeSlots[edge] === -1) this.unlinkEdge(id, previous, edge);
           else previous = edge;
           edge = next;
@@ -325,8 +323,7 @@ export class GraphScope {
   }
 
   private hasUse(id: number, node: onnx.INodeProto, slot: number): boolean {
-    if (id >= this.firstUse.length) return false;
-    for (let edge = this.firstUse[id] as number; edge !== NO_EDGE; edge = this.edgeNexts[edge] as number) {
+    for (let edge = this.firstEdge(id); edge !== NO_EDGE; edge = this.nextEdge(id, edge)) {
       if (this.edgeNodes[edge] === node && this.edgeSlots[edge] === slot) return true;
     }
     return false;
@@ -334,10 +331,7 @@ export class GraphScope {
 
   /** Appends a reader to value `id`'s list (reading order is kept: consumersOf() answers in it). */
   private addUseOf(id: number, node: onnx.INodeProto, slot: number): void {
-    if (id >= this.firstUse.length) {
-      this.firstUse = grownInts(this.firstUse, id);
-      this.lastUse = grownInts(this.lastUse, id);
-    }
+    if (id >= this.lastUse.length) this.lastUse = grownInts(this.lastUse, id);
     let edge = this.freeEdges;
     if (edge !== NO_EDGE) {
       this.freeEdges = this.edgeNexts[edge] as number;
@@ -351,19 +345,36 @@ export class GraphScope {
       }
     }
     this.edgeSlots[edge] = slot;
-    this.edgeNexts[edge] = NO_EDGE;
     const last = this.lastUse[id] as number;
-    if (last === NO_EDGE) this.firstUse[id] = edge;
-    else this.edgeNexts[last] = edge;
+    if (last === NO_EDGE) this.edgeNexts[edge] = edge;
+    else {
+      this.edgeNexts[edge] = this.edgeNexts[last] as number;
+      this.edgeNexts[last] = edge;
+    }
     this.lastUse[id] = edge;
+  }
+
+  /** The first reader's edge of value `id` (NO_EDGE: none). */
+  private firstEdge(id: number): number {
+    const last = id < this.lastUse.length ? (this.lastUse[id] as number) : NO_EDGE;
+    return last === NO_EDGE ? NO_EDGE : (this.edgeNexts[last] as number);
+  }
+
+  /** The edge after `edge` in value `id`'s list (NO_EDGE after the last). */
+  private nextEdge(id: number, edge: number): number {
+    return edge === this.lastUse[id] ? NO_EDGE : (this.edgeNexts[edge] as number);
   }
 
   /** Takes `edge` (after `previous`, NO_EDGE when first) out of value `id`'s list and frees it. */
   private unlinkEdge(id: number, previous: number, edge: number): void {
-    const next = this.edgeNexts[edge] as number;
-    if (previous === NO_EDGE) this.firstUse[id] = next;
-    else this.edgeNexts[previous] = next;
-    if (this.lastUse[id] === edge) this.lastUse[id] = previous;
+    const last = this.lastUse[id] as number;
+    // The first edge's predecessor in the circle is the last.
+    const before = previous === NO_EDGE ? last : previous;
+    if (before === edge) this.lastUse[id] = NO_EDGE;
+    else {
+      this.edgeNexts[before] = this.edgeNexts[edge] as number;
+      if (edge === last) this.lastUse[id] = before;
+    }
     this.edgeNodes[edge] = undefined;
     this.edgeNexts[edge] = this.freeEdges;
     this.freeEdges = edge;
@@ -371,9 +382,9 @@ export class GraphScope {
 
   private dropUse(name: string, node: onnx.INodeProto, index: number): void {
     const id = this.values.idOf(name);
-    if (id < 0 || id >= this.firstUse.length) return;
+    if (id < 0) return;
     let previous = NO_EDGE;
-    for (let edge = this.firstUse[id] as number; edge !== NO_EDGE; edge = this.edgeNexts[edge] as number) {
+    for (let edge = this.firstEdge(id); edge !== NO_EDGE; edge = this.nextEdge(id, edge)) {
       if (this.edgeNodes[edge] === node && this.edgeSlots[edge] === index) {
         this.unlinkEdge(id, previous, edge);
         return;
@@ -421,8 +432,8 @@ export class GraphScope {
   consumersOf(name: string): readonly ValueUse[] {
     const uses: ValueUse[] = [];
     const id = this.values.idOf(name);
-    if (id < 0 || id >= this.firstUse.length) return uses;
-    for (let edge = this.firstUse[id] as number; edge !== NO_EDGE; edge = this.edgeNexts[edge] as number) {
+    if (id < 0) return uses;
+    for (let edge = this.firstEdge(id); edge !== NO_EDGE; edge = this.nextEdge(id, edge)) {
       uses.push({ node: this.edgeNodes[edge] as onnx.INodeProto, index: this.edgeSlots[edge] as number });
     }
     return uses;
@@ -431,9 +442,9 @@ export class GraphScope {
   /** How many uses consumersOf() would list. */
   consumerCount(name: string): number {
     const id = this.values.idOf(name);
-    if (id < 0 || id >= this.firstUse.length) return 0;
+    if (id < 0) return 0;
     let count = 0;
-    for (let edge = this.firstUse[id] as number; edge !== NO_EDGE; edge = this.edgeNexts[edge] as number) count++;
+    for (let edge = this.firstEdge(id); edge !== NO_EDGE; edge = this.nextEdge(id, edge)) count++;
     return count;
   }
 
@@ -443,8 +454,8 @@ export class GraphScope {
    */
   someConsumer(name: string, test: (node: onnx.INodeProto, index: number) => boolean): boolean {
     const id = this.values.idOf(name);
-    if (id < 0 || id >= this.firstUse.length) return false;
-    for (let edge = this.firstUse[id] as number; edge !== NO_EDGE; edge = this.edgeNexts[edge] as number) {
+    if (id < 0) return false;
+    for (let edge = this.firstEdge(id); edge !== NO_EDGE; edge = this.nextEdge(id, edge)) {
       if (test(this.edgeNodes[edge] as onnx.INodeProto, this.edgeSlots[edge] as number)) return true;
     }
     return false;
@@ -812,8 +823,8 @@ export class ModelGraph {
   readonly main: GraphScope;
   /** Every scope, the main graph first, parents before children. */
   readonly scopes: GraphScope[] = [];
-  /** The main graph's value index, and which names uniqueName() must avoid (see NameTable). */
-  private readonly names = new NameTable();
+  /** The main graph's value index, and which names uniqueName() must avoid (see ModelNames). */
+  private readonly names = new ModelNames();
 
   constructor(readonly model: onnx.IModelProto) {
     if (!model.graph) throw new Error('model has no graph');
