@@ -38,24 +38,108 @@ interface OrderResult {
   unproduced: string[];
 }
 
-/** A producer as the scope keeps it: `seen` marks it placed during one walk of inOrderWalk(). */
-interface ProducerEntry extends ValueProducer {
-  seen: number;
+/** Edge id 0 marks the end of a list of uses (typed arrays start zeroed: no fill needed). */
+const NO_EDGE = 0;
+
+/**
+ * Value names of one scope, each given a small dense id on first sight, never taken back: the
+ * scope keeps what it knows of a value (producer, list of readers) in arrays indexed by that id,
+ * not in an object per value and per edge behind three maps (a big graph's model was 400 bytes
+ * per node, most of it those objects, their arrays and the maps' tables).
+ */
+export class ValueIndex {
+  readonly ids = new Map<string, number>();
+
+  idOf(name: string): number {
+    const id = this.ids.get(name);
+    return id === undefined ? -1 : id;
+  }
+
+  intern(name: string): number {
+    let id = this.ids.get(name);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(name, id);
+    }
+    return id;
+  }
+
+  get size(): number {
+    return this.ids.size;
+  }
 }
 
-/** Tells walks apart, so that no mark needs clearing. */
-let walkCount = 0;
+/**
+ * The model's names: the main graph's value index, which also holds the model's other value names
+ * (subgraph values, minted names), with a flag per name telling whether uniqueName() must avoid it
+ * (seen when the graph model was built, or handed out since), and the node names. One table serves
+ * both for values: a separate Set of every name cost a hash-table entry per name on top of the
+ * index's. Node names have their own Set: in the index they would have doubled its table (and the
+ * lookups every value's name makes in it) and taken a slot in each per-value array.
+ */
+export class ModelNames extends ValueIndex {
+  private reservedFlags = new Uint8Array(1024);
+  private readonly nodeNames = new Set<string>();
+
+  /** Marks a name taken; false when it was already. */
+  reserve(name: string): boolean {
+    if (this.nodeNames.has(name)) return false;
+    return this.reserveId(this.intern(name));
+  }
+
+  /** Marks a node's name taken. */
+  reserveNodeName(name: string): void {
+    this.nodeNames.add(name);
+  }
+
+  reserveId(id: number): boolean {
+    let flags = this.reservedFlags;
+    if (id >= flags.length) flags = this.reservedFlags = grownBytes(flags, id);
+    if (flags[id] === 1) return false;
+    flags[id] = 1;
+    return true;
+  }
+
+  isReserved(name: string): boolean {
+    const id = this.ids.get(name);
+    return (id !== undefined && this.reservedFlags[id] === 1) || this.nodeNames.has(name);
+  }
+}
+
+function grownBytes(array: Uint8Array<ArrayBuffer>, index: number): Uint8Array<ArrayBuffer> {
+  const grown = new Uint8Array(Math.max(array.length * 2, index + 1));
+  grown.set(array);
+  return grown;
+}
+
+function grownInts(array: Int32Array<ArrayBuffer>, index: number): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(Math.max(array.length * 2, index + 1, 16));
+  grown.set(array);
+  return grown;
+}
 
 const NO_SCOPES: readonly GraphScope[] = Object.freeze([]);
 
-function isSubgraphUse(use: ValueUse): boolean {
-  return use.index === -1;
-}
-
 export class GraphScope {
   readonly children: GraphScope[] = [];
-  private readonly producers = new Map<string, ProducerEntry>();
-  private readonly consumerLists = new Map<string, ValueUse[]>();
+  /** Ids of this scope's value names (the main graph's: the model's ModelNames). */
+  private readonly values: ValueIndex;
+  /** Producer node of each value id; undefined where none (or a name that is no value here). */
+  private producerNodes: Array<onnx.INodeProto | undefined> = [];
+  /** Output slot of each producer, by value id; only once some producer writes a slot other than 0. */
+  private producerSlots: Int32Array<ArrayBuffer> | undefined;
+  /**
+   * Readers of each value as a circular linked list of edges in reading order: the last edge per
+   * value id (whose next is the first), then per edge its node, input slot (-1: a read inside the
+   * node's subgraphs) and next edge. Flat arrays: no object per edge and no array per value (a
+   * one-reader value's array grew to 17 slots on a second push).
+   */
+  private lastUse = new Int32Array(16);
+  private readonly edgeNodes: Array<onnx.INodeProto | undefined> = [undefined];
+  private edgeSlots = new Int32Array(16);
+  private edgeNexts = new Int32Array(16);
+  /** Edges dropped by edits, chained through edgeNexts, for reuse. */
+  private freeEdges = NO_EDGE;
   readonly inputs = new Map<string, onnx.IValueInfoProto>();
   readonly outputs = new Map<string, onnx.IValueInfoProto>();
   readonly initializers = new Map<string, onnx.ITensorProto>();
@@ -74,8 +158,8 @@ export class GraphScope {
   /** topologicalOrder() result until the next edit, with what it saw on the way (see orderedReads()). */
   private orderCache: OrderResult | undefined;
   /**
-   * Set once two nodes were seen writing one name (the producer map keeps one of them): then the
-   * map alone cannot vouch for the node order. (A node writing a graph input or an initializer
+   * Set once two nodes were seen writing one name (the producer table keeps one of them): then the
+   * table alone cannot vouch for the node order. (A node writing a graph input or an initializer
    * is looked for when it matters, in orderedReads().)
    */
   private twoProducers = false;
@@ -87,7 +171,13 @@ export class GraphScope {
     readonly owner: onnx.INodeProto | undefined,
     /** Readable position, e.g. "graph/loop_0.body". */
     readonly path: string,
+    /**
+     * @internal The model's name table, for the main graph (ModelGraph passes it): its values are
+     * indexed there, and every name its nodes carry is reserved for uniqueName() as it is indexed.
+     */
+    names?: ModelNames,
   ) {
+    this.values = names ?? new ValueIndex();
     this.nodes = graph.node ?? [];
     for (const info of graph.input ?? []) this.inputs.set(info.name ?? '', info);
     for (const info of graph.output ?? []) this.outputs.set(info.name ?? '', info);
@@ -96,39 +186,57 @@ export class GraphScope {
     for (const sparse of graph.sparse_initializer ?? []) {
       if (sparse.values) this.initializers.set(sparse.values.name ?? '', sparse.values);
     }
-    let outputs = 0;
-    for (const node of this.nodes) outputs += this.index(node);
-    // Two nodes writing one name leave one map entry for two outputs: counting costs no lookup.
-    if (this.producers.size !== outputs) this.twoProducers = true;
+    for (const node of this.nodes) this.index(node, names);
   }
 
   /**
    * Registers a node's edges and builds scopes for its subgraphs. Plain loops, no closure or
    * array per node: this runs for every node of the model, and those allocations were a good
-   * part of building a big graph's model (and of its garbage collection).
+   * part of building a big graph's model (and of its garbage collection). With `reserving`, also
+   * reserves the node's names (its own, inputs and outputs, unnamed ones included) with the id
+   * lookup already made, where a second pass over the model hashed every name again.
    */
-  private index(node: onnx.INodeProto): number {
-    let registered = 0;
+  private index(node: onnx.INodeProto, reserving?: ModelNames): void {
+    const values = this.values;
+    if (reserving && node.name) reserving.reserveNodeName(node.name);
     const outputs = node.output;
     if (outputs) {
       for (let index = 0; index < outputs.length; index++) {
-        const name = outputs[index];
+        const name = outputs[index] as string;
         if (name) {
-          this.producers.set(name, { node, index, seen: 0 });
-          registered++;
-        }
+          const id = values.intern(name);
+          if (this.setProducer(id, node, index)) this.twoProducers = true;
+          if (reserving) reserving.reserveId(id);
+        } else if (reserving) reserving.reserve(name);
       }
     }
     const inputs = node.input;
     if (inputs) {
       for (let index = 0; index < inputs.length; index++) {
-        const name = inputs[index];
-        if (name) this.addUse(name, { node, index });
+        const name = inputs[index] as string;
+        if (name) {
+          const id = values.intern(name);
+          this.addUseOf(id, node, index);
+          if (reserving) reserving.reserveId(id);
+        } else if (reserving) reserving.reserve(name);
       }
     }
     const attributes = node.attribute;
     if (attributes?.length) this.indexSubgraphs(node, attributes);
-    return registered;
+  }
+
+  /** Records `node` as the producer of value `id`; true when the value had a producer already. */
+  private setProducer(id: number, node: onnx.INodeProto, slot: number): boolean {
+    const producers = this.producerNodes;
+    while (producers.length <= id) producers.push(undefined);
+    const had = producers[id] !== undefined;
+    producers[id] = node;
+    let slots = this.producerSlots;
+    if (slot !== 0 || slots) {
+      if (!slots || id >= slots.length) slots = this.producerSlots = grownInts(slots ?? new Int32Array(producers.length), id);
+      slots[id] = slot;
+    }
+    return had;
   }
 
   private indexSubgraphs(node: onnx.INodeProto, attributes: onnx.IAttributeProto[]): void {
@@ -165,8 +273,9 @@ export class GraphScope {
   }
 
   private collectOuterReferences(into: Set<string>): void {
-    for (const name of this.consumerLists.keys()) {
-      if (!this.definesLocally(name)) into.add(name);
+    const lastUse = this.lastUse;
+    for (const [name, id] of this.values.ids) {
+      if (id < lastUse.length && lastUse[id] !== NO_EDGE && !this.definesLocally(name)) into.add(name);
     }
   }
 
@@ -181,8 +290,8 @@ export class GraphScope {
       child.resolveOuterReferences();
       for (const name of child.outerReferences) {
         if (!child.owner) continue;
-        const list = this.consumerLists.get(name);
-        if (!list?.some((use) => use.node === child.owner && use.index === -1)) this.addUse(name, { node: child.owner, index: -1 });
+        const id = this.values.intern(name);
+        if (!this.hasUse(id, child.owner, -1)) this.addUseOf(id, child.owner, -1);
       }
     }
     if (!this.parent) this.outerReferenceSet = undefined;
@@ -195,14 +304,16 @@ export class GraphScope {
    */
   dropSubgraphUses(): void {
     // Only a scope with subgraphs has uses standing for reads inside them; a big graph's main
-    // scope usually has none, and copying and filtering its every consumer list was most of the
-    // refresh. (Replacing or deleting entries while iterating a Map is well defined.)
+    // scope usually has none.
     if (this.children.length) {
-      for (const [name, list] of this.consumerLists) {
-        if (!list.some(isSubgraphUse)) continue;
-        const kept = list.filter((use) => use.index !== -1);
-        if (kept.length) this.consumerLists.set(name, kept);
-        else this.consumerLists.delete(name);
+      for (let id = 0; id < this.lastUse.length; id++) {
+        let previous = NO_EDGE;
+        for (let edge = this.firstEdge(id); edge !== NO_EDGE; ) {
+          const next = this.nextEdge(id, edge);
+          if (this.edgeSlots[edge] === -1) this.unlinkEdge(id, previous, edge);
+          else previous = edge;
+          edge = next;
+        }
       }
     }
     if (this.parent) this.outerReferences.clear();
@@ -211,33 +322,85 @@ export class GraphScope {
     for (const child of this.children) child.dropSubgraphUses();
   }
 
-  private addUse(name: string, use: ValueUse): void {
-    const list = this.consumerLists.get(name);
-    if (list) list.push(use);
-    else this.consumerLists.set(name, [use]);
+  private hasUse(id: number, node: onnx.INodeProto, slot: number): boolean {
+    for (let edge = this.firstEdge(id); edge !== NO_EDGE; edge = this.nextEdge(id, edge)) {
+      if (this.edgeNodes[edge] === node && this.edgeSlots[edge] === slot) return true;
+    }
+    return false;
+  }
+
+  /** Appends a reader to value `id`'s list (reading order is kept: consumersOf() answers in it). */
+  private addUseOf(id: number, node: onnx.INodeProto, slot: number): void {
+    if (id >= this.lastUse.length) this.lastUse = grownInts(this.lastUse, id);
+    let edge = this.freeEdges;
+    if (edge !== NO_EDGE) {
+      this.freeEdges = this.edgeNexts[edge] as number;
+      this.edgeNodes[edge] = node;
+    } else {
+      edge = this.edgeNodes.length;
+      this.edgeNodes.push(node);
+      if (edge >= this.edgeSlots.length) {
+        this.edgeSlots = grownInts(this.edgeSlots, edge);
+        this.edgeNexts = grownInts(this.edgeNexts, edge);
+      }
+    }
+    this.edgeSlots[edge] = slot;
+    const last = this.lastUse[id] as number;
+    if (last === NO_EDGE) this.edgeNexts[edge] = edge;
+    else {
+      this.edgeNexts[edge] = this.edgeNexts[last] as number;
+      this.edgeNexts[last] = edge;
+    }
+    this.lastUse[id] = edge;
+  }
+
+  /** The first reader's edge of value `id` (NO_EDGE: none). */
+  private firstEdge(id: number): number {
+    const last = id < this.lastUse.length ? (this.lastUse[id] as number) : NO_EDGE;
+    return last === NO_EDGE ? NO_EDGE : (this.edgeNexts[last] as number);
+  }
+
+  /** The edge after `edge` in value `id`'s list (NO_EDGE after the last). */
+  private nextEdge(id: number, edge: number): number {
+    return edge === this.lastUse[id] ? NO_EDGE : (this.edgeNexts[edge] as number);
+  }
+
+  /** Takes `edge` (after `previous`, NO_EDGE when first) out of value `id`'s list and frees it. */
+  private unlinkEdge(id: number, previous: number, edge: number): void {
+    const last = this.lastUse[id] as number;
+    // The first edge's predecessor in the circle is the last.
+    const before = previous === NO_EDGE ? last : previous;
+    if (before === edge) this.lastUse[id] = NO_EDGE;
+    else {
+      this.edgeNexts[before] = this.edgeNexts[edge] as number;
+      if (edge === last) this.lastUse[id] = before;
+    }
+    this.edgeNodes[edge] = undefined;
+    this.edgeNexts[edge] = this.freeEdges;
+    this.freeEdges = edge;
   }
 
   private dropUse(name: string, node: onnx.INodeProto, index: number): void {
-    const list = this.consumerLists.get(name);
-    if (!list) return;
-    for (let at = 0; at < list.length; at++) {
-      const use = list[at] as ValueUse;
-      if (use.node === node && use.index === index) {
-        list.splice(at, 1);
-        break;
+    const id = this.values.idOf(name);
+    if (id < 0) return;
+    let previous = NO_EDGE;
+    for (let edge = this.firstEdge(id); edge !== NO_EDGE; edge = this.nextEdge(id, edge)) {
+      if (this.edgeNodes[edge] === node && this.edgeSlots[edge] === index) {
+        this.unlinkEdge(id, previous, edge);
+        return;
       }
+      previous = edge;
     }
-    if (!list.length) this.consumerLists.delete(name);
   }
 
   definesLocally(name: string): boolean {
-    return this.producers.has(name) || this.inputs.has(name) || this.initializers.has(name);
+    return this.producerNodeOf(name) !== undefined || this.inputs.has(name) || this.initializers.has(name);
   }
 
   /** Where a name visible in this scope is defined, searching enclosing scopes outwards. */
   resolve(name: string): Definition | undefined {
     for (let scope: GraphScope | undefined = this; scope; scope = scope.parent) {
-      const producer = scope.producers.get(name);
+      const producer = scope.producerOf(name);
       if (producer) return { kind: 'node', scope, producer };
       const info = scope.inputs.get(name);
       if (info) return { kind: 'input', scope, info };
@@ -247,13 +410,70 @@ export class GraphScope {
     return undefined;
   }
 
+  /** The node writing a value here and its output slot (a new object per call: see producerNodeOf()). */
   producerOf(name: string): ValueProducer | undefined {
-    return this.producers.get(name);
+    const id = this.values.idOf(name);
+    const node = id < 0 ? undefined : this.producerNodes[id];
+    if (node === undefined) return undefined;
+    return { node, index: this.producerSlots ? (this.producerSlots[id] as number) : 0 };
   }
 
-  /** Uses of a value in this scope; a use with index -1 is a read inside the node's subgraph. */
+  /** The node writing a value here, without producerOf()'s answer object: for callers that need only the node. */
+  producerNodeOf(name: string): onnx.INodeProto | undefined {
+    const id = this.values.idOf(name);
+    return id < 0 ? undefined : this.producerNodes[id];
+  }
+
+  /**
+   * Uses of a value in this scope, in reading order; a use with index -1 is a read inside the
+   * node's subgraph. A new array of new objects per call (a snapshot: later edits do not change
+   * it); consumerCount() and someConsumer() answer without allocating.
+   */
   consumersOf(name: string): readonly ValueUse[] {
-    return this.consumerLists.get(name) ?? [];
+    const uses: ValueUse[] = [];
+    const id = this.values.idOf(name);
+    if (id < 0) return uses;
+    for (let edge = this.firstEdge(id); edge !== NO_EDGE; edge = this.nextEdge(id, edge)) {
+      uses.push({ node: this.edgeNodes[edge] as onnx.INodeProto, index: this.edgeSlots[edge] as number });
+    }
+    return uses;
+  }
+
+  /** How many uses consumersOf() would list. */
+  consumerCount(name: string): number {
+    const id = this.values.idOf(name);
+    if (id < 0) return 0;
+    let count = 0;
+    for (let edge = this.firstEdge(id); edge !== NO_EDGE; edge = this.nextEdge(id, edge)) count++;
+    return count;
+  }
+
+  /**
+   * Whether `test` holds for some use of a value, asked in reading order and stopping at the first
+   * yes (consumersOf().some() without its array and objects). `test` must not edit the graph.
+   */
+  someConsumer(name: string, test: (node: onnx.INodeProto, index: number) => boolean): boolean {
+    const id = this.values.idOf(name);
+    if (id < 0) return false;
+    for (let edge = this.firstEdge(id); edge !== NO_EDGE; edge = this.nextEdge(id, edge)) {
+      if (test(this.edgeNodes[edge] as onnx.INodeProto, this.edgeSlots[edge] as number)) return true;
+    }
+    return false;
+  }
+
+  /** @internal The id of a value name in this scope's index (-1: never seen), for ElemTypes' tables. */
+  valueIdOf(name: string): number {
+    return this.values.idOf(name);
+  }
+
+  /** @internal The id of a value name, given one if new (see valueIdOf()). */
+  internValueId(name: string): number {
+    return this.values.intern(name);
+  }
+
+  /** @internal Every name of this scope's index with its id, in id order. */
+  valueIds(): IterableIterator<[string, number]> {
+    return this.values.ids.entries();
   }
 
   subgraphsOf(node: onnx.INodeProto): readonly GraphScope[] {
@@ -291,7 +511,7 @@ export class GraphScope {
   /** Whether a name is defined here or in an enclosing scope (resolve() without building its answer). */
   isVisible(name: string): boolean {
     for (let scope: GraphScope | undefined = this; scope; scope = scope.parent) {
-      if (scope.producers.has(name) || scope.inputs.has(name) || scope.initializers.has(name)) return true;
+      if (scope.producerNodeOf(name) !== undefined || scope.inputs.has(name) || scope.initializers.has(name)) return true;
     }
     return false;
   }
@@ -306,9 +526,7 @@ export class GraphScope {
     let list = this.insertedAfter.get(anchor);
     if (!list) this.insertedAfter.set(anchor, (list = []));
     list.push(node);
-    const before = this.producers.size;
-    const registered = this.index(node);
-    if (this.producers.size !== before + registered) this.twoProducers = true;
+    this.index(node);
     for (const child of this.childrenByNode.get(node) ?? []) child.resolveOuterReferences();
   }
 
@@ -317,7 +535,8 @@ export class GraphScope {
     this.editedReads();
     this.removed.add(node);
     for (const name of node.output ?? []) {
-      if (this.producers.get(name)?.node === node) this.producers.delete(name);
+      const id = this.values.idOf(name);
+      if (id >= 0 && this.producerNodes[id] === node) this.producerNodes[id] = undefined;
     }
     (node.input ?? []).forEach((name, index) => {
       if (name) this.dropUse(name, node, index);
@@ -332,7 +551,7 @@ export class GraphScope {
     const old = inputs[index];
     if (old) this.dropUse(old, node, index);
     inputs[index] = name;
-    if (name) this.addUse(name, { node, index });
+    if (name) this.addUseOf(this.values.intern(name), node, index);
   }
 
   /**
@@ -344,11 +563,12 @@ export class GraphScope {
     this.editedReads();
     const outputs = node.output ?? (node.output = []);
     const old = outputs[index];
-    if (old && this.producers.get(old)?.node === node) this.producers.delete(old);
+    if (old) {
+      const oldId = this.values.idOf(old);
+      if (oldId >= 0 && this.producerNodes[oldId] === node) this.producerNodes[oldId] = undefined;
+    }
     outputs[index] = newName;
-    const before = this.producers.size;
-    this.producers.set(newName, { node, index, seen: 0 });
-    if (this.producers.size === before) this.twoProducers = true;
+    if (this.setProducer(this.values.intern(newName), node, index)) this.twoProducers = true;
   }
 
   /** Renames a graph output (the value it reads). */
@@ -408,8 +628,8 @@ export class GraphScope {
         for (let k = 0; k < inputs.length; k++) {
           const name = inputs[k];
           if (!name) continue;
-          const producer = this.producers.get(name);
-          const at = producer === undefined ? undefined : position.get(producer.node);
+          const producer = this.producerNodeOf(name);
+          const at = producer === undefined ? undefined : position.get(producer);
           if (at === undefined) unproduced.push(name);
           else if (at === i) readsOwnOutput = true;
           else edge(at, i);
@@ -419,8 +639,8 @@ export class GraphScope {
       if (children) {
         for (const child of children) {
           for (const name of child.outerReferences) {
-            const producer = this.producers.get(name);
-            const at = producer === undefined ? undefined : position.get(producer.node);
+            const producer = this.producerNodeOf(name);
+            const at = producer === undefined ? undefined : position.get(producer);
             if (at !== undefined && at !== i) edge(at, i);
           }
         }
@@ -494,8 +714,8 @@ export class GraphScope {
     if (this.insertedAfter.size || this.removed.size || this.graph.node !== this.nodes || cache.order.length !== this.nodes.length) return undefined;
     // A node writing a graph input or an initializer: looked for now, over the tables as they are
     // (a lookup per input and initializer, where checking every edit cost three per new output).
-    for (const name of this.inputs.keys()) if (this.producers.has(name)) return undefined;
-    for (const name of this.initializers.keys()) if (this.producers.has(name)) return undefined;
+    for (const name of this.inputs.keys()) if (this.producerNodeOf(name) !== undefined) return undefined;
+    for (const name of this.initializers.keys()) if (this.producerNodeOf(name) !== undefined) return undefined;
     return cache.unproduced;
   }
 
@@ -507,7 +727,11 @@ export class GraphScope {
    * exactly what the sort's heap would give; the walk needs no map of positions.
    */
   private inOrderWalk(nodes: onnx.INodeProto[]): OrderResult | undefined {
-    const walk = ++walkCount;
+    // One byte per value id for this walk, marking the values whose producer it has passed (kept
+    // per producer object before; a byte array that dies with the walk costs no retained memory).
+    const values = this.values;
+    const producers = this.producerNodes;
+    const placed = new Uint8Array(values.size);
     const hasSubgraphs = this.childrenByNode.size > 0;
     const unproduced: string[] = [];
     let readsOwnOutput = false;
@@ -518,18 +742,20 @@ export class GraphScope {
         for (let k = 0; k < inputs.length; k++) {
           const name = inputs[k];
           if (!name) continue;
-          const producer = this.producers.get(name);
+          const id = values.idOf(name);
+          const producer = id < 0 ? undefined : producers[id];
           if (producer === undefined) unproduced.push(name);
-          else if (producer.node === node) readsOwnOutput = true;
-          else if (producer.seen !== walk) return undefined;
+          else if (producer === node) readsOwnOutput = true;
+          else if (placed[id] === 0) return undefined;
         }
       }
       const children = hasSubgraphs ? this.childrenByNode.get(node) : undefined;
       if (children) {
         for (const child of children) {
           for (const name of child.outerReferences) {
-            const producer = this.producers.get(name);
-            if (producer !== undefined && producer.node !== node && producer.seen !== walk) return undefined;
+            const id = values.idOf(name);
+            const producer = id < 0 ? undefined : producers[id];
+            if (producer !== undefined && producer !== node && placed[id] === 0) return undefined;
           }
         }
       }
@@ -537,12 +763,12 @@ export class GraphScope {
       if (outputs) {
         for (let k = 0; k < outputs.length; k++) {
           const name = outputs[k];
-          const producer = name ? this.producers.get(name) : undefined;
-          if (producer === undefined || producer.node !== node) continue;
+          const id = name ? values.idOf(name) : -1;
+          if (id < 0 || producers[id] !== node) continue;
           // Seen already: the same node twice in the list (or one output written twice), which the
           // full sort orders by the last position.
-          if (producer.seen === walk) return undefined;
-          producer.seen = walk;
+          if (placed[id] === 1) return undefined;
+          placed[id] = 1;
         }
       }
     }
@@ -583,9 +809,9 @@ export class GraphScope {
       const elemType = info?.type?.tensor_type?.elem_type;
       if (elemType) return elemType;
     }
-    const producer = this.producers.get(name);
-    if (producer && producer.node.op_type === 'Constant' && !producer.node.domain) {
-      const value = producer.node.attribute?.find((a) => a.name === 'value' || a.name === 'sparse_value');
+    const producer = this.producerNodeOf(name);
+    if (producer && producer.op_type === 'Constant' && !producer.domain) {
+      const value = producer.attribute?.find((a) => a.name === 'value' || a.name === 'sparse_value');
       if (value?.t) return value.t.data_type ?? undefined;
       if (value?.sparse_tensor?.values) return value.sparse_tensor.values.data_type ?? undefined;
     }
@@ -597,31 +823,39 @@ export class ModelGraph {
   readonly main: GraphScope;
   /** Every scope, the main graph first, parents before children. */
   readonly scopes: GraphScope[] = [];
-  private readonly usedNames = new Set<string>();
+  /** The main graph's value index, and which names uniqueName() must avoid (see ModelNames). */
+  private readonly names = new ModelNames();
 
   constructor(readonly model: onnx.IModelProto) {
     if (!model.graph) throw new Error('model has no graph');
-    this.main = new GraphScope(model.graph, undefined, undefined, 'graph');
+    // The main graph reserves its nodes' names as it indexes them; the lists below and every
+    // subgraph are noted after.
+    this.main = new GraphScope(model.graph, undefined, undefined, 'graph', this.names);
     this.main.resolveOuterReferences();
     const collect = (scope: GraphScope): void => {
       this.scopes.push(scope);
-      this.noteNames(scope.graph);
+      if (scope !== this.main) this.noteNodeNames(scope.graph);
+      this.noteListNames(scope.graph);
       scope.children.forEach(collect);
     };
     collect(this.main);
   }
 
-  private noteNames(graph: onnx.IGraphProto): void {
-    const used = this.usedNames;
+  private noteNodeNames(graph: onnx.IGraphProto): void {
+    const names = this.names;
     for (const node of graph.node ?? []) {
-      if (node.name) used.add(node.name);
+      if (node.name) names.reserveNodeName(node.name);
       const inputs = node.input;
-      if (inputs) for (let i = 0; i < inputs.length; i++) used.add(inputs[i] as string);
+      if (inputs) for (let i = 0; i < inputs.length; i++) names.reserve(inputs[i] as string);
       const outputs = node.output;
-      if (outputs) for (let i = 0; i < outputs.length; i++) used.add(outputs[i] as string);
+      if (outputs) for (let i = 0; i < outputs.length; i++) names.reserve(outputs[i] as string);
     }
-    for (const list of [graph.input, graph.output, graph.value_info]) for (const info of list ?? []) used.add(info.name ?? '');
-    for (const tensor of graph.initializer ?? []) used.add(tensor.name ?? '');
+  }
+
+  private noteListNames(graph: onnx.IGraphProto): void {
+    const names = this.names;
+    for (const list of [graph.input, graph.output, graph.value_info]) for (const info of list ?? []) names.reserve(info.name ?? '');
+    for (const tensor of graph.initializer ?? []) names.reserve(tensor.name ?? '');
   }
 
   /**
@@ -629,18 +863,16 @@ export class ModelGraph {
    * free, else `base_1`, `base_2`, ... The same model and calls give the same names.
    */
   uniqueName(base: string): string {
-    // A free base (nearly every call) costs one insertion, not a lookup and an insertion.
-    const size = this.usedNames.size;
-    this.usedNames.add(base);
-    if (this.usedNames.size !== size) return base;
+    // A free base (nearly every call) costs one lookup and an insertion.
+    if (this.names.reserve(base)) return base;
     let name = base;
-    for (let i = 1; this.usedNames.has(name); i++) name = `${base}_${i}`;
-    this.usedNames.add(name);
+    for (let i = 1; this.names.isReserved(name); i++) name = `${base}_${i}`;
+    this.names.reserve(name);
     return name;
   }
 
   isNameUsed(name: string): boolean {
-    return this.usedNames.has(name);
+    return this.names.isReserved(name);
   }
 
   commit(): void {

@@ -54,41 +54,88 @@ const SUBGRAPH_OUTPUT_OFFSET: Readonly<Record<string, number>> = { If: 0, Loop: 
  * A plain array indexed by elemType * 8 + source: the lookup is done for every value.
  */
 const internedTypes: Array<InferredType | undefined> = [];
-const SOURCE_CODES: Readonly<Record<TypeSource, number>> = { declared: 0, initializer: 1, attribute: 2, schema: 3, subgraph: 4 };
+/** Keys below this are shared (and stored by ElemTypes as key + 1 in 16 bits). */
+const INTERNED_KEYS = 4096;
+
+/** The source's code in an interned type's key; 7 for a string that is no TypeSource (an API user's). */
+function sourceCode(source: TypeSource): number {
+  switch (source) {
+    case 'declared':
+      return 0;
+    case 'initializer':
+      return 1;
+    case 'attribute':
+      return 2;
+    case 'schema':
+      return 3;
+    case 'subgraph':
+      return 4;
+    default:
+      return 7;
+  }
+}
 
 function internedType(elemType: number, source: TypeSource): InferredType {
-  const key = elemType * 8 + (SOURCE_CODES[source] ?? 7);
+  const key = elemType * 8 + sourceCode(source);
   const known = internedTypes[key];
   if (known !== undefined && known.source === source && known.elemType === elemType) return known;
   const shared = { elemType, source };
   // Element types are small codes; anything else (a corrupt file's value) is shared no further.
-  if (key >= 0 && key < 4096 && Number.isInteger(key)) internedTypes[key] = shared;
+  if (key >= 0 && key < INTERNED_KEYS && Number.isInteger(key)) internedTypes[key] = shared;
   return shared;
 }
 
-export class ElemTypes {
-  private readonly byScope = new Map<GraphScope, Map<string, InferredType>>();
-  /** The map of the scope read last: nearly every read is in the scope of the read before. */
-  private lastScope: GraphScope | undefined;
-  private lastMap: Map<string, InferredType> | undefined;
+/** A code of 0 in a scope's table: no type known. */
+const NO_TYPE = 0;
+/** A type that is not shared (see internedType): kept in the scope's `unshared` map. */
+const UNSHARED_TYPE = 0xffff;
 
-  private mapOf(scope: GraphScope): Map<string, InferredType> | undefined {
+/**
+ * The types of one scope's values: a 16-bit code per value id of the scope's index (the interned
+ * type's key + 1), and the ids in the order they were first typed (entries() answers in it). Two
+ * bytes per value (plus four for the order) where a Map entry took 28 and its table grew by doubling.
+ */
+class ScopeTypes {
+  codes = new Uint16Array(64);
+  order = new Int32Array(64);
+  count = 0;
+  unshared: Map<number, InferredType> | undefined;
+}
+
+export class ElemTypes {
+  private readonly byScope = new Map<GraphScope, ScopeTypes>();
+  /** The table of the scope read last: nearly every read is in the scope of the read before. */
+  private lastScope: GraphScope | undefined;
+  private lastTable: ScopeTypes | undefined;
+
+  private tableOf(scope: GraphScope): ScopeTypes | undefined {
     if (scope !== this.lastScope) {
       this.lastScope = scope;
-      this.lastMap = this.byScope.get(scope);
+      this.lastTable = this.byScope.get(scope);
     }
-    return this.lastMap;
+    return this.lastTable;
+  }
+
+  /** The type a scope itself holds for a value (no enclosing scope looked at). */
+  private localInfo(scope: GraphScope, name: string): InferredType | undefined {
+    const table = this.tableOf(scope);
+    if (table === undefined) return undefined;
+    const id = scope.valueIdOf(name);
+    if (id < 0 || id >= table.codes.length) return undefined;
+    const code = table.codes[id] as number;
+    if (code === NO_TYPE) return undefined;
+    return code === UNSHARED_TYPE ? table.unshared?.get(id) : internedTypes[code - 1];
   }
 
   /** The type of a value as seen from `scope` (resolved to the scope that defines it). */
   info(scope: GraphScope, name: string): InferredType | undefined {
     // The scope that defines a name owns its type; most reads are local (and most scopes are the
-    // main graph, which has no parent), so one map lookup answers nearly every call.
-    const found = this.mapOf(scope)?.get(name);
+    // main graph, which has no parent), so one lookup answers nearly every call.
+    const found = this.localInfo(scope, name);
     if (found !== undefined || scope.parent === undefined) return found;
     for (let s: GraphScope | undefined = scope; s; s = s.parent) {
       if (s !== scope) {
-        const outer = this.mapOf(s)?.get(name);
+        const outer = this.localInfo(s, name);
         if (outer) return outer;
       }
       if (!s.parent || s.definesLocally(name)) return undefined;
@@ -101,19 +148,52 @@ export class ElemTypes {
   }
 
   set(scope: GraphScope, name: string, type: InferredType): void {
-    // The scope's map through the one-entry cache (nearly every write is in the scope of the read
-    // before), not a lookup in byScope per value.
-    let map = this.mapOf(scope);
-    if (!map) {
-      this.byScope.set(scope, (map = new Map()));
-      this.lastMap = map;
+    let table = this.tableOf(scope);
+    if (!table) {
+      this.byScope.set(scope, (table = new ScopeTypes()));
+      this.lastTable = table;
     }
-    map.set(name, internedType(type.elemType, type.source));
+    const id = scope.internValueId(name);
+    let codes = table.codes;
+    if (id >= codes.length) {
+      codes = new Uint16Array(Math.max(codes.length * 2, id + 1));
+      codes.set(table.codes);
+      table.codes = codes;
+    }
+    const { elemType, source } = type;
+    const key = elemType * 8 + sourceCode(source);
+    const known = internedTypes[key];
+    let code: number;
+    if (known !== undefined && known.elemType === elemType && known.source === source) code = key + 1;
+    else {
+      const shared = internedType(elemType, source);
+      code = internedTypes[key] === shared ? key + 1 : UNSHARED_TYPE;
+      if (code === UNSHARED_TYPE) (table.unshared ??= new Map()).set(id, shared);
+    }
+    if (codes[id] === NO_TYPE) {
+      let order = table.order;
+      if (table.count >= order.length) {
+        order = new Int32Array(order.length * 2);
+        order.set(table.order);
+        table.order = order;
+      }
+      order[table.count++] = id;
+    }
+    codes[id] = code;
   }
 
-  /** Every value with a known type in one scope. */
-  entries(scope: GraphScope): IterableIterator<[string, InferredType]> {
-    return (this.byScope.get(scope) ?? new Map<string, InferredType>()).entries();
+  /** Every value with a known type in one scope, in the order they were first typed. */
+  *entries(scope: GraphScope): IterableIterator<[string, InferredType]> {
+    const table = this.byScope.get(scope);
+    if (!table) return;
+    const names: string[] = [];
+    for (const [name, id] of scope.valueIds()) names[id] = name;
+    for (let i = 0; i < table.count; i++) {
+      const id = table.order[i] as number;
+      const code = table.codes[id] as number;
+      const type = code === UNSHARED_TYPE ? table.unshared?.get(id) : internedTypes[code - 1];
+      yield [names[id] as string, type as InferredType];
+    }
   }
 
   /**
