@@ -76,6 +76,15 @@ export interface AmpOptions {
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
   /**
+   * Gather what the per-node audit (report.nodes, report.scopes) is built from (default true):
+   * each graph's node order, the wiring of the nodes the Casts rewire, the element types before
+   * and after the rewrite, the Casts on each node's edges. false, for a caller that reads only the
+   * summary and the op lists (the command line without --report): the pass keeps none of it, and
+   * reading report.nodes or report.scopes throws AmpError AUDIT_NOT_GATHERED. The model, the
+   * summary and report.lists are the same either way.
+   */
+  audit?: boolean;
+  /**
    * Edit `input` itself instead of a copy (default false). For callers that drop the input
    * afterwards, such as the CLI: a copy of a big model's message tree costs time and memory.
    */
@@ -287,42 +296,49 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
-  // Before the casts rename edges: shapes are looked up by the model's own value names.
-  const shapes = phase('shapeInferenceMs', () => inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph));
-  const flops = matrixFlops(decisions, shapes);
-  const lint = options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes);
+  const { flops, lint } = shapeFigures(model, graph, decisions, options);
 
+  const audit = options.audit ?? true;
+  const validate = options.validate ?? true;
   // What the lazily built audit needs from before the Casts: each scope's nodes in file order
   // (ids of unnamed nodes are their indices) and the wiring of the nodes the Casts rewire. A copy
   // of each node list costs a pointer per node; the wiring is copied only for nodes that change.
-  const fileOrder = graph.scopes.map((scope) => (scope.graph.node ?? []).slice());
+  const fileOrder = audit ? graph.scopes.map((scope) => (scope.graph.node ?? []).slice()) : [];
   let stats: CastStats | undefined;
   let result: onnx.ModelProto = model;
-  let typesAfter = types;
+  let typesAfter: ElemTypes | undefined = types;
   // The kv-cache rewrite rewires nodes of its own: before it, the wiring of every node is kept.
-  const wiring: Wiring = kvCache ? snapshotWiring(decisions) : new Map();
+  const wiring: Wiring | undefined = !audit ? undefined : kvCache ? snapshotWiring(decisions) : new Map();
   if (anyAllow || kvCache) {
     stats = phase('castPlanMs', () =>
-      planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs, wiring: kvCache ? undefined : wiring }),
+      planCasts(graph, paints, types, {
+        target,
+        weights: options.weights ?? 'fp32',
+        weightInputs: paintOptions.weightInputs,
+        wiring: kvCache ? undefined : wiring,
+        noteCasts: audit,
+      }),
     );
     phase('commitMs', () => graph.commit());
     if (kvCache) {
       storeKvCacheInFloat16(graph, model, kvCache, stats);
       // The audit names only Casts that are still in the model.
-      const present = new Set<string>();
-      for (const scope of graph.scopes) for (const node of scope.currentNodes()) present.add(node.name ?? '');
-      for (const d of decisions) {
-        d.castsAdded = d.castsAdded.filter((c) => present.has(c));
-        if (d.castsOnOutputs) d.castsOnOutputs = d.castsOnOutputs.filter((c) => present.has(c));
+      if (audit) {
+        const present = new Set<string>();
+        for (const scope of graph.scopes) for (const node of scope.currentNodes()) present.add(node.name ?? '');
+        for (const d of decisions) {
+          d.castsAdded = d.castsAdded.filter((c) => present.has(c));
+          if (d.castsOnOutputs) d.castsOnOutputs = d.castsOnOutputs.filter((c) => present.has(c));
+        }
       }
-      stats.castNodes = stats.castNodes.filter((c) => present.has(c));
     }
     // Casts hoisted out of subgraphs change what the subgraphs read from outside.
     phase('commitMs', () => graph.refreshOuterReferences());
-    // Once, on the pass's own graph model: the audit and the validation both use these types.
-    typesAfter = phase('typeInferenceAfterMs', () => inferElemTypes(graph, opsets));
-    if (options.validate ?? true) {
-      const problems = phase('validationMs', () => validateModel(model, graph, typesAfter));
+    // Once, on the pass's own graph model: the audit and the validation both use these types;
+    // with neither, nothing reads them.
+    typesAfter = validate || audit ? phase('typeInferenceAfterMs', () => inferElemTypes(graph, opsets)) : undefined;
+    if (validate) {
+      const problems = phase('validationMs', () => validateModel(model, graph, typesAfter as ElemTypes));
       if (problems.length) {
         const first = problems[0] as { node: string; message: string };
         throw new AmpError(
@@ -356,10 +372,27 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
         tensorCoreLint: lint,
       },
     },
-    { graph, decisions, wiring, fileOrder, typesBefore: types, typesAfter, ranges, target, lists },
+    lists,
+    audit ? { graph, decisions, wiring: wiring as Wiring, fileOrder, typesBefore: types, typesAfter: typesAfter as ElemTypes, ranges, target } : undefined,
   );
   const modified = anyAllow || kvCache !== undefined;
   return { model: result, report, modified, ...(modified ? { graph } : {}) };
+}
+
+/**
+ * The summary's FLOPs share and Tensor Core lint, the only readers of the static shapes: a
+ * function of its own so that the shapes (about 270 bytes a node) are let go before cast planning,
+ * not held by ampRewrite's frame until it returns.
+ */
+function shapeFigures(
+  model: onnx.ModelProto,
+  graph: ModelGraph,
+  decisions: NodeDecision[],
+  options: AmpOptions,
+): { flops: AmpSummary['matrixFlops']; lint: TensorCoreLint | null } {
+  // Before the casts rename edges: shapes are looked up by the model's own value names.
+  const shapes = phase('shapeInferenceMs', () => inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph));
+  return { flops: matrixFlops(decisions, shapes), lint: options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes) };
 }
 
 /** What the audit is built from, kept by the report until it is read. */
@@ -372,8 +405,6 @@ interface AuditSources {
   typesAfter: ElemTypes;
   ranges: ReadonlyMap<string, number>;
   target: number;
-  /** The effective op lists, dumped into `lists` on first read. */
-  lists: OpLists;
 }
 
 /**
@@ -387,37 +418,52 @@ function listDump(lists: OpLists): AmpReport['lists'] {
   ) as AmpReport['lists'];
 }
 
+/** Reading the audit of a pass that was asked not to gather it. */
+function auditNotGathered(field: 'nodes' | 'scopes'): AmpError {
+  return new AmpError(
+    'AUDIT_NOT_GATHERED',
+    `report.${field}: the per-node audit was not gathered (the pass ran with audit: false); run it with audit: true (the default) to read it`,
+    { subject: field },
+  );
+}
+
 /**
  * The report with its per-node audit (`nodes`, `scopes`) and its op list dump (`lists`) built on
  * first read and kept: the audit holds about a kilobyte per node, and the CLI without --report
  * never reads it; the dump sorts every list entry. The getters are
  * enumerable and in the report's key order, so JSON.stringify and spreads see the same object as
  * an eagerly built one. The build reads the model and graph as the pass returned them.
+ * Without `sources` (audit: false) reading `nodes` or `scopes` throws AUDIT_NOT_GATHERED, unless
+ * a caller has assigned them.
  * A function of its own so that the getters' closure holds the sources alone, not every local of
  * ampRewrite (the paint maps, the shapes) as a closure made there would.
  */
-function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes' | 'lists'>, sources: AuditSources): AmpReport {
-  let audit: Pick<AmpReport, 'nodes' | 'scopes'> | undefined;
+function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes' | 'lists'>, lists: OpLists, sources: AuditSources | undefined): AmpReport {
+  let nodes: NodeAudit[] | undefined;
+  let scopes: AuditScope[] | undefined;
   let pending: AuditSources | undefined = sources;
   // Its own source: the audit lets go of the graph when built, the op lists stay until dumped.
-  let opLists: OpLists | undefined = sources.lists;
+  let opLists: OpLists | undefined = lists;
   let dumped: AmpReport['lists'] | undefined;
-  const built = (): Pick<AmpReport, 'nodes' | 'scopes'> => {
-    if (!audit) {
-      audit = buildAudit(pending as AuditSources);
-      // Lets go of the graph and the types.
-      pending = undefined;
-    }
-    return audit;
+  const build = (field: 'nodes' | 'scopes'): void => {
+    if (!pending) throw auditNotGathered(field);
+    const built = buildAudit(pending);
+    // Lets go of the graph and the types.
+    pending = undefined;
+    nodes ??= built.nodes;
+    scopes ??= built.scopes;
   };
   return {
     pass: head.pass,
     summary: head.summary,
     get nodes(): NodeAudit[] {
-      return built().nodes;
+      if (!nodes) build('nodes');
+      return nodes as NodeAudit[];
     },
-    set nodes(nodes: NodeAudit[]) {
-      audit = { nodes, scopes: audit ? audit.scopes : built().scopes };
+    set nodes(assigned: NodeAudit[]) {
+      // The other half is built from the same sources before they go, if it can be.
+      if (!scopes && pending) build('scopes');
+      nodes = assigned;
     },
     get lists(): AmpReport['lists'] {
       if (!dumped) {
@@ -426,15 +472,17 @@ function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes' | 'lists'>, so
       }
       return dumped;
     },
-    set lists(lists: AmpReport['lists']) {
-      dumped = lists;
+    set lists(assigned: AmpReport['lists']) {
+      dumped = assigned;
       opLists = undefined;
     },
     get scopes(): AuditScope[] {
-      return built().scopes;
+      if (!scopes) build('scopes');
+      return scopes as AuditScope[];
     },
-    set scopes(scopes: AuditScope[]) {
-      audit = { nodes: audit ? audit.nodes : built().nodes, scopes };
+    set scopes(assigned: AuditScope[]) {
+      if (!nodes && pending) build('nodes');
+      scopes = assigned;
     },
   };
 }
