@@ -228,7 +228,104 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const mode = options.mode ?? 'fp16';
   const target = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
   const lists = effectiveLists(options);
+  const audit = options.audit ?? true;
+  const validate = options.validate ?? true;
   const model = options.inPlace ? (input as onnx.ModelProto) : phase('cloneMs', () => cloneMessage(input) as onnx.ModelProto);
+  const { graph, opsets, decisions, anyAllow, kvCache, stats, wiring, fileOrder, typesBefore, flops, lint } = planRewrite(model, options, { target, mode, lists, audit });
+  const modified = anyAllow || kvCache !== undefined;
+  let result: onnx.ModelProto = model;
+  let typesAfter = typesBefore;
+  if (stats) {
+    phase('commitMs', () => graph.commit());
+    if (kvCache) {
+      storeKvCacheInFloat16(graph, model, kvCache, stats);
+      // The audit names only Casts that are still in the model.
+      if (audit) {
+        const present = new Set<string>();
+        for (const scope of graph.scopes) for (const node of scope.currentNodes()) present.add(node.name ?? '');
+        for (const d of decisions) {
+          d.castsAdded = d.castsAdded.filter((c) => present.has(c));
+          if (d.castsOnOutputs) d.castsOnOutputs = d.castsOnOutputs.filter((c) => present.has(c));
+        }
+      }
+    }
+    // Casts hoisted out of subgraphs change what the subgraphs read from outside.
+    phase('commitMs', () => graph.refreshOuterReferences());
+    // Once, on the pass's own graph model: the audit and the validation both use these types;
+    // with neither, nothing reads them.
+    typesAfter = validate || audit ? phase('typeInferenceAfterMs', () => inferElemTypes(graph, opsets)) : undefined;
+    if (validate) {
+      const problems = phase('validationMs', () => validateModel(model, graph, typesAfter as ElemTypes));
+      if (problems.length) {
+        const first = problems[0] as { node: string; message: string };
+        throw new AmpError(
+          'VALIDATION_FAILED',
+          `the rewritten model is invalid: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : ''}`,
+          { subject: first.node },
+        );
+      }
+    }
+  } else {
+    // Nothing to convert is a result, not an error: the model is returned as it came.
+    result = input as onnx.ModelProto;
+    for (const decision of decisions) {
+      if (decision.processable && (decision.rule === 'not-between-allow' || decision.rule === 'unlisted')) {
+        decision.rule = 'no-allow-ops';
+        decision.reason = 'no allow-list op in the model: nothing to convert';
+      }
+    }
+  }
+
+  const ranges = options.activationRanges ?? new Map<string, number>();
+  const report = lazyAuditReport(
+    {
+      pass: 'amp',
+      summary: {
+        ...summarize(decisions, stats, mode, modified, flops),
+        ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
+        target: options.target ?? 'any',
+        targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
+        targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
+        tensorCoreLint: lint,
+      },
+    },
+    lists,
+    audit
+      ? { graph, decisions, wiring: wiring as Wiring, fileOrder, typesBefore: typesBefore as ElemTypes, typesAfter: typesAfter as ElemTypes, ranges, target }
+      : undefined,
+  );
+  return { model: result, report, modified, ...(modified ? { graph } : {}) };
+}
+
+/** The pass up to its Casts (planRewrite's answer). */
+interface PlannedRewrite {
+  graph: ModelGraph;
+  opsets: ReturnType<typeof opsetsOf>;
+  decisions: NodeDecision[];
+  anyAllow: boolean;
+  kvCache: KvCacheValues | undefined;
+  /** Undefined when nothing was to be converted (no Cast planned, the model untouched). */
+  stats: CastStats | undefined;
+  /** The audit's: the wiring before the Casts, each scope's node order, the element types before. */
+  wiring: Wiring | undefined;
+  fileOrder: ReadonlyArray<readonly onnx.INodeProto[]>;
+  typesBefore: ElemTypes | undefined;
+  flops: AmpSummary['matrixFlops'];
+  lint: TensorCoreLint | null;
+}
+
+/**
+ * The graph model, the element types, the painting, the shapes' figures and the Casts, edited
+ * into `graph` (not yet committed). A function of its own so that what only these steps read
+ * (the painting's per-node records, about 270 bytes a node; the element types before the
+ * rewrite unless the audit wants them; the pins) is let go when it returns, before the types
+ * after the rewrite and the validation, where the pass's heap peaks.
+ */
+function planRewrite(
+  model: onnx.ModelProto,
+  options: AmpOptions,
+  { target, mode, lists, audit }: { target: number; mode: 'fp16' | 'bf16'; lists: OpLists; audit: boolean },
+): PlannedRewrite {
   const inlining = inlineLocalFunctions(model);
   const graph = phase('graphModelMs', () => new ModelGraph(model));
   sortGraph(graph);
@@ -298,85 +395,26 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
   const { flops, lint } = shapeFigures(model, graph, decisions, options);
 
-  const audit = options.audit ?? true;
-  const validate = options.validate ?? true;
   // What the lazily built audit needs from before the Casts: each scope's nodes in file order
   // (ids of unnamed nodes are their indices) and the wiring of the nodes the Casts rewire. A copy
   // of each node list costs a pointer per node; the wiring is copied only for nodes that change.
   const fileOrder = audit ? graph.scopes.map((scope) => (scope.graph.node ?? []).slice()) : [];
-  let stats: CastStats | undefined;
-  let result: onnx.ModelProto = model;
-  let typesAfter: ElemTypes | undefined = types;
   // The kv-cache rewrite rewires nodes of its own: before it, the wiring of every node is kept.
   const wiring: Wiring | undefined = !audit ? undefined : kvCache ? snapshotWiring(decisions) : new Map();
-  if (anyAllow || kvCache) {
-    stats = phase('castPlanMs', () =>
-      planCasts(graph, paints, types, {
-        target,
-        weights: options.weights ?? 'fp32',
-        weightInputs: paintOptions.weightInputs,
-        wiring: kvCache ? undefined : wiring,
-        noteCasts: audit,
-      }),
-    );
-    phase('commitMs', () => graph.commit());
-    if (kvCache) {
-      storeKvCacheInFloat16(graph, model, kvCache, stats);
-      // The audit names only Casts that are still in the model.
-      if (audit) {
-        const present = new Set<string>();
-        for (const scope of graph.scopes) for (const node of scope.currentNodes()) present.add(node.name ?? '');
-        for (const d of decisions) {
-          d.castsAdded = d.castsAdded.filter((c) => present.has(c));
-          if (d.castsOnOutputs) d.castsOnOutputs = d.castsOnOutputs.filter((c) => present.has(c));
-        }
-      }
-    }
-    // Casts hoisted out of subgraphs change what the subgraphs read from outside.
-    phase('commitMs', () => graph.refreshOuterReferences());
-    // Once, on the pass's own graph model: the audit and the validation both use these types;
-    // with neither, nothing reads them.
-    typesAfter = validate || audit ? phase('typeInferenceAfterMs', () => inferElemTypes(graph, opsets)) : undefined;
-    if (validate) {
-      const problems = phase('validationMs', () => validateModel(model, graph, typesAfter as ElemTypes));
-      if (problems.length) {
-        const first = problems[0] as { node: string; message: string };
-        throw new AmpError(
-          'VALIDATION_FAILED',
-          `the rewritten model is invalid: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : ''}`,
-          { subject: first.node },
-        );
-      }
-    }
-  } else {
-    // Nothing to convert is a result, not an error: the model is returned as it came.
-    result = input as onnx.ModelProto;
-    for (const decision of decisions) {
-      if (decision.processable && (decision.rule === 'not-between-allow' || decision.rule === 'unlisted')) {
-        decision.rule = 'no-allow-ops';
-        decision.reason = 'no allow-list op in the model: nothing to convert';
-      }
-    }
-  }
-
-  const ranges = options.activationRanges ?? new Map<string, number>();
-  const report = lazyAuditReport(
-    {
-      pass: 'amp',
-      summary: {
-        ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops),
-        ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
-        target: options.target ?? 'any',
-        targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
-        targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
-        tensorCoreLint: lint,
-      },
-    },
-    lists,
-    audit ? { graph, decisions, wiring: wiring as Wiring, fileOrder, typesBefore: types, typesAfter: typesAfter as ElemTypes, ranges, target } : undefined,
-  );
-  const modified = anyAllow || kvCache !== undefined;
-  return { model: result, report, modified, ...(modified ? { graph } : {}) };
+  const stats =
+    anyAllow || kvCache
+      ? phase('castPlanMs', () =>
+          planCasts(graph, paints, types, {
+            target,
+            weights: options.weights ?? 'fp32',
+            weightInputs: paintOptions.weightInputs,
+            wiring: kvCache ? undefined : wiring,
+            noteCasts: audit,
+          }),
+        )
+      : undefined;
+  // Unmodified, the audit reads the types before as the types after too.
+  return { graph, opsets, decisions, anyAllow, kvCache, stats, wiring, fileOrder, typesBefore: audit ? types : undefined, flops, lint };
 }
 
 /**
