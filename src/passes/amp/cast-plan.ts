@@ -49,6 +49,12 @@ export interface CastStats {
 }
 
 const suffixOf = (type: number): string => (type === DataType.FLOAT ? 'fp32' : type === DataType.FLOAT16 ? 'fp16' : dataTypeName(type));
+/**
+ * What a Cast's name adds to its value's name, `/to_fp16`: one string per type, so that each name
+ * is one concatenation (one 32-byte cons string over the value's name), where a template with the
+ * suffix in it made two.
+ */
+const castSuffix = (type: number): string => `/to_${suffixOf(type)}`;
 
 export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>, types: ElemTypes, options: CastOptions): CastStats {
   const stats: CastStats = {
@@ -70,10 +76,21 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   const mainScope = graph.main;
   const mainLowered = loweredIn(mainScope);
   const target = options.target;
+  const renameSuffix = `/${suffixOf(target)}`;
+  const toTarget = castSuffix(target);
+  const toFloat = castSuffix(DataType.FLOAT);
   const wiring = options.wiring;
-  const remember = (node: onnx.INodeProto): void => {
+  /**
+   * Keeps a node's wiring before its first edit. Its outputs are copied only when they are about
+   * to be renamed: a node whose inputs are rewired has had its outputs renamed already, if at all
+   * (graph outputs come first in each scope), and they do not change after, so the audit reads
+   * them from the node (an array less per rewired node).
+   */
+  const remember = (node: onnx.INodeProto, renamingOutputs = false): void => {
+    if (!wiring || wiring.has(node)) return;
     // slice() copies a string array without the iterator protocol a spread goes through.
-    if (wiring && !wiring.has(node)) wiring.set(node, { inputs: node.input ? node.input.slice() : [], outputs: node.output ? node.output.slice() : [] });
+    const inputs = node.input ? node.input.slice() : [];
+    wiring.set(node, renamingOutputs ? { inputs, outputs: node.output ? node.output.slice() : [] } : { inputs });
   };
   /** Casts made per scope, by type, then by value: one Cast per (value, type) in each scope. */
   const castsMade = new Map<GraphScope, Map<number, Map<string, string>>>();
@@ -208,10 +225,10 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       if (!low.has(name)) continue;
       const producer = scope.producerOf(name);
       if (!producer) continue;
-      const renamed = graph.uniqueName(`${name}/${suffixOf(target)}`);
-      remember(producer.node);
+      const renamed = graph.uniqueName(name + renameSuffix);
+      remember(producer.node, true);
       scope.renameNodeOutput(producer.node, producer.index, renamed);
-      const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(`${name}/to_fp32`), sharedEmptyFields);
+      const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(name + toFloat), sharedEmptyFields);
       scope.insertNodeAfter(producer.node, cast);
       const producerDecision = noteCasts ? painted.get(producer.node)?.decision : undefined;
       if (producerDecision) (producerDecision.castsOnOutputs ??= []).push(cast.name);
@@ -270,7 +287,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         const existing = made.get(name);
         if (existing) return existing;
       }
-      const output = graph.uniqueName(`${name}/to_${suffixOf(type)}`);
+      const output = graph.uniqueName(name + (type === target ? toTarget : type === DataType.FLOAT ? toFloat : castSuffix(type)));
       const cast = castNode(name, output, type, output, sharedEmptyFields);
       const anchor = producer && owner === home ? producer.node : null;
       home.insertNodeAfter(anchor, cast);
