@@ -231,10 +231,11 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const audit = options.audit ?? true;
   const validate = options.validate ?? true;
   const model = options.inPlace ? (input as onnx.ModelProto) : phase('cloneMs', () => cloneMessage(input) as onnx.ModelProto);
-  const { graph, opsets, decisions, anyAllow, kvCache, stats, wiring, fileOrder, typesBefore, flops, lint } = planRewrite(model, options, { target, mode, lists, audit });
-  const modified = anyAllow || kvCache !== undefined;
+  // Emptied once the summary is taken: see below.
+  let plan: PlannedRewrite | undefined = planRewrite(model, options, { target, mode, lists, audit });
+  const { graph, opsets, kvCache, stats } = plan;
+  const modified = plan.anyAllow || kvCache !== undefined;
   let result: onnx.ModelProto = model;
-  let typesAfter = typesBefore;
   if (stats) {
     phase('commitMs', () => graph.commit());
     if (kvCache) {
@@ -243,7 +244,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
       if (audit) {
         const present = new Set<string>();
         for (const scope of graph.scopes) for (const node of scope.currentNodes()) present.add(node.name ?? '');
-        for (const d of decisions) {
+        for (const d of plan.decisions) {
           d.castsAdded = d.castsAdded.filter((c) => present.has(c));
           if (d.castsOnOutputs) d.castsOnOutputs = d.castsOnOutputs.filter((c) => present.has(c));
         }
@@ -251,6 +252,37 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
     // Casts hoisted out of subgraphs change what the subgraphs read from outside.
     phase('commitMs', () => graph.refreshOuterReferences());
+  } else {
+    // Nothing to convert is a result, not an error: the model is returned as it came.
+    result = input as onnx.ModelProto;
+    for (const decision of plan.decisions) {
+      if (decision.processable && (decision.rule === 'not-between-allow' || decision.rule === 'unlisted')) {
+        decision.rule = 'no-allow-ops';
+        decision.reason = 'no allow-list op in the model: nothing to convert';
+      }
+    }
+  }
+
+  // The decisions are final: the summary is taken now. Without the audit nothing reads them (nor
+  // the rest of the plan) after it, so the plan is let go before the types after the rewrite and
+  // the validation, where the pass's heap peaks.
+  const summary = summaryOf(plan, mode, modified, options.target ?? 'any');
+  const auditSources = audit
+    ? {
+        graph,
+        decisions: plan.decisions,
+        wiring: plan.wiring as Wiring,
+        fileOrder: plan.fileOrder,
+        typesBefore: plan.typesBefore as ElemTypes,
+        ranges: options.activationRanges ?? new Map<string, number>(),
+        target,
+      }
+    : undefined;
+  plan = undefined;
+
+  // Unmodified, the audit reads the types before as the types after too.
+  let typesAfter = auditSources?.typesBefore;
+  if (stats) {
     // Once, on the pass's own graph model: the audit and the validation both use these types;
     // with neither, nothing reads them.
     typesAfter = validate || audit ? phase('typeInferenceAfterMs', () => inferElemTypes(graph, opsets)) : undefined;
@@ -265,36 +297,22 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
         );
       }
     }
-  } else {
-    // Nothing to convert is a result, not an error: the model is returned as it came.
-    result = input as onnx.ModelProto;
-    for (const decision of decisions) {
-      if (decision.processable && (decision.rule === 'not-between-allow' || decision.rule === 'unlisted')) {
-        decision.rule = 'no-allow-ops';
-        decision.reason = 'no allow-list op in the model: nothing to convert';
-      }
-    }
   }
-
-  const ranges = options.activationRanges ?? new Map<string, number>();
-  const report = lazyAuditReport(
-    {
-      pass: 'amp',
-      summary: {
-        ...summarize(decisions, stats, mode, modified, flops),
-        ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
-        target: options.target ?? 'any',
-        targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
-        targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
-        tensorCoreLint: lint,
-      },
-    },
-    lists,
-    audit
-      ? { graph, decisions, wiring: wiring as Wiring, fileOrder, typesBefore: typesBefore as ElemTypes, typesAfter: typesAfter as ElemTypes, ranges, target }
-      : undefined,
-  );
+  const report = lazyAuditReport({ pass: 'amp', summary }, lists, auditSources && { ...auditSources, typesAfter: typesAfter as ElemTypes });
   return { model: result, report, modified, ...(modified ? { graph } : {}) };
+}
+
+/** The report's summary of a finished plan (its decisions final, its Casts counted). */
+function summaryOf(plan: PlannedRewrite, mode: 'fp16' | 'bf16', modified: boolean, target: Target): AmpSummary {
+  const { decisions, stats, kvCache } = plan;
+  return {
+    ...summarize(decisions, stats, mode, modified, plan.flops),
+    ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
+    target,
+    targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
+    targetWarnings: targetWarnings(decisions, target, mode === 'bf16' ? 'bfloat16' : 'float16'),
+    tensorCoreLint: plan.lint,
+  };
 }
 
 /** The pass up to its Casts (planRewrite's answer). */
