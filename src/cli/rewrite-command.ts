@@ -239,6 +239,15 @@ export function listWarnings(args: RewriteArgs): string[] {
   return warnings;
 }
 
+/**
+ * Whether the rewrite command reads the per-node audit (report.nodes, report.scopes): the
+ * --report files, and the warnings about --force-fp32/--force-fp16 patterns that match no node.
+ * The summary, --json and --verbose's op lists are not part of it.
+ */
+export function auditRead(args: Pick<RewriteArgs, 'report' | 'forceFp32' | 'forceFp16'>): boolean {
+  return args.report.length > 0 || args.forceFp32.length > 0 || args.forceFp16.length > 0;
+}
+
 export function patternWarnings(args: RewriteArgs, report: AmpReport): string[] {
   // Without a pattern there is nothing to match: reading report.nodes would build the whole audit.
   if (!args.forceFp32.length && !args.forceFp16.length) return [];
@@ -322,10 +331,12 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     Object.assign(options, { activationRanges: calibration.ranges, activationLimit: calibration.limit, flushedShares: calibration.flushedShares });
   }
   // The loaded model is not used after the rewrite: the pass edits it in place, no copy. If the
-  // output fails validation, the input's own check runs on a fresh decode of its bytes.
+  // output fails validation, the input's own check runs on a fresh decode of its bytes. The
+  // per-node audit is gathered only when something reads it (auditRead): a big graph's wiring,
+  // node order and element types are otherwise not kept.
   let rewrite: ReturnType<typeof rewriteModel> | undefined = phase('passMs', () => {
     try {
-      return rewriteModel(model, { ...options, inPlace: true });
+      return rewriteModel(model, { ...options, inPlace: true, audit: auditRead(args) });
     } catch (error) {
       if (error instanceof AmpError && error.code === 'VALIDATION_FAILED' && options.check) {
         checkModel(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { ...options.check, structure: false });

@@ -29,7 +29,9 @@ export type AmpErrorCode =
   | 'UNSAFE_PATH'
   /** An input tensor file for run/compare/bench that does not match the model's declared input. */
   | 'BAD_INPUT_TENSOR'
-  | 'REFERENCE_FAILED';
+  | 'REFERENCE_FAILED'
+  /** report.nodes or report.scopes read from a rewrite run with audit: false, which gathers no audit. */
+  | 'AUDIT_NOT_GATHERED';
 
 /** Exit status for each kind of failure, as documented in the README. */
 export const EXIT_CODES = {

@@ -76,6 +76,15 @@ export interface AmpOptions {
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
   /**
+   * Gather what the per-node audit (report.nodes, report.scopes) is built from (default true):
+   * each graph's node order, the wiring of the nodes the Casts rewire, the element types before
+   * and after the rewrite, the Casts on each node's edges. false, for a caller that reads only the
+   * summary and the op lists (the command line without --report): the pass keeps none of it, and
+   * reading report.nodes or report.scopes throws AmpError AUDIT_NOT_GATHERED. The model, the
+   * summary and report.lists are the same either way.
+   */
+  audit?: boolean;
+  /**
    * Edit `input` itself instead of a copy (default false). For callers that drop the input
    * afterwards, such as the CLI: a copy of a big model's message tree costs time and memory.
    */
@@ -219,7 +228,122 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const mode = options.mode ?? 'fp16';
   const target = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
   const lists = effectiveLists(options);
+  const audit = options.audit ?? true;
+  const validate = options.validate ?? true;
   const model = options.inPlace ? (input as onnx.ModelProto) : phase('cloneMs', () => cloneMessage(input) as onnx.ModelProto);
+  // Emptied once the summary is taken: see below.
+  let plan: PlannedRewrite | undefined = planRewrite(model, options, { target, mode, lists, audit });
+  const { graph, opsets, kvCache, stats } = plan;
+  const modified = plan.anyAllow || kvCache !== undefined;
+  let result: onnx.ModelProto = model;
+  if (stats) {
+    phase('commitMs', () => graph.commit());
+    if (kvCache) {
+      storeKvCacheInFloat16(graph, model, kvCache, stats);
+      // The audit names only Casts that are still in the model.
+      if (audit) {
+        const present = new Set<string>();
+        for (const scope of graph.scopes) for (const node of scope.currentNodes()) present.add(node.name ?? '');
+        for (const d of plan.decisions) {
+          d.castsAdded = d.castsAdded.filter((c) => present.has(c));
+          if (d.castsOnOutputs) d.castsOnOutputs = d.castsOnOutputs.filter((c) => present.has(c));
+        }
+      }
+    }
+    // Casts hoisted out of subgraphs change what the subgraphs read from outside.
+    phase('commitMs', () => graph.refreshOuterReferences());
+  } else {
+    // Nothing to convert is a result, not an error: the model is returned as it came.
+    result = input as onnx.ModelProto;
+    for (const decision of plan.decisions) {
+      if (decision.processable && (decision.rule === 'not-between-allow' || decision.rule === 'unlisted')) {
+        decision.rule = 'no-allow-ops';
+        decision.reason = 'no allow-list op in the model: nothing to convert';
+      }
+    }
+  }
+
+  // The decisions are final: the summary is taken now. Without the audit nothing reads them (nor
+  // the rest of the plan) after it, so the plan is let go before the types after the rewrite and
+  // the validation, where the pass's heap peaks.
+  const summary = summaryOf(plan, mode, modified, options.target ?? 'any');
+  const auditSources = audit
+    ? {
+        graph,
+        decisions: plan.decisions,
+        wiring: plan.wiring as Wiring,
+        fileOrder: plan.fileOrder,
+        typesBefore: plan.typesBefore as ElemTypes,
+        ranges: options.activationRanges ?? new Map<string, number>(),
+        target,
+      }
+    : undefined;
+  plan = undefined;
+
+  // Unmodified, the audit reads the types before as the types after too.
+  let typesAfter = auditSources?.typesBefore;
+  if (stats) {
+    // Once, on the pass's own graph model: the audit and the validation both use these types;
+    // with neither, nothing reads them.
+    typesAfter = validate || audit ? phase('typeInferenceAfterMs', () => inferElemTypes(graph, opsets)) : undefined;
+    if (validate) {
+      const problems = phase('validationMs', () => validateModel(model, graph, typesAfter as ElemTypes));
+      if (problems.length) {
+        const first = problems[0] as { node: string; message: string };
+        throw new AmpError(
+          'VALIDATION_FAILED',
+          `the rewritten model is invalid: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : ''}`,
+          { subject: first.node },
+        );
+      }
+    }
+  }
+  const report = lazyAuditReport({ pass: 'amp', summary }, lists, auditSources && { ...auditSources, typesAfter: typesAfter as ElemTypes });
+  return { model: result, report, modified, ...(modified ? { graph } : {}) };
+}
+
+/** The report's summary of a finished plan (its decisions final, its Casts counted). */
+function summaryOf(plan: PlannedRewrite, mode: 'fp16' | 'bf16', modified: boolean, target: Target): AmpSummary {
+  const { decisions, stats, kvCache } = plan;
+  return {
+    ...summarize(decisions, stats, mode, modified, plan.flops),
+    ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
+    target,
+    targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
+    targetWarnings: targetWarnings(decisions, target, mode === 'bf16' ? 'bfloat16' : 'float16'),
+    tensorCoreLint: plan.lint,
+  };
+}
+
+/** The pass up to its Casts (planRewrite's answer). */
+interface PlannedRewrite {
+  graph: ModelGraph;
+  opsets: ReturnType<typeof opsetsOf>;
+  decisions: NodeDecision[];
+  anyAllow: boolean;
+  kvCache: KvCacheValues | undefined;
+  /** Undefined when nothing was to be converted (no Cast planned, the model untouched). */
+  stats: CastStats | undefined;
+  /** The audit's: the wiring before the Casts, each scope's node order, the element types before. */
+  wiring: Wiring | undefined;
+  fileOrder: ReadonlyArray<readonly onnx.INodeProto[]>;
+  typesBefore: ElemTypes | undefined;
+  flops: AmpSummary['matrixFlops'];
+  lint: TensorCoreLint | null;
+}
+
+/**
+ * The graph model, the element types, the painting, the shapes' figures and the Casts, edited
+ * into `graph` (not yet committed). A function of its own so that what only these steps read
+ * (the painting's per-node records, about 270 bytes a node; the element types before the
+ * rewrite unless the audit wants them; the pins) is let go when it returns, before the types
+ * after the rewrite and the validation, where the pass's heap peaks.
+ */
+function planRewrite(
+  model: onnx.ModelProto,
+  options: AmpOptions,
+  { target, mode, lists, audit }: { target: number; mode: 'fp16' | 'bf16'; lists: OpLists; audit: boolean },
+): PlannedRewrite {
   const inlining = inlineLocalFunctions(model);
   const graph = phase('graphModelMs', () => new ModelGraph(model));
   sortGraph(graph);
@@ -287,79 +411,44 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
     }
   }
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
-  // Before the casts rename edges: shapes are looked up by the model's own value names.
-  const shapes = phase('shapeInferenceMs', () => inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph));
-  const flops = matrixFlops(decisions, shapes);
-  const lint = options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes);
+  const { flops, lint } = shapeFigures(model, graph, decisions, options);
 
   // What the lazily built audit needs from before the Casts: each scope's nodes in file order
   // (ids of unnamed nodes are their indices) and the wiring of the nodes the Casts rewire. A copy
   // of each node list costs a pointer per node; the wiring is copied only for nodes that change.
-  const fileOrder = graph.scopes.map((scope) => (scope.graph.node ?? []).slice());
-  let stats: CastStats | undefined;
-  let result: onnx.ModelProto = model;
-  let typesAfter = types;
+  const fileOrder = audit ? graph.scopes.map((scope) => (scope.graph.node ?? []).slice()) : [];
   // The kv-cache rewrite rewires nodes of its own: before it, the wiring of every node is kept.
-  const wiring: Wiring = kvCache ? snapshotWiring(decisions) : new Map();
-  if (anyAllow || kvCache) {
-    stats = phase('castPlanMs', () =>
-      planCasts(graph, paints, types, { target, weights: options.weights ?? 'fp32', weightInputs: paintOptions.weightInputs, wiring: kvCache ? undefined : wiring }),
-    );
-    phase('commitMs', () => graph.commit());
-    if (kvCache) {
-      storeKvCacheInFloat16(graph, model, kvCache, stats);
-      // The audit names only Casts that are still in the model.
-      const present = new Set<string>();
-      for (const scope of graph.scopes) for (const node of scope.currentNodes()) present.add(node.name ?? '');
-      for (const d of decisions) {
-        d.castsAdded = d.castsAdded.filter((c) => present.has(c));
-        if (d.castsOnOutputs) d.castsOnOutputs = d.castsOnOutputs.filter((c) => present.has(c));
-      }
-      stats.castNodes = stats.castNodes.filter((c) => present.has(c));
-    }
-    // Casts hoisted out of subgraphs change what the subgraphs read from outside.
-    phase('commitMs', () => graph.refreshOuterReferences());
-    // Once, on the pass's own graph model: the audit and the validation both use these types.
-    typesAfter = phase('typeInferenceAfterMs', () => inferElemTypes(graph, opsets));
-    if (options.validate ?? true) {
-      const problems = phase('validationMs', () => validateModel(model, graph, typesAfter));
-      if (problems.length) {
-        const first = problems[0] as { node: string; message: string };
-        throw new AmpError(
-          'VALIDATION_FAILED',
-          `the rewritten model is invalid: ${first.message}${problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : ''}`,
-          { subject: first.node },
-        );
-      }
-    }
-  } else {
-    // Nothing to convert is a result, not an error: the model is returned as it came.
-    result = input as onnx.ModelProto;
-    for (const decision of decisions) {
-      if (decision.processable && (decision.rule === 'not-between-allow' || decision.rule === 'unlisted')) {
-        decision.rule = 'no-allow-ops';
-        decision.reason = 'no allow-list op in the model: nothing to convert';
-      }
-    }
-  }
+  const wiring: Wiring | undefined = !audit ? undefined : kvCache ? snapshotWiring(decisions) : new Map();
+  const stats =
+    anyAllow || kvCache
+      ? phase('castPlanMs', () =>
+          planCasts(graph, paints, types, {
+            target,
+            weights: options.weights ?? 'fp32',
+            weightInputs: paintOptions.weightInputs,
+            wiring: kvCache ? undefined : wiring,
+            noteCasts: audit,
+          }),
+        )
+      : undefined;
+  // Unmodified, the audit reads the types before as the types after too.
+  return { graph, opsets, decisions, anyAllow, kvCache, stats, wiring, fileOrder, typesBefore: audit ? types : undefined, flops, lint };
+}
 
-  const ranges = options.activationRanges ?? new Map<string, number>();
-  const report = lazyAuditReport(
-    {
-      pass: 'amp',
-      summary: {
-        ...summarize(decisions, stats, mode, anyAllow || kvCache !== undefined, flops),
-        ...(kvCache ? { kvCacheFp16: { inputs: kvCache.inputs, outputs: kvCache.outputs } } : {}),
-        target: options.target ?? 'any',
-        targetConverted: decisions.filter((d) => d.rule === 'target-kernel').length,
-        targetWarnings: targetWarnings(decisions, options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
-        tensorCoreLint: lint,
-      },
-    },
-    { graph, decisions, wiring, fileOrder, typesBefore: types, typesAfter, ranges, target, lists },
-  );
-  const modified = anyAllow || kvCache !== undefined;
-  return { model: result, report, modified, ...(modified ? { graph } : {}) };
+/**
+ * The summary's FLOPs share and Tensor Core lint, the only readers of the static shapes: a
+ * function of its own so that the shapes (about 270 bytes a node) are let go before cast planning,
+ * not held by ampRewrite's frame until it returns.
+ */
+function shapeFigures(
+  model: onnx.ModelProto,
+  graph: ModelGraph,
+  decisions: NodeDecision[],
+  options: AmpOptions,
+): { flops: AmpSummary['matrixFlops']; lint: TensorCoreLint | null } {
+  // Before the casts rename edges: shapes are looked up by the model's own value names.
+  const shapes = phase('shapeInferenceMs', () => inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph));
+  return { flops: matrixFlops(decisions, shapes), lint: options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes) };
 }
 
 /** What the audit is built from, kept by the report until it is read. */
@@ -372,8 +461,6 @@ interface AuditSources {
   typesAfter: ElemTypes;
   ranges: ReadonlyMap<string, number>;
   target: number;
-  /** The effective op lists, dumped into `lists` on first read. */
-  lists: OpLists;
 }
 
 /**
@@ -387,37 +474,52 @@ function listDump(lists: OpLists): AmpReport['lists'] {
   ) as AmpReport['lists'];
 }
 
+/** Reading the audit of a pass that was asked not to gather it. */
+function auditNotGathered(field: 'nodes' | 'scopes'): AmpError {
+  return new AmpError(
+    'AUDIT_NOT_GATHERED',
+    `report.${field}: the per-node audit was not gathered (the pass ran with audit: false); run it with audit: true (the default) to read it`,
+    { subject: field },
+  );
+}
+
 /**
  * The report with its per-node audit (`nodes`, `scopes`) and its op list dump (`lists`) built on
  * first read and kept: the audit holds about a kilobyte per node, and the CLI without --report
  * never reads it; the dump sorts every list entry. The getters are
  * enumerable and in the report's key order, so JSON.stringify and spreads see the same object as
  * an eagerly built one. The build reads the model and graph as the pass returned them.
+ * Without `sources` (audit: false) reading `nodes` or `scopes` throws AUDIT_NOT_GATHERED, unless
+ * a caller has assigned them.
  * A function of its own so that the getters' closure holds the sources alone, not every local of
  * ampRewrite (the paint maps, the shapes) as a closure made there would.
  */
-function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes' | 'lists'>, sources: AuditSources): AmpReport {
-  let audit: Pick<AmpReport, 'nodes' | 'scopes'> | undefined;
+function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes' | 'lists'>, lists: OpLists, sources: AuditSources | undefined): AmpReport {
+  let nodes: NodeAudit[] | undefined;
+  let scopes: AuditScope[] | undefined;
   let pending: AuditSources | undefined = sources;
   // Its own source: the audit lets go of the graph when built, the op lists stay until dumped.
-  let opLists: OpLists | undefined = sources.lists;
+  let opLists: OpLists | undefined = lists;
   let dumped: AmpReport['lists'] | undefined;
-  const built = (): Pick<AmpReport, 'nodes' | 'scopes'> => {
-    if (!audit) {
-      audit = buildAudit(pending as AuditSources);
-      // Lets go of the graph and the types.
-      pending = undefined;
-    }
-    return audit;
+  const build = (field: 'nodes' | 'scopes'): void => {
+    if (!pending) throw auditNotGathered(field);
+    const built = buildAudit(pending);
+    // Lets go of the graph and the types.
+    pending = undefined;
+    nodes ??= built.nodes;
+    scopes ??= built.scopes;
   };
   return {
     pass: head.pass,
     summary: head.summary,
     get nodes(): NodeAudit[] {
-      return built().nodes;
+      if (!nodes) build('nodes');
+      return nodes as NodeAudit[];
     },
-    set nodes(nodes: NodeAudit[]) {
-      audit = { nodes, scopes: audit ? audit.scopes : built().scopes };
+    set nodes(assigned: NodeAudit[]) {
+      // The other half is built from the same sources before they go, if it can be.
+      if (!scopes && pending) build('scopes');
+      nodes = assigned;
     },
     get lists(): AmpReport['lists'] {
       if (!dumped) {
@@ -426,15 +528,17 @@ function lazyAuditReport(head: Omit<AmpReport, 'nodes' | 'scopes' | 'lists'>, so
       }
       return dumped;
     },
-    set lists(lists: AmpReport['lists']) {
-      dumped = lists;
+    set lists(assigned: AmpReport['lists']) {
+      dumped = assigned;
       opLists = undefined;
     },
     get scopes(): AuditScope[] {
-      return built().scopes;
+      if (!scopes) build('scopes');
+      return scopes as AuditScope[];
     },
-    set scopes(scopes: AuditScope[]) {
-      audit = { nodes: audit ? audit.nodes : built().nodes, scopes };
+    set scopes(assigned: AuditScope[]) {
+      if (!nodes && pending) build('nodes');
+      scopes = assigned;
     },
   };
 }

@@ -45,8 +45,12 @@ export interface AuditScope {
   weights: Array<{ value: string; type: string | null; dims: number[] }>;
 }
 
-/** The wiring of every decided node before the Casts rename its edges. */
-export type Wiring = Map<onnx.INodeProto, { inputs: string[]; outputs: string[] }>;
+/**
+ * The wiring of the decided nodes before the Casts rename their edges: the inputs, and the
+ * outputs when they were renamed (absent: the node's outputs now are the ones it had). A node
+ * not in the map kept its wiring.
+ */
+export type Wiring = Map<onnx.INodeProto, { inputs: string[]; outputs?: string[] }>;
 
 export function snapshotWiring(decisions: readonly NodeDecision[]): Wiring {
   return new Map(decisions.map((d) => [d.node, { inputs: [...(d.node.input ?? [])], outputs: [...(d.node.output ?? [])] }]));
@@ -80,8 +84,9 @@ export function auditGraph(
     return definition.producer.node.name ?? undefined;
   };
   for (const { node, scope } of decisions) {
-    const before = wiring.get(node) ?? { inputs: node.input ?? [], outputs: node.output ?? [] };
     const after = { inputs: node.input ?? [], outputs: node.output ?? [] };
+    const kept = wiring.get(node);
+    const before = kept ? { inputs: kept.inputs, outputs: kept.outputs ?? after.outputs } : after;
     const calibrated = scope.parent ? undefined : ranges;
     // One object per edge, optional fields only when present: a 50,000-node audit holds ~150,000 of them.
     const edge = (value: string, now: string, cast: string | undefined, source: AuditEdge['source']): AuditEdge => {

@@ -11,6 +11,7 @@ import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
 import { typeVariableOfInput } from '../../onnx/schema.js';
 import { lowPrecisionCopy } from '../../onnx/tensor-data.js';
 import { attributeTypedOps, inferOutputType, type ElemTypes } from '../../onnx/type-inference.js';
+import { castNode, sharesEmptyFields } from './cast-node.js';
 import type { NodeDecision } from './decisions.js';
 import { isFloatInput, isFloatOutput, type PaintedNode, type ScopePaint } from './paint.js';
 import type { Wiring } from './audit-graph.js';
@@ -22,9 +23,14 @@ export interface CastOptions {
   weights: 'fp32' | 'fp16';
   /**
    * Where to keep the wiring a node had before its first rewired edge, for the audit: copying only
-   * the nodes that change saves two arrays per node of a big graph.
+   * the nodes that change saves two arrays per node of a big graph. Absent: none is kept.
    */
   wiring?: Wiring;
+  /**
+   * Whether to list on each decision the Casts added on its edges (castsAdded, castsOnOutputs),
+   * which only the audit reads (default true): false saves an array per rewired node.
+   */
+  noteCasts?: boolean;
 }
 
 export interface CastStats {
@@ -40,17 +46,23 @@ export interface CastStats {
   weightsKept: Array<{ name: string; reason: string }>;
   /** Existing Casts to float32 now casting to the target type. */
   castsRetargeted: number;
-  /** Names of every Cast node the pass added. */
-  castNodes: string[];
 }
 
 const suffixOf = (type: number): string => (type === DataType.FLOAT ? 'fp32' : type === DataType.FLOAT16 ? 'fp16' : dataTypeName(type));
+/**
+ * What a Cast's name adds to its value's name, `/to_fp16`: one string per type, so that each name
+ * is one concatenation (one 32-byte cons string over the value's name), where a template with the
+ * suffix in it made two.
+ */
+const castSuffix = (type: number): string => `/to_${suffixOf(type)}`;
 
 export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>, types: ElemTypes, options: CastOptions): CastStats {
-  const castNode = castMaker();
   const stats: CastStats = {
-    castsToTarget: 0, weightCasts: 0, castsToFloat32: 0, weightsConverted: [], weightsKept: [], castsRetargeted: 0, castNodes: [],
+    castsToTarget: 0, weightCasts: 0, castsToFloat32: 0, weightsConverted: [], weightsKept: [], castsRetargeted: 0,
   };
+  // Casts are made like the model's own nodes: sharing the frozen empty fields when those do.
+  const sharedEmptyFields = sharesEmptyFields(graph.main.graph.node?.[0]);
+  const noteCasts = options.noteCasts ?? true;
   const lowered = new Map<GraphScope, Set<string>>();
   const loweredIn = (scope: GraphScope): Set<string> => lowered.get(scope) ?? lowered.set(scope, new Set()).get(scope)!;
   const isLowered = (scope: GraphScope, name: string): boolean => {
@@ -64,10 +76,21 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   const mainScope = graph.main;
   const mainLowered = loweredIn(mainScope);
   const target = options.target;
+  const renameSuffix = `/${suffixOf(target)}`;
+  const toTarget = castSuffix(target);
+  const toFloat = castSuffix(DataType.FLOAT);
   const wiring = options.wiring;
-  const remember = (node: onnx.INodeProto): void => {
+  /**
+   * Keeps a node's wiring before its first edit. Its outputs are copied only when they are about
+   * to be renamed: a node whose inputs are rewired has had its outputs renamed already, if at all
+   * (graph outputs come first in each scope), and they do not change after, so the audit reads
+   * them from the node (an array less per rewired node).
+   */
+  const remember = (node: onnx.INodeProto, renamingOutputs = false): void => {
+    if (!wiring || wiring.has(node)) return;
     // slice() copies a string array without the iterator protocol a spread goes through.
-    if (wiring && !wiring.has(node)) wiring.set(node, { inputs: node.input ? node.input.slice() : [], outputs: node.output ? node.output.slice() : [] });
+    const inputs = node.input ? node.input.slice() : [];
+    wiring.set(node, renamingOutputs ? { inputs, outputs: node.output ? node.output.slice() : [] } : { inputs });
   };
   /** Casts made per scope, by type, then by value: one Cast per (value, type) in each scope. */
   const castsMade = new Map<GraphScope, Map<number, Map<string, string>>>();
@@ -202,15 +225,14 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       if (!low.has(name)) continue;
       const producer = scope.producerOf(name);
       if (!producer) continue;
-      const renamed = graph.uniqueName(`${name}/${suffixOf(target)}`);
-      remember(producer.node);
+      const renamed = graph.uniqueName(name + renameSuffix);
+      remember(producer.node, true);
       scope.renameNodeOutput(producer.node, producer.index, renamed);
-      const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(`${name}/to_fp32`));
+      const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(name + toFloat), sharedEmptyFields);
       scope.insertNodeAfter(producer.node, cast);
-      const producerDecision = painted.get(producer.node)?.decision;
+      const producerDecision = noteCasts ? painted.get(producer.node)?.decision : undefined;
       if (producerDecision) (producerDecision.castsOnOutputs ??= []).push(cast.name);
       stats.castsToFloat32++;
-      stats.castNodes.push(cast.name);
       low.delete(name);
       low.add(renamed);
       lowAlias.set(name, renamed);
@@ -265,15 +287,14 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         const existing = made.get(name);
         if (existing) return existing;
       }
-      const output = graph.uniqueName(`${name}/to_${suffixOf(type)}`);
-      const cast = castNode(name, output, type, output);
+      const output = graph.uniqueName(name + (type === target ? toTarget : type === DataType.FLOAT ? toFloat : castSuffix(type)));
+      const cast = castNode(name, output, type, output, sharedEmptyFields);
       const anchor = producer && owner === home ? producer.node : null;
       home.insertNodeAfter(anchor, cast);
       if (type !== DataType.FLOAT) {
         if (isWeight) stats.weightCasts++;
         else stats.castsToTarget++;
       } else stats.castsToFloat32++;
-      stats.castNodes.push(output);
       made.set(name, output);
       return output;
     };
@@ -302,7 +323,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         const cast = castTo(name, want);
         remember(node);
         scope.setInput(node, index, cast);
-        if (decision) {
+        if (decision && noteCasts) {
           // Painting shares one frozen empty list among its decisions: a list per node only when a Cast is added.
           if (decision.castsAdded.length) decision.castsAdded.push(cast);
           else decision.castsAdded = [cast];
@@ -313,24 +334,6 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     for (const name of low) setValueInfoType(scope, name, name, target);
   }
   return stats;
-}
-
-function castMaker(): (input: string, output: string, to: number, name: string) => onnx.NodeProto {
-  // Fields set one by one in create()'s order (same own properties, same prototype, same bytes):
-  // create() copies them through an Object.keys loop, which a big graph paid per Cast.
-  return (input, output, to, name) => {
-    const attribute: onnx.IAttributeProto = new onnx.AttributeProto();
-    attribute.name = 'to';
-    attribute.i = to;
-    attribute.type = onnx.AttributeProto.AttributeType.INT;
-    const cast = new onnx.NodeProto();
-    cast.input = [input];
-    cast.output = [output];
-    cast.name = name;
-    cast.op_type = 'Cast';
-    cast.attribute = [attribute as onnx.AttributeProto];
-    return cast;
-  };
 }
 
 /** Keeps value_info true: a value that changed type must not still be declared float32. */

@@ -14,11 +14,12 @@ import { readFileSync } from 'node:fs';
 import { dtypeAttribute } from '../../onnx/attributes.js';
 import { DataType } from '../../onnx/data-types.js';
 import { AmpError } from '../../onnx/errors.js';
-import { onnx } from '../../onnx/generated/onnx.js';
+import type { onnx } from '../../onnx/generated/onnx.js';
 import type { ModelGraph } from '../../onnx/graph.js';
 import { opsetsOf } from '../../onnx/opsets.js';
 import { typeVariableOfInput, typeVariableOfOutput } from '../../onnx/schema.js';
 import { inferElemTypes, schemaOf } from '../../onnx/type-inference.js';
+import { castNode, sharesEmptyFields } from './cast-node.js';
 
 interface KvRules {
   formalInputs: string[];
@@ -90,6 +91,7 @@ export function storeKvCacheInFloat16(
   const types = inferElemTypes(graph, opsetsOf(model));
   let castsRemoved = 0;
   let castsAdded = 0;
+  const shared = sharesEmptyFields(scope.graph.node?.[0]);
   const isCastTo = (node: onnx.INodeProto, type: number) => node.op_type === 'Cast' && !node.domain && dtypeAttribute(node, 'to') === type;
   const setType = (info: onnx.IValueInfoProto | undefined) => {
     if (info?.type?.tensor_type) info.type.tensor_type.elem_type = DataType.FLOAT16;
@@ -116,7 +118,7 @@ export function storeKvCacheInFloat16(
       }
       if (!upcast) {
         upcast = graph.uniqueName(`${name}/as_fp32`);
-        scope.insertNodeAfter(null, castNode(name, upcast, DataType.FLOAT));
+        scope.insertNodeAfter(null, castNode(name, upcast, DataType.FLOAT, upcast, shared));
         castsAdded++;
         counts.castsToFloat32++;
       }
@@ -146,7 +148,7 @@ export function storeKvCacheInFloat16(
     const renamed = graph.uniqueName(`${name}/fp32`);
     for (const reader of [...scope.consumersOf(name)]) if (reader.index >= 0) scope.setInput(reader.node, reader.index, renamed);
     scope.renameNodeOutput(node, producer.index, renamed);
-    scope.insertNodeAfter(node, castNode(renamed, name, DataType.FLOAT16));
+    scope.insertNodeAfter(node, castNode(renamed, name, DataType.FLOAT16, name, shared));
     castsAdded++;
     counts.castsToTarget++;
   }
@@ -162,14 +164,4 @@ export function requireKvCache(cache: KvCacheValues): void {
     'BAD_OPTION',
     `--kv-cache fp16: the model has no float32 key-value cache input or output (looked for inputs feeding ${formalInputs.join('/')} or named like ${inputPatterns.join(', ')}, outputs named like ${outputPatterns.join(', ')})`,
   );
-}
-
-function castNode(input: string, output: string, to: number): onnx.NodeProto {
-  return onnx.NodeProto.create({
-    input: [input],
-    output: [output],
-    name: output,
-    op_type: 'Cast',
-    attribute: [onnx.AttributeProto.create({ name: 'to', i: to, type: onnx.AttributeProto.AttributeType.INT })],
-  });
 }
