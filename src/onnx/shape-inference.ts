@@ -10,6 +10,10 @@
  * Subgraphs (If/Loop/Scan bodies) are not entered: the outputs of such nodes are known only when
  * declared. A rule that cannot decide, an unknown op or an odd model leaves the output unknown;
  * inference never throws.
+ *
+ * Shapes are hash-consed: every value of one shape gets the same frozen array (a transformer has a
+ * dozen distinct shapes among hundreds of thousands of values), so what the result retains per
+ * value is its map entry, not an array of its own.
  */
 import { dtypeAttribute, findAttribute, intAttribute } from './attributes.js';
 import { DataType } from './data-types.js';
@@ -19,7 +23,8 @@ import type { onnx } from './generated/onnx.js';
 import type { GraphScope, ModelGraph } from './graph.js';
 import { normalizeDomain, opsetsOf } from './opsets.js';
 
-export type Shape = number[];
+/** Dims of a value. Shapes returned by inference are shared between values and frozen: never mutate one. */
+export type Shape = readonly number[];
 
 /** The values of a small 0-D or 1-D tensor, with its element type. */
 export interface KnownValue {
@@ -28,10 +33,10 @@ export interface KnownValue {
 }
 
 export interface ShapeInferenceResult {
-  /** Value name -> fully known dims (main graph). */
-  shapes: Map<string, Shape>;
+  /** Value name -> fully known dims (main graph); values of one shape share one frozen array. */
+  shapes: ReadonlyMap<string, Shape>;
   /** Value name -> values of small 0-D/1-D tensors whose contents are known statically. */
-  values: Map<string, KnownValue>;
+  values: ReadonlyMap<string, KnownValue>;
 }
 
 /** Tensors with more elements than this do not have their values tracked. */
@@ -40,20 +45,21 @@ const MAX_VALUES = 1024;
 const DEFAULT_OPSET = 21;
 
 /** Value name -> fully known integer dims, for the values of the main graph whose shape is known. */
-export function inferShapes(graph: ModelGraph): Map<string, number[]> {
+export function inferShapes(graph: ModelGraph): ReadonlyMap<string, Shape> {
   // The known values are dropped here: the initializers no rule asked for are left unread (reading
   // every small initializer into numbers was a good part of a big model's shape inference).
-  return inferInto(graph, new KnownValues()).shapes;
+  return inferInto(graph).shapes;
 }
 
 export function inferShapesAndValues(graph: ModelGraph): ShapeInferenceResult {
-  const result = inferInto(graph, new KnownValues());
+  const result = inferInto(graph);
   (result.values as KnownValues).readAll();
   return result;
 }
 
-function inferInto(graph: ModelGraph, values: KnownValues): ShapeInferenceResult {
+function inferInto(graph: ModelGraph): ShapeInferenceResult {
   const shapes = new Map<string, Shape>();
+  const values = new KnownValues(graph.main.initializers);
   try {
     const opset = opsetsOf(graph.model).get('') ?? DEFAULT_OPSET;
     run(graph.main, opset, shapes, values);
@@ -63,111 +69,261 @@ function inferInto(graph: ModelGraph, values: KnownValues): ShapeInferenceResult
   return { shapes, values };
 }
 
+// ---------------------------------------------------------------------------------------------
+// One array per distinct shape
+
+interface ShapeTrieNode {
+  /** The shared array of the dims that lead here, once some value had them. */
+  shape: Shape | undefined;
+  /** Next dim -> node: a small map per distinct prefix (a handful for a whole transformer). */
+  next: Map<number, ShapeTrieNode> | undefined;
+}
+
+/**
+ * Hash-consing of shapes: a trie keyed by dims, so that looking a shape up costs one small-integer
+ * map lookup per dim and no key string per value.
+ */
+export class ShapeTable {
+  private readonly root: ShapeTrieNode = { shape: undefined, next: undefined };
+
+  /**
+   * The table's frozen array equal to `dims` (a copy is made the first time, so the caller may
+   * reuse its array); undefined when some dim is not a non-negative safe integer.
+   */
+  intern(dims: readonly number[]): Shape | undefined {
+    let at = this.root;
+    for (let i = 0; i < dims.length; i++) {
+      const d = dims[i] as number;
+      let next = at.next?.get(d);
+      if (next === undefined) {
+        if (!Number.isSafeInteger(d) || d < 0) return undefined;
+        next = { shape: undefined, next: undefined };
+        (at.next ??= new Map()).set(d, next);
+      }
+      if (d === 0 && Object.is(d, -0)) return minusZeroShape(dims);
+      at = next;
+    }
+    return (at.shape ??= Object.freeze(dims.slice()));
+  }
+
+  /** The interned dims of a tensor (initializer, Constant), or undefined when some dim is invalid. */
+  tensorDims(tensor: onnx.ITensorProto): Shape | undefined {
+    return this.internLongs(tensor.dims);
+  }
+
+  /** Interns int64 dims as the decoder gives them (numbers or Longs), through one reused array. */
+  internLongs(list: ArrayLike<number | Long> | null | undefined): Shape | undefined {
+    scratch.length = 0;
+    if (list) for (let i = 0; i < list.length; i++) scratch.push(longToNumber(list[i] as number | Long));
+    return this.intern(scratch);
+  }
+}
+
+type Long = Parameters<typeof longToNumber>[0];
+
+/** Reused by internLongs and declaredDims: the table copies a shape the first time it sees it. */
+const scratch: number[] = [];
+
+/**
+ * -0 and 0 are one key of a Map, but a rule can compute -0 (0 times a negative scale): such a
+ * shape keeps its own array, as it did before shapes were shared, so that no output changes.
+ */
+function minusZeroShape(dims: readonly number[]): Shape | undefined {
+  return dims.every((d) => Number.isSafeInteger(d) && d >= 0) ? Object.freeze(dims.slice()) : undefined;
+}
+
 /**
  * Known values, with the initializers' values read from their tensors only when a rule asks for
  * one: most small initializers of a big model are biases and norm weights no shape depends on,
- * and reading each into an array of numbers cost time and memory for nothing.
+ * and reading each into an array of numbers cost time and memory for nothing. The initializers
+ * are looked up in the graph's own map when asked for, not copied into one of their own.
  */
 class KnownValues extends Map<string, KnownValue> {
-  private readonly unread = new Map<string, { tensor: onnx.ITensorProto; dims: Shape }>();
+  /** Initializers read already (or that failed to read), or sparse ones: never read (again). */
+  private readonly done = new Set<string>();
 
-  addInitializer(name: string, tensor: onnx.ITensorProto, dims: Shape): void {
+  constructor(private readonly initializers: ReadonlyMap<string, onnx.ITensorProto>) {
+    super();
+  }
+
+  /** Leaves an initializer unread for good (a sparse initializer's values). */
+  skipInitializer(name: string): void {
     super.delete(name);
-    this.unread.set(name, { tensor, dims });
+    this.done.add(name);
   }
 
   override get(name: string): KnownValue | undefined {
     const known = super.get(name);
     if (known !== undefined) return known;
-    const initializer = this.unread.get(name);
-    if (!initializer) return undefined;
-    this.unread.delete(name);
-    const data = tensorValues(initializer.tensor, initializer.dims);
+    const tensor = this.initializers.get(name);
+    if (tensor === undefined || this.done.has(name)) return undefined;
+    this.done.add(name);
+    const dims = tensorDimsOf(tensor);
+    const data = dims && dims.length <= 1 ? tensorValues(tensor, dims) : undefined;
     if (!data) return undefined;
-    const value = { data, type: initializer.tensor.data_type ?? 0 };
+    const value = { data, type: tensor.data_type ?? 0 };
     super.set(name, value);
     return value;
   }
 
-  override delete(name: string): boolean {
-    const had = this.unread.delete(name);
-    return super.delete(name) || had;
-  }
-
   /** Reads every initializer not read yet (for a caller that wants all known values). */
   readAll(): void {
-    for (const name of [...this.unread.keys()]) this.get(name);
+    for (const name of this.initializers.keys()) this.get(name);
   }
 }
 
 function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, values: KnownValues): void {
-  const declared = new Map<string, Shape>();
-  for (const info of [...scope.valueInfo.values(), ...scope.outputs.values()]) {
-    const dims = declaredDims(info);
-    if (dims && info.name) declared.set(info.name, dims);
-  }
+  const table = new ShapeTable();
   for (const [name, tensor] of scope.initializers) {
-    const dims = tensorDims(tensor);
-    if (!dims) continue;
-    shapes.set(name, dims);
-    if (dims.length <= 1) values.addInitializer(name, tensor, dims);
+    const dims = table.tensorDims(tensor);
+    if (dims) shapes.set(name, dims);
   }
   for (const sparse of scope.graph.sparse_initializer ?? []) {
     const name = sparse.values?.name;
     if (!name) continue;
-    values.delete(name);
-    const dims = (sparse.dims ?? []).map((d) => longToNumber(d));
-    if (validShape(dims)) shapes.set(name, dims);
+    values.skipInitializer(name);
+    const dims = table.internLongs(sparse.dims);
+    if (dims) shapes.set(name, dims);
     else shapes.delete(name);
   }
   for (const [name, info] of scope.inputs) {
     if (scope.initializers.has(name)) continue;
-    const dims = declaredDims(info);
+    const dims = declaredDims(info, table);
     if (dims) shapes.set(name, dims);
   }
 
-  // One pair of result arrays for every node, emptied before each: not two new arrays per node.
-  const inferred: (Shape | undefined)[] = [];
-  const inferredValues: (KnownValue | undefined)[] = [];
+  const rules = new NodeRules(opset, shapes, values, table);
   for (const node of scope.topologicalOrder().order) {
-    const outputs = node.output ?? [];
-    inferred.length = 0;
-    inferredValues.length = 0;
+    const outputs = node.output;
+    if (!outputs?.length) continue;
+    rules.reset(node);
     if (normalizeDomain(node.domain) === '' && !scope.subgraphsOf(node).length) {
       try {
-        inferNode(node, opset, shapes, values, inferred, inferredValues);
+        inferNode(rules, node, opset);
       } catch {
-        inferred.length = 0;
-        inferredValues.length = 0;
+        rules.reset(node);
       }
     }
+    const inferred = rules.out;
+    const inferredValues = rules.outValues;
     for (let i = 0; i < outputs.length; i++) {
       const name = outputs[i];
       if (!name) continue;
-      const shape = inferred[i];
-      const known = shape && validShape(shape) ? shape : declared.get(name);
-      if (known) shapes.set(name, known);
+      // Rules' shapes are interned (and checked) by set(); declarations fill in the rest.
+      const known = inferred[i] ?? declaredShape(scope, name, table);
+      if (!known) continue;
+      shapes.set(name, known);
       const value = inferredValues[i];
-      if (known && value && known.length <= 1 && product(known) === value.data.length && value.data.every(Number.isFinite)) values.set(name, value);
+      if (value && known.length <= 1 && product(known) === value.data.length && value.data.every(Number.isFinite)) values.set(name, value);
     }
+  }
+}
+
+/**
+ * The state of the rule of one node, made once per inference and reset for each node: the rules
+ * read their inputs through its methods, with no closure or result array made per node.
+ */
+class NodeRules {
+  inputs: readonly string[] = [];
+  nOut = 0;
+  op = '';
+  /** The rule's results, by output slot (interned shapes; values of small tensors). */
+  readonly out: (Shape | undefined)[] = [];
+  readonly outValues: (KnownValue | undefined)[] = [];
+
+  constructor(
+    readonly opset: number,
+    private readonly shapes: ReadonlyMap<string, Shape>,
+    private readonly values: ReadonlyMap<string, KnownValue>,
+    private readonly table: ShapeTable,
+  ) {}
+
+  reset(node: onnx.INodeProto): void {
+    this.inputs = node.input ?? [];
+    this.nOut = (node.output ?? []).length;
+    this.op = node.op_type ?? '';
+    this.out.length = 0;
+    this.outValues.length = 0;
+  }
+
+  has(i: number): boolean {
+    return !!this.inputs[i];
+  }
+
+  shape(i: number): Shape | undefined {
+    const name = this.inputs[i];
+    return name ? this.shapes.get(name) : undefined;
+  }
+
+  value(i: number): KnownValue | undefined {
+    const name = this.inputs[i];
+    if (!name) return undefined;
+    const found = this.values.get(name);
+    if (found) return found;
+    // A tensor with no elements has known (empty) contents, whatever feeds it.
+    const s = this.shapes.get(name);
+    return s && s.length <= 1 && product(s) === 0 ? { data: [], type: 0 } : undefined;
+  }
+
+  /** The integer values of an input (a shape argument). */
+  intValues(i: number): number[] | undefined {
+    const v = this.value(i);
+    return v && v.data.every(Number.isInteger) ? v.data : undefined;
+  }
+
+  /** Records output i's shape (interned here: a rule may pass an array it reuses) and value. */
+  set(i: number, s: readonly number[] | undefined, v?: KnownValue): void {
+    this.out[i] = s && this.table.intern(s);
+    if (v) this.outValues[i] = v;
+  }
+
+  /** Values of elementwise ops on small known tensors. */
+  elementwiseValues(outShape: Shape | undefined, type: number, indices: readonly number[]): KnownValue | undefined {
+    const op = this.op;
+    const fn = VALUE_OPS[op];
+    if (!fn || !outShape || outShape.length > 1) return undefined;
+    const args = indices.map((i) => this.value(i));
+    if (args.some((a) => !a)) return undefined;
+    const count = product(outShape);
+    if (count > MAX_VALUES) return undefined;
+    const data: number[] = [];
+    for (let k = 0; k < count; k++) {
+      const operands = (args as KnownValue[]).map((a) => (a.data.length === 1 ? a.data[0] : a.data[k]) as number);
+      if (operands.some((x) => x === undefined)) return undefined;
+      const r = fn(operands);
+      if (r === undefined || !Number.isFinite(r)) return undefined;
+      data.push(r);
+    }
+    const integer = isInteger(type);
+    return { data: data.map((x) => (op === 'Div' && integer ? Math.trunc(x) : convertTo(x, type))), type };
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reading declarations, tensors and attributes
 
-function declaredDims(info: onnx.IValueInfoProto): Shape | undefined {
-  const shape = info.type?.tensor_type?.shape;
-  if (!shape) return undefined;
-  const dims: Shape = [];
-  for (const d of shape.dim ?? []) {
-    if (!Object.hasOwn(d, 'dim_value') || d.dim_value == null) return undefined;
-    dims.push(longToNumber(d.dim_value));
-  }
-  return validShape(dims) ? dims : undefined;
+/** A node output's declared shape: the graph output's declaration first, then value_info's. */
+function declaredShape(scope: GraphScope, name: string, table: ShapeTable): Shape | undefined {
+  const output = scope.outputs.get(name);
+  const fromOutput = output && declaredDims(output, table);
+  if (fromOutput) return fromOutput;
+  const info = scope.valueInfo.get(name);
+  return info && declaredDims(info, table);
 }
 
-function tensorDims(tensor: onnx.ITensorProto): Shape | undefined {
+function declaredDims(info: onnx.IValueInfoProto, table: ShapeTable): Shape | undefined {
+  const shape = info.type?.tensor_type?.shape;
+  if (!shape) return undefined;
+  scratch.length = 0;
+  for (const d of shape.dim ?? []) {
+    if (!Object.hasOwn(d, 'dim_value') || d.dim_value == null) return undefined;
+    scratch.push(longToNumber(d.dim_value));
+  }
+  return table.intern(scratch);
+}
+
+/** A tensor's dims, not interned (reading an initializer's or attribute's values). */
+function tensorDimsOf(tensor: onnx.ITensorProto): number[] | undefined {
   const dims = (tensor.dims ?? []).map((d) => longToNumber(d));
   return validShape(dims) ? dims : undefined;
 }
@@ -175,7 +331,6 @@ function tensorDims(tensor: onnx.ITensorProto): Shape | undefined {
 function validShape(dims: readonly number[]): boolean {
   return dims.every((d) => Number.isSafeInteger(d) && d >= 0);
 }
-
 const product = (dims: readonly number[]): number => dims.reduce((a, b) => a * b, 1);
 
 const INTEGER_TYPES = new Set<number>([
@@ -306,10 +461,16 @@ function axesOf(axes: readonly number[], rank: number): number[] | undefined {
   return result;
 }
 
-/** Multidirectional (numpy) broadcasting; undefined when the shapes do not broadcast. */
+/**
+ * Multidirectional (numpy) broadcasting; undefined when the shapes do not broadcast. The result
+ * is one of the operands when that operand is the broadcast shape (a bias added to activations,
+ * two activations of one shape): no new array then.
+ */
 export function broadcastShapes(shapes: readonly Shape[]): Shape | undefined {
-  const rank = Math.max(0, ...shapes.map((s) => s.length));
-  const out: Shape = [];
+  let rank = 0;
+  for (const shape of shapes) if (shape.length > rank) rank = shape.length;
+  for (const candidate of shapes) if (candidate.length === rank && broadcastsTo(shapes, candidate)) return candidate;
+  const out: number[] = [];
   for (let i = 0; i < rank; i++) {
     let dim = 1;
     for (const shape of shapes) {
@@ -323,8 +484,23 @@ export function broadcastShapes(shapes: readonly Shape[]): Shape | undefined {
   return out;
 }
 
+/** Whether every shape broadcasts to `target` (each dim 1 or equal, aligned at the end). */
+function broadcastsTo(shapes: readonly Shape[], target: Shape): boolean {
+  for (const shape of shapes) {
+    if (shape === target) continue;
+    const offset = target.length - shape.length;
+    for (let i = 0; i < shape.length; i++) {
+      const d = shape[i];
+      if (d !== 1 && d !== target[i + offset]) return false;
+    }
+  }
+  return true;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Operator rules
+
+const ONLY_FIRST_INPUT: readonly number[] = [0];
 
 const SAME_SHAPE = new Set([
   'Abs', 'Acos', 'Acosh', 'Asin', 'Asinh', 'Atan', 'Atanh', 'BatchNormalization', 'Bernoulli', 'BitwiseNot',
@@ -383,85 +559,38 @@ function convertTo(value: number, type: number): number {
   return value;
 }
 
-function inferNode(
-  node: onnx.INodeProto,
-  opset: number,
-  shapes: ReadonlyMap<string, Shape>,
-  values: ReadonlyMap<string, KnownValue>,
-  out: (Shape | undefined)[],
-  outValues: (KnownValue | undefined)[],
-): void {
-  const inputs = node.input ?? [];
-  const nOut = (node.output ?? []).length;
-  const has = (i: number): boolean => !!inputs[i];
-  const shape = (i: number): Shape | undefined => (inputs[i] ? shapes.get(inputs[i] as string) : undefined);
-  const value = (i: number): KnownValue | undefined => {
-    const name = inputs[i];
-    if (!name) return undefined;
-    const found = values.get(name);
-    if (found) return found;
-    // A tensor with no elements has known (empty) contents, whatever feeds it.
-    const s = shapes.get(name);
-    return s && s.length <= 1 && product(s) === 0 ? { data: [], type: 0 } : undefined;
-  };
-  /** The integer values of an input (a shape argument). */
-  const intValues = (i: number): number[] | undefined => {
-    const v = value(i);
-    return v && v.data.every(Number.isInteger) ? v.data : undefined;
-  };
-  const set = (i: number, s: Shape | undefined, v?: KnownValue): void => {
-    out[i] = s;
-    if (v) outValues[i] = v;
-  };
-  const op = node.op_type ?? '';
-
-  // Values of elementwise ops on small known tensors.
-  const elementwiseValues = (outShape: Shape | undefined, type: number, indices: number[]): KnownValue | undefined => {
-    const fn = VALUE_OPS[op];
-    if (!fn || !outShape || outShape.length > 1) return undefined;
-    const args = indices.map(value);
-    if (args.some((a) => !a)) return undefined;
-    const count = product(outShape);
-    if (count > MAX_VALUES) return undefined;
-    const data: number[] = [];
-    for (let k = 0; k < count; k++) {
-      const operands = (args as KnownValue[]).map((a) => (a.data.length === 1 ? a.data[0] : a.data[k]) as number);
-      if (operands.some((x) => x === undefined)) return undefined;
-      const r = fn(operands);
-      if (r === undefined || !Number.isFinite(r)) return undefined;
-      data.push(r);
-    }
-    const integer = isInteger(type);
-    return { data: data.map((x) => (op === 'Div' && integer ? Math.trunc(x) : convertTo(x, type))), type };
-  };
+function inferNode(c: NodeRules, node: onnx.INodeProto, opset: number): void {
+  const inputs = c.inputs;
+  const nOut = c.nOut;
+  const op = c.op;
 
   if (SAME_SHAPE.has(op)) {
-    const s = shape(0);
-    const type = value(0)?.type ?? 0;
+    const s = c.shape(0);
     let v: KnownValue | undefined;
     if (op === 'Cast') {
       const to = dtypeAttribute(node, 'to');
-      const input = value(0);
+      const input = c.value(0);
       if (input && to !== undefined) v = { data: input.data.map((x) => convertTo(x, to)), type: to };
     } else if (op === 'Identity' || VALUE_OPS[op]) {
-      v = elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, [0]);
+      const type = c.value(0)?.type ?? 0;
+      v = c.elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, ONLY_FIRST_INPUT);
     }
-    set(0, s, v);
-    if (op === 'Dropout' && nOut > 1) set(1, s);
+    c.set(0, s, v);
+    if (op === 'Dropout' && nOut > 1) c.set(1, s);
     if (op === 'DynamicQuantizeLinear') {
-      set(1, []);
-      set(2, []);
+      c.set(1, []);
+      c.set(2, []);
     }
-    if ((op === 'LayerNormalization' || op === 'SimplifiedLayerNormalization') && s) {
+    if ((op === 'LayerNormalization' || op === 'SimplifiedLayerNormalization') && s && nOut > 1) {
       const axis = axisOf(int(node, 'axis', -1), s.length);
       if (axis !== undefined) {
         const stat = s.map((d, i) => (i < axis ? d : 1));
-        for (let i = 1; i < nOut; i++) set(i, stat);
+        for (let i = 1; i < nOut; i++) c.set(i, stat);
       }
     }
     if (op === 'BatchNormalization' && nOut > 1 && s && s.length >= 2) {
       // Training mode (opset 14+): running mean and variance; older saved mean/var too.
-      for (let i = 1; i < nOut; i++) set(i, [s[1] as number]);
+      for (let i = 1; i < nOut; i++) c.set(i, [s[1] as number]);
     }
     return;
   }
@@ -469,8 +598,8 @@ function inferNode(
   if (BROADCAST.has(op)) {
     const list: Shape[] = [];
     for (let i = 0; i < inputs.length; i++) {
-      if (!has(i)) continue;
-      const s = shape(i);
+      if (!c.has(i)) continue;
+      const s = c.shape(i);
       if (!s) return;
       list.push(s);
     }
@@ -478,27 +607,32 @@ function inferNode(
     // Before opset 7, the second operand broadcast to the first (attribute `broadcast`).
     const s = opset < 7 && list.length === 2 && intAttribute(node, 'broadcast') ? list[0] : broadcastShapes(list);
     if (op === 'PRelu' && s && list[0] && s.length !== list[0].length) return;
-    const type = op === 'Where' ? (value(1)?.type ?? 0) : (value(0)?.type ?? 0);
-    const indices = inputs.map((_, i) => i).filter(has);
-    set(0, s, elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, indices));
+    let v: KnownValue | undefined;
+    // Values only of small results (shape arithmetic): a big tensor's add costs no value lookups.
+    if (s && s.length <= 1 && VALUE_OPS[op]) {
+      const type = op === 'Where' ? (c.value(1)?.type ?? 0) : (c.value(0)?.type ?? 0);
+      const indices = inputs.map((_, i) => i).filter((i) => c.has(i));
+      v = c.elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, indices);
+    }
+    c.set(0, s, v);
     return;
   }
 
   if (REDUCE.has(op)) {
-    const s = shape(0);
+    const s = c.shape(0);
     if (!s) return;
     const keepdims = int(node, 'keepdims', 1);
     const axesFromInput = op === 'ReduceSum' ? opset >= 13 : opset >= 18;
     let axes: number[] | undefined;
     if (axesFromInput) {
-      if (has(1)) {
-        axes = intValues(1);
+      if (c.has(1)) {
+        axes = c.intValues(1);
         if (!axes) return;
       }
     } else axes = ints(node, 'axes');
     if (!axes || !axes.length) {
       if (axesFromInput && int(node, 'noop_with_empty_axes', 0)) {
-        set(0, s);
+        c.set(0, s);
         return;
       }
       axes = s.map((_, i) => i);
@@ -506,12 +640,12 @@ function inferNode(
     const normalized = axesOf(axes, s.length);
     if (!normalized) return;
     const reduced = new Set(normalized);
-    const result: Shape = [];
+    const result: number[] = [];
     s.forEach((d, i) => {
       if (!reduced.has(i)) result.push(d);
       else if (keepdims) result.push(1);
     });
-    set(0, result);
+    c.set(0, result);
     return;
   }
 
@@ -522,37 +656,37 @@ function inferNode(
       switch (attribute.name) {
         case 'value': {
           if (!attribute.t) return;
-          const dims = tensorDims(attribute.t);
+          const dims = tensorDimsOf(attribute.t);
           const data = dims && tensorValues(attribute.t, dims);
-          set(0, dims, data ? { data, type: attribute.t.data_type ?? 0 } : undefined);
+          c.set(0, dims, data ? { data, type: attribute.t.data_type ?? 0 } : undefined);
           return;
         }
         case 'sparse_value': {
           const dims = (attribute.sparse_tensor?.dims ?? []).map((d) => longToNumber(d));
-          set(0, dims);
+          c.set(0, dims);
           return;
         }
         case 'value_int':
-          set(0, [], { data: [longToNumber(attribute.i)], type: DataType.INT64 });
+          c.set(0, [], { data: [longToNumber(attribute.i)], type: DataType.INT64 });
           return;
         case 'value_ints': {
           const data = (attribute.ints ?? []).map((v) => longToNumber(v));
-          set(0, [data.length], { data, type: DataType.INT64 });
+          c.set(0, [data.length], { data, type: DataType.INT64 });
           return;
         }
         case 'value_float':
-          set(0, [], { data: [attribute.f ?? 0], type: DataType.FLOAT });
+          c.set(0, [], { data: [attribute.f ?? 0], type: DataType.FLOAT });
           return;
         case 'value_floats': {
           const data = [...(attribute.floats ?? [])];
-          set(0, [data.length], { data, type: DataType.FLOAT });
+          c.set(0, [data.length], { data, type: DataType.FLOAT });
           return;
         }
         case 'value_string':
-          set(0, []);
+          c.set(0, []);
           return;
         case 'value_strings':
-          set(0, [(attribute.strings ?? []).length]);
+          c.set(0, [(attribute.strings ?? []).length]);
           return;
         default:
           return;
@@ -562,40 +696,40 @@ function inferNode(
     case 'MatMul':
     case 'MatMulInteger':
     case 'QLinearMatMul': {
-      const a = shape(0);
-      const b = shape(op === 'QLinearMatMul' ? 3 : 1);
-      set(0, a && b ? matmulShape(a, b) : undefined);
+      const a = c.shape(0);
+      const b = c.shape(op === 'QLinearMatMul' ? 3 : 1);
+      c.set(0, a && b ? matmulShape(a, b) : undefined);
       return;
     }
 
     case 'Gemm': {
-      const a = shape(0);
-      const b = shape(1);
+      const a = c.shape(0);
+      const b = c.shape(1);
       if (!a || !b || a.length !== 2 || b.length !== 2) return;
       const m = int(node, 'transA', 0) ? a[1] : a[0];
       const ka = int(node, 'transA', 0) ? a[0] : a[1];
       const kb = int(node, 'transB', 0) ? b[1] : b[0];
       const n = int(node, 'transB', 0) ? b[0] : b[1];
       if (ka !== kb) return;
-      set(0, [m as number, n as number]);
+      c.set(0, [m as number, n as number]);
       return;
     }
 
     case 'Conv':
     case 'ConvInteger':
     case 'QLinearConv': {
-      const x = shape(0);
-      const w = shape(op === 'QLinearConv' ? 3 : 1);
+      const x = c.shape(0);
+      const w = c.shape(op === 'QLinearConv' ? 3 : 1);
       if (!x || !w || x.length < 3 || w.length !== x.length) return;
       const kernel = ints(node, 'kernel_shape') ?? w.slice(2);
       const spatial = windowOutput(node, x.slice(2), kernel, false);
-      if (spatial) set(0, [x[0] as number, w[0] as number, ...spatial]);
+      if (spatial) c.set(0, [x[0] as number, w[0] as number, ...spatial]);
       return;
     }
 
     case 'ConvTranspose': {
-      const x = shape(0);
-      const w = shape(1);
+      const x = c.shape(0);
+      const w = c.shape(1);
       if (!x || !w || x.length < 3 || w.length !== x.length) return;
       const n = x.length - 2;
       const group = int(node, 'group', 1);
@@ -604,7 +738,7 @@ function inferNode(
       if (outputShape) {
         const spatial = outputShape.length === n + 2 ? outputShape.slice(2) : outputShape;
         if (spatial.length !== n) return;
-        set(0, [x[0] as number, channels, ...spatial]);
+        c.set(0, [x[0] as number, channels, ...spatial]);
         return;
       }
       const kernel = ints(node, 'kernel_shape') ?? w.slice(2);
@@ -614,7 +748,7 @@ function inferNode(
       const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
       const autoPad = str(node, 'auto_pad', 'NOTSET');
       if (kernel.length !== n || strides.length !== n || dilations.length !== n || outputPadding.length !== n || pads.length !== 2 * n) return;
-      const spatial: Shape = [];
+      const spatial: number[] = [];
       for (let i = 0; i < n; i++) {
         const input = x[i + 2] as number;
         const stride = strides[i] as number;
@@ -625,49 +759,49 @@ function inferNode(
         const full = stride * (input - 1) + (outputPadding[i] as number) + ((kernel[i] as number) - 1) * (dilations[i] as number) + 1;
         spatial.push(autoPad === 'VALID' ? full : full - (pads[i] as number) - (pads[i + n] as number));
       }
-      set(0, [x[0] as number, channels, ...spatial]);
+      c.set(0, [x[0] as number, channels, ...spatial]);
       return;
     }
 
     case 'MaxPool':
     case 'AveragePool':
     case 'LpPool': {
-      const x = shape(0);
+      const x = c.shape(0);
       const kernel = ints(node, 'kernel_shape');
       if (!x || x.length < 3 || !kernel) return;
       const spatial = windowOutput(node, x.slice(2), kernel, !!int(node, 'ceil_mode', 0));
       if (!spatial) return;
       const s = [x[0] as number, x[1] as number, ...spatial];
-      set(0, s);
-      if (op === 'MaxPool' && nOut > 1) set(1, s);
+      c.set(0, s);
+      if (op === 'MaxPool' && nOut > 1) c.set(1, s);
       return;
     }
 
     case 'GlobalAveragePool':
     case 'GlobalMaxPool':
     case 'GlobalLpPool': {
-      const x = shape(0);
+      const x = c.shape(0);
       if (!x || x.length < 2) return;
-      set(0, [x[0] as number, x[1] as number, ...x.slice(2).map(() => 1)]);
+      c.set(0, [x[0] as number, x[1] as number, ...x.slice(2).map(() => 1)]);
       return;
     }
 
     case 'Flatten': {
-      const x = shape(0);
+      const x = c.shape(0);
       if (!x) return;
       let axis = int(node, 'axis', 1);
       if (axis < 0) axis += x.length;
       if (axis < 0 || axis > x.length) return;
-      set(0, [product(x.slice(0, axis)), product(x.slice(axis))]);
+      c.set(0, [product(x.slice(0, axis)), product(x.slice(axis))]);
       return;
     }
 
     case 'Reshape': {
-      const target = opset >= 5 ? intValues(1) : ints(node, 'shape');
+      const target = opset >= 5 ? c.intValues(1) : ints(node, 'shape');
       if (!target) return;
-      const x = shape(0);
+      const x = c.shape(0);
       const allowzero = int(node, 'allowzero', 0);
-      const result: Shape = [];
+      const result: number[] = [];
       let inferAt = -1;
       for (let i = 0; i < target.length; i++) {
         const d = target[i] as number;
@@ -688,23 +822,23 @@ function inferNode(
         if (known === 0 || total % known !== 0) return;
         result[inferAt] = total / known;
       } else if (x && product(x) !== product(result)) return;
-      set(0, result, value(0) && result.length <= 1 ? value(0) : undefined);
+      c.set(0, result, c.value(0) && result.length <= 1 ? c.value(0) : undefined);
       return;
     }
 
     case 'Transpose': {
-      const x = shape(0);
+      const x = c.shape(0);
       if (!x) return;
       const perm = ints(node, 'perm') ?? x.map((_, i) => x.length - 1 - i);
       if (perm.length !== x.length || !axesOf(perm, x.length) || perm.some((p) => p < 0)) return;
-      set(0, perm.map((p) => x[p] as number));
+      c.set(0, perm.map((p) => x[p] as number));
       return;
     }
 
     case 'Squeeze': {
-      const x = shape(0);
+      const x = c.shape(0);
       if (!x) return;
-      const axesArg = opset >= 13 ? (has(1) ? intValues(1) : []) : (ints(node, 'axes') ?? []);
+      const axesArg = opset >= 13 ? (c.has(1) ? c.intValues(1) : []) : (ints(node, 'axes') ?? []);
       if (!axesArg) return;
       let result: Shape;
       if (!axesArg.length) result = x.filter((d) => d !== 1);
@@ -714,30 +848,30 @@ function inferNode(
         const drop = new Set(axes);
         result = x.filter((_, i) => !drop.has(i));
       }
-      set(0, result, value(0));
+      c.set(0, result, c.value(0));
       return;
     }
 
     case 'Unsqueeze': {
-      const x = shape(0);
-      const axesArg = opset >= 13 ? intValues(1) : ints(node, 'axes');
+      const x = c.shape(0);
+      const axesArg = opset >= 13 ? c.intValues(1) : ints(node, 'axes');
       if (!x || !axesArg) return;
       const rank = x.length + axesArg.length;
       const axes = axesOf(axesArg, rank);
       if (!axes) return;
       const inserted = new Set(axes);
-      const result: Shape = [];
+      const result: number[] = [];
       let k = 0;
       for (let i = 0; i < rank; i++) result.push(inserted.has(i) ? 1 : (x[k++] as number));
-      set(0, result, value(0));
+      c.set(0, result, c.value(0));
       return;
     }
 
     case 'Concat': {
       const list: Shape[] = [];
       for (let i = 0; i < inputs.length; i++) {
-        if (!has(i)) continue;
-        const s = shape(i);
+        if (!c.has(i)) continue;
+        const s = c.shape(i);
         if (!s) return;
         list.push(s);
       }
@@ -750,22 +884,22 @@ function inferNode(
       result[axis] = list.reduce((sum, s) => sum + (s[axis] as number), 0);
       let v: KnownValue | undefined;
       if (first.length === 1) {
-        const parts = inputs.map((_, i) => i).filter(has).map(value);
+        const parts = inputs.map((_, i) => i).filter((i) => c.has(i)).map((i) => c.value(i));
         if (parts.every((p) => p)) v = { data: (parts as KnownValue[]).flatMap((p) => p.data), type: (parts[0] as KnownValue).type };
       }
-      set(0, result, v);
+      c.set(0, result, v);
       return;
     }
 
     case 'Split': {
-      const x = shape(0);
+      const x = c.shape(0);
       if (!x) return;
       const axis = axisOf(int(node, 'axis', 0), x.length);
       if (axis === undefined) return;
       const dim = x[axis] as number;
       let sizes: number[] | undefined;
-      if (opset >= 13 ? has(1) : !!ints(node, 'split')) {
-        sizes = opset >= 13 ? intValues(1) : ints(node, 'split');
+      if (opset >= 13 ? c.has(1) : !!ints(node, 'split')) {
+        sizes = opset >= 13 ? c.intValues(1) : ints(node, 'split');
         if (!sizes || sizes.length !== nOut || sizes.reduce((a, b) => a + b, 0) !== dim) return;
       } else {
         const parts = opset >= 18 ? int(node, 'num_outputs', nOut) : nOut;
@@ -781,25 +915,25 @@ function inferNode(
       sizes.forEach((size, i) => {
         const s = [...x];
         s[axis] = size;
-        set(i, s);
+        c.set(i, s);
       });
       return;
     }
 
     case 'Slice': {
-      const x = shape(0);
+      const x = c.shape(0);
       if (!x) return;
       let starts: number[] | undefined;
       let ends: number[] | undefined;
       let axesArg: number[] | undefined;
       let steps: number[] | undefined;
       if (opset >= 10) {
-        starts = intValues(1);
-        ends = intValues(2);
-        axesArg = has(3) ? intValues(3) : undefined;
-        if (has(3) && !axesArg) return;
-        steps = has(4) ? intValues(4) : undefined;
-        if (has(4) && !steps) return;
+        starts = c.intValues(1);
+        ends = c.intValues(2);
+        axesArg = c.has(3) ? c.intValues(3) : undefined;
+        if (c.has(3) && !axesArg) return;
+        steps = c.has(4) ? c.intValues(4) : undefined;
+        if (c.has(4) && !steps) return;
       } else {
         starts = ints(node, 'starts');
         ends = ints(node, 'ends');
@@ -818,75 +952,75 @@ function inferNode(
         result[axis] = sliceLength(range);
       }
       let v: KnownValue | undefined;
-      const input = value(0);
+      const input = c.value(0);
       if (input && x.length === 1) {
         const [start, , step] = ranges.get(0) ?? [0, x[0] as number, 1];
         const data: number[] = [];
         for (let k = 0; k < (result[0] as number); k++) data.push(input.data[start + k * step] as number);
         v = { data, type: input.type };
       }
-      set(0, result, v);
+      c.set(0, result, v);
       return;
     }
 
     case 'Gather': {
-      const data = shape(0);
-      const indices = shape(1);
+      const data = c.shape(0);
+      const indices = c.shape(1);
       if (!data || !indices) return;
       const axis = axisOf(int(node, 'axis', 0), data.length);
       if (axis === undefined) return;
       const result = [...data.slice(0, axis), ...indices, ...data.slice(axis + 1)];
       let v: KnownValue | undefined;
-      const dataValue = value(0);
-      const indexValue = intValues(1);
+      const dataValue = c.value(0);
+      const indexValue = c.intValues(1);
       if (dataValue && indexValue && data.length === 1) {
         const n = data[0] as number;
         const picked = indexValue.map((i) => dataValue.data[i < 0 ? i + n : i]);
         if (picked.every((p) => p !== undefined)) v = { data: picked as number[], type: dataValue.type };
       }
-      set(0, result, v);
+      c.set(0, result, v);
       return;
     }
 
     case 'GatherElements':
-      set(0, shape(1));
+      c.set(0, c.shape(1));
       return;
 
     case 'GatherND': {
-      const data = shape(0);
-      const indices = shape(1);
+      const data = c.shape(0);
+      const indices = c.shape(1);
       if (!data || !indices || !indices.length) return;
       const batchDims = int(node, 'batch_dims', 0);
       const last = indices[indices.length - 1] as number;
       if (batchDims + last > data.length) return;
-      set(0, [...indices.slice(0, -1), ...data.slice(batchDims + last)]);
+      c.set(0, [...indices.slice(0, -1), ...data.slice(batchDims + last)]);
       return;
     }
 
     case 'Expand': {
-      const x = shape(0);
-      const target = intValues(1);
+      const x = c.shape(0);
+      const target = c.intValues(1);
       if (!x || !target) return;
-      set(0, broadcastShapes([x, target]));
+      c.set(0, broadcastShapes([x, target]));
       return;
     }
 
     case 'Tile': {
-      const x = shape(0);
-      const repeats = intValues(1);
+      const x = c.shape(0);
+      const repeats = c.intValues(1);
       if (!x || !repeats || repeats.length !== x.length || repeats.some((r) => r < 0)) return;
-      set(0, x.map((d, i) => d * (repeats[i] as number)));
+      c.set(0, x.map((d, i) => d * (repeats[i] as number)));
       return;
     }
 
     case 'Pad': {
-      const x = shape(0);
+      const x = c.shape(0);
       if (!x) return;
-      const pads = opset >= 11 ? intValues(1) : (ints(node, 'pads') ?? ints(node, 'paddings'));
+      const pads = opset >= 11 ? c.intValues(1) : (ints(node, 'pads') ?? ints(node, 'paddings'));
       if (!pads) return;
       let axes = x.map((_, i) => i);
-      if (opset >= 18 && has(3)) {
-        const given = intValues(3);
+      if (opset >= 18 && c.has(3)) {
+        const given = c.intValues(3);
         const normalized = given && axesOf(given, x.length);
         if (!normalized) return;
         axes = normalized;
@@ -896,101 +1030,101 @@ function inferNode(
       axes.forEach((axis, i) => {
         result[axis] = (result[axis] as number) + (pads[i] as number) + (pads[i + axes.length] as number);
       });
-      set(0, result);
+      c.set(0, result);
       return;
     }
 
     case 'ArgMax':
     case 'ArgMin': {
-      const x = shape(0);
+      const x = c.shape(0);
       if (!x) return;
       const axis = axisOf(int(node, 'axis', 0), x.length);
       if (axis === undefined) return;
       const keep = int(node, 'keepdims', 1);
-      set(0, keep ? x.map((d, i) => (i === axis ? 1 : d)) : x.filter((_, i) => i !== axis));
+      c.set(0, keep ? x.map((d, i) => (i === axis ? 1 : d)) : x.filter((_, i) => i !== axis));
       return;
     }
 
     case 'TopK': {
-      const x = shape(0);
+      const x = c.shape(0);
       if (!x) return;
-      const k = opset >= 10 ? intValues(1)?.[0] : intAttribute(node, 'k');
+      const k = opset >= 10 ? c.intValues(1)?.[0] : intAttribute(node, 'k');
       const axis = axisOf(int(node, 'axis', -1), x.length);
       if (k === undefined || axis === undefined || k < 0) return;
       const s = x.map((d, i) => (i === axis ? k : d));
-      set(0, s);
-      set(1, s);
+      c.set(0, s);
+      c.set(1, s);
       return;
     }
 
     case 'Shape': {
-      const x = shape(0);
+      const x = c.shape(0);
       if (!x) return;
       const rank = x.length;
       const clamp = (v: number): number => Math.min(Math.max(v < 0 ? v + rank : v, 0), rank);
       const start = clamp(int(node, 'start', 0));
       const end = clamp(intAttribute(node, 'end') ?? rank);
       const data = x.slice(start, Math.max(start, end));
-      set(0, [data.length], { data, type: DataType.INT64 });
+      c.set(0, [data.length], { data, type: DataType.INT64 });
       return;
     }
 
     case 'Size': {
-      const x = shape(0);
-      set(0, [], x ? { data: [product(x)], type: DataType.INT64 } : undefined);
+      const x = c.shape(0);
+      c.set(0, [], x ? { data: [product(x)], type: DataType.INT64 } : undefined);
       return;
     }
 
     case 'ConstantOfShape': {
-      const dims = intValues(0);
+      const dims = c.intValues(0);
       if (!dims || dims.some((d) => d < 0)) return;
       const tensor = findAttribute(node, 'value')?.t;
       const type = tensor?.data_type ?? DataType.FLOAT;
       let fill = 0;
       if (tensor) {
-        const tdims = tensorDims(tensor);
+        const tdims = tensorDimsOf(tensor);
         const data = tdims && tensorValues(tensor, tdims);
         if (data?.length === 1) fill = data[0] as number;
         else if (tdims && product(tdims) === 1) fill = NaN;
       }
       const count = product(dims);
       const v = dims.length <= 1 && count <= MAX_VALUES && !Number.isNaN(fill) ? { data: new Array<number>(count).fill(fill), type } : undefined;
-      set(0, dims, v);
+      c.set(0, dims, v);
       return;
     }
 
     case 'Range': {
-      const [start, limit, delta] = [value(0)?.data[0], value(1)?.data[0], value(2)?.data[0]];
+      const [start, limit, delta] = [c.value(0)?.data[0], c.value(1)?.data[0], c.value(2)?.data[0]];
       if (start === undefined || limit === undefined || delta === undefined || delta === 0) return;
       const n = Math.max(Math.ceil((limit - start) / delta), 0);
-      const type = value(0)?.type ?? 0;
+      const type = c.value(0)?.type ?? 0;
       const v = n <= MAX_VALUES ? { data: Array.from({ length: n }, (_, i) => convertTo(start + i * delta, type)), type } : undefined;
-      set(0, [n], v);
+      c.set(0, [n], v);
       return;
     }
 
     case 'OneHot': {
-      const indices = shape(0);
-      const depth = value(1)?.data[0];
+      const indices = c.shape(0);
+      const depth = c.value(1)?.data[0];
       if (!indices || depth === undefined) return;
       const axis = axisOf(int(node, 'axis', -1), indices.length + 1);
       if (axis === undefined) return;
       const result = [...indices];
       result.splice(axis, 0, Math.trunc(depth));
-      set(0, result);
+      c.set(0, result);
       return;
     }
 
     case 'Resize':
     case 'Upsample': {
-      const x = shape(0);
+      const x = c.shape(0);
       const scaleIndex = op === 'Upsample' || opset < 11 ? 1 : 2;
-      const sizes = op === 'Resize' && opset >= 11 && has(3) ? intValues(3) : undefined;
+      const sizes = op === 'Resize' && opset >= 11 && c.has(3) ? c.intValues(3) : undefined;
       const axesArg = ints(node, 'axes');
       if (sizes && sizes.length) {
         const policy = str(node, 'keep_aspect_ratio_policy', 'stretch');
         if (!axesArg && policy === 'stretch' && (!x || x.length === sizes.length)) {
-          set(0, sizes);
+          c.set(0, sizes);
           return;
         }
         if (!x) return;
@@ -1003,32 +1137,32 @@ function inferNode(
           const scale = policy === 'not_larger' ? Math.min(...ratios) : Math.max(...ratios);
           axes.forEach((axis) => (result[axis] = Math.round(scale * (x[axis] as number))));
         }
-        set(0, result);
+        c.set(0, result);
         return;
       }
       if (!x) return;
-      const scales = op === 'Upsample' && opset < 9 ? floats(node, 'scales') : has(scaleIndex) ? value(scaleIndex)?.data : undefined;
+      const scales = op === 'Upsample' && opset < 9 ? floats(node, 'scales') : c.has(scaleIndex) ? c.value(scaleIndex)?.data : undefined;
       if (!scales || !scales.length) return;
       const axes = axesOf(axesArg ?? x.map((_, i) => i), x.length);
       if (!axes || axes.length !== scales.length) return;
       const result = [...x];
       axes.forEach((axis, i) => (result[axis] = Math.floor((x[axis] as number) * Math.fround(scales[i] as number))));
-      set(0, result);
+      c.set(0, result);
       return;
     }
 
     case 'DepthToSpace':
     case 'SpaceToDepth': {
-      const x = shape(0);
+      const x = c.shape(0);
       const block = intAttribute(node, 'blocksize');
       if (!x || x.length !== 4 || !block) return;
-      const [n, c, h, w] = x as [number, number, number, number];
+      const [n, channels, h, w] = x as [number, number, number, number];
       if (op === 'DepthToSpace') {
-        if (c % (block * block)) return;
-        set(0, [n, c / (block * block), h * block, w * block]);
+        if (channels % (block * block)) return;
+        c.set(0, [n, channels / (block * block), h * block, w * block]);
       } else {
         if (h % block || w % block) return;
-        set(0, [n, c * block * block, h / block, w / block]);
+        c.set(0, [n, channels * block * block, h / block, w / block]);
       }
       return;
     }
@@ -1036,33 +1170,33 @@ function inferNode(
     case 'RandomNormal':
     case 'RandomUniform': {
       const s = ints(node, 'shape');
-      if (s) set(0, s);
+      if (s) c.set(0, s);
       return;
     }
 
     case 'BlackmanWindow':
     case 'HammingWindow':
     case 'HannWindow': {
-      const size = intValues(0)?.[0];
-      if (size !== undefined && size >= 0) set(0, [size]);
+      const size = c.intValues(0)?.[0];
+      if (size !== undefined && size >= 0) c.set(0, [size]);
       return;
     }
 
     case 'GridSample': {
-      const x = shape(0);
-      const grid = shape(1);
+      const x = c.shape(0);
+      const grid = c.shape(1);
       if (!x || !grid || x.length < 3 || grid.length !== x.length || grid[0] !== x[0]) return;
-      set(0, [x[0] as number, x[1] as number, ...grid.slice(1, -1)]);
+      c.set(0, [x[0] as number, x[1] as number, ...grid.slice(1, -1)]);
       return;
     }
 
     case 'MaxUnpool': {
-      const x = shape(0);
+      const x = c.shape(0);
       const kernel = ints(node, 'kernel_shape');
       if (!x || x.length < 3 || !kernel) return;
-      if (has(2)) {
-        const given = intValues(2);
-        if (given && given.length === x.length) set(0, given);
+      if (c.has(2)) {
+        const given = c.intValues(2);
+        if (given && given.length === x.length) c.set(0, given);
         return;
       }
       const n = x.length - 2;
@@ -1070,52 +1204,52 @@ function inferNode(
       const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
       if (kernel.length !== n || strides.length !== n || pads.length !== 2 * n) return;
       const spatial = x.slice(2).map((d, i) => (d - 1) * (strides[i] as number) + (kernel[i] as number) - (pads[i] as number) - (pads[i + n] as number));
-      set(0, [x[0] as number, x[1] as number, ...spatial]);
+      c.set(0, [x[0] as number, x[1] as number, ...spatial]);
       return;
     }
 
     case 'Det': {
-      const x = shape(0);
-      if (x && x.length >= 2) set(0, x.slice(0, -2));
+      const x = c.shape(0);
+      if (x && x.length >= 2) c.set(0, x.slice(0, -2));
       return;
     }
 
     case 'RoiAlign': {
-      const x = shape(0);
-      const rois = shape(1);
+      const x = c.shape(0);
+      const rois = c.shape(1);
       if (!x || !rois || x.length !== 4 || rois.length !== 2) return;
-      set(0, [rois[0] as number, x[1] as number, int(node, 'output_height', 1), int(node, 'output_width', 1)]);
+      c.set(0, [rois[0] as number, x[1] as number, int(node, 'output_height', 1), int(node, 'output_width', 1)]);
       return;
     }
 
     case 'SoftmaxCrossEntropyLoss':
     case 'NegativeLogLikelihoodLoss': {
       const reduction = str(node, 'reduction', 'mean');
-      set(0, reduction === 'none' ? shape(1) : []);
-      if (op === 'SoftmaxCrossEntropyLoss' && nOut > 1) set(1, shape(0));
+      c.set(0, reduction === 'none' ? c.shape(1) : []);
+      if (op === 'SoftmaxCrossEntropyLoss' && nOut > 1) c.set(1, c.shape(0));
       return;
     }
 
     case 'RNN':
     case 'GRU':
     case 'LSTM': {
-      const x = shape(0);
+      const x = c.shape(0);
       const hidden = intAttribute(node, 'hidden_size');
       if (!x || x.length !== 3 || !hidden) return;
       const directions = str(node, 'direction', 'forward') === 'bidirectional' ? 2 : 1;
       const layout = int(node, 'layout', 0);
       const [seq, batch] = layout ? [x[1] as number, x[0] as number] : [x[0] as number, x[1] as number];
-      set(0, layout ? [batch, seq, directions, hidden] : [seq, directions, batch, hidden]);
+      c.set(0, layout ? [batch, seq, directions, hidden] : [seq, directions, batch, hidden]);
       const state = layout ? [batch, directions, hidden] : [directions, batch, hidden];
-      for (let i = 1; i < Math.min(nOut, 3); i++) set(i, state);
+      for (let i = 1; i < Math.min(nOut, 3); i++) c.set(i, state);
       return;
     }
 
     case 'Einsum': {
       const equation = str(node, 'equation', '');
-      const operands = inputs.map((_, i) => shape(i));
+      const operands = inputs.map((_, i) => c.shape(i));
       if (operands.some((s) => !s)) return;
-      set(0, einsumShape(equation, operands as Shape[]));
+      c.set(0, einsumShape(equation, operands as Shape[]));
       return;
     }
 
@@ -1126,16 +1260,28 @@ function inferNode(
 
 /** numpy matmul: 1-D operands are promoted and the added dim removed again; batch dims broadcast. */
 export function matmulShape(a: Shape, b: Shape): Shape | undefined {
-  if (!a.length || !b.length) return undefined;
-  const a2 = a.length === 1 ? [1, a[0] as number] : a;
-  const b2 = b.length === 1 ? [b[0] as number, 1] : b;
-  const k = a2[a2.length - 1];
-  if (k !== b2[b2.length - 2]) return undefined;
-  const batch = broadcastShapes([a2.slice(0, -2), b2.slice(0, -2)]);
-  if (!batch) return undefined;
-  const result = [...batch];
-  if (a.length > 1) result.push(a2[a2.length - 2] as number);
-  if (b.length > 1) result.push(b2[b2.length - 1] as number);
+  const rankA = a.length;
+  const rankB = b.length;
+  if (!rankA || !rankB) return undefined;
+  if (a[rankA - 1] !== (rankB === 1 ? b[0] : b[rankB - 2])) return undefined;
+  // Batch dims (none for a 1-D operand) broadcast, read in place: no promoted copy or slice.
+  const batchA = Math.max(rankA - 2, 0);
+  const batchB = Math.max(rankB - 2, 0);
+  const batchRank = Math.max(batchA, batchB);
+  const result: number[] = [];
+  for (let i = 0; i < batchRank; i++) {
+    const da = a[i - batchRank + batchA];
+    const db = b[i - batchRank + batchB];
+    let dim = 1;
+    if (da !== undefined && da !== 1) dim = da;
+    if (db !== undefined && db !== 1) {
+      if (dim === 1) dim = db;
+      else if (db !== dim) return undefined;
+    }
+    result.push(dim);
+  }
+  if (rankA > 1) result.push(a[rankA - 2] as number);
+  if (rankB > 1) result.push(b[rankB - 1] as number);
   return result;
 }
 
@@ -1147,7 +1293,7 @@ function windowOutput(node: onnx.INodeProto, input: Shape, kernel: number[], cei
   const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
   const autoPad = str(node, 'auto_pad', 'NOTSET');
   if (kernel.length !== n || strides.length !== n || dilations.length !== n || pads.length !== 2 * n) return undefined;
-  const result: Shape = [];
+  const result: number[] = [];
   for (let i = 0; i < n; i++) {
     const size = input[i] as number;
     const stride = strides[i] as number;
@@ -1234,7 +1380,7 @@ function einsumShape(equation: string, operands: readonly Shape[]): Shape | unde
     for (const ch of equation.split('->')[0] ?? '') if (/[A-Za-z]/.test(ch)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
     output = `...${[...counts].filter(([, c]) => c === 1).map(([l]) => l).sort().join('')}`;
   }
-  const result: Shape = [];
+  const result: number[] = [];
   const parts = output.split('...');
   if (parts.length > 2) return undefined;
   for (let p = 0; p < parts.length; p++) {

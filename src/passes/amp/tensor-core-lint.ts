@@ -46,7 +46,7 @@ export interface TensorCoreLint {
   source: string;
 }
 
-type Shape = number[];
+type Shape = readonly number[];
 
 /** The dimensions that must be multiples of 8, by op; undefined when a shape is unknown. */
 function matrixDims(decision: NodeDecision, shapes: ReadonlyMap<string, Shape> | undefined): Array<[string, number]> | undefined {
