@@ -15,9 +15,10 @@
  * dozen distinct shapes among hundreds of thousands of values), so what the result retains per
  * value is its map entry, not an array of its own.
  */
-import { dtypeAttribute, findAttribute, intAttribute } from './attributes.js';
+import Long from 'long';
+import { dtypeAttribute } from './attributes.js';
 import { DataType } from './data-types.js';
-import { isExternal, longToNumber } from './external-data.js';
+import { isExternal } from './external-data.js';
 import { float16BitsToFloat32 } from './float16.js';
 import type { onnx } from './generated/onnx.js';
 import type { GraphScope, ModelGraph } from './graph.js';
@@ -90,9 +91,9 @@ export class ShapeTable {
    * The table's frozen array equal to `dims` (a copy is made the first time, so the caller may
    * reuse its array); undefined when some dim is not a non-negative safe integer.
    */
-  intern(dims: readonly number[]): Shape | undefined {
+  intern(dims: readonly number[], length = dims.length): Shape | undefined {
     let at = this.root;
-    for (let i = 0; i < dims.length; i++) {
+    for (let i = 0; i < length; i++) {
       const d = dims[i] as number;
       let next = at.next?.get(d);
       if (next === undefined) {
@@ -100,10 +101,10 @@ export class ShapeTable {
         next = { shape: undefined, next: undefined };
         (at.next ??= new Map()).set(d, next);
       }
-      if (d === 0 && Object.is(d, -0)) return minusZeroShape(dims);
+      if (d === 0 && Object.is(d, -0)) return minusZeroShape(dims.slice(0, length));
       at = next;
     }
-    return (at.shape ??= Object.freeze(dims.slice()));
+    return (at.shape ??= Object.freeze(dims.slice(0, length)));
   }
 
   /** The interned dims of a tensor (initializer, Constant), or undefined when some dim is invalid. */
@@ -113,16 +114,43 @@ export class ShapeTable {
 
   /** Interns int64 dims as the decoder gives them (numbers or Longs), through one reused array. */
   internLongs(list: ArrayLike<number | Long> | null | undefined): Shape | undefined {
-    scratch.length = 0;
-    if (list) for (let i = 0; i < list.length; i++) scratch.push(longToNumber(list[i] as number | Long));
-    return this.intern(scratch);
+    const length = list ? list.length : 0;
+    for (let i = 0; i < length; i++) scratch[i] = toNumber((list as ArrayLike<number | Long>)[i]);
+    return this.intern(scratch, length);
   }
 }
 
-type Long = Parameters<typeof longToNumber>[0];
-
-/** Reused by internLongs and declaredDims: the table copies a shape the first time it sees it. */
+/**
+ * Reused by internLongs and declaredDims, written by index and never emptied (emptying an array
+ * drops its backing store, and the next write allocates one): the table copies what it keeps.
+ */
 const scratch: number[] = [];
+
+/**
+ * An int64 field as a number. The decoder gives Long objects: read in place, where longToNumber's
+ * Long.fromValue copies each (a garbage object per dim and per attribute read, for every node).
+ */
+function toNumber(value: number | Long | null | undefined): number {
+  if (typeof value === 'number') return value;
+  if (value == null) return 0;
+  return value instanceof Long ? value.toNumber() : Long.fromValue(value).toNumber();
+}
+
+/** The node's first attribute of that name (a loop: no callback made per lookup). */
+function attributeNamed(node: onnx.INodeProto, name: string): onnx.IAttributeProto | undefined {
+  const attributes = node.attribute;
+  if (!attributes) return undefined;
+  for (let i = 0; i < attributes.length; i++) {
+    const attribute = attributes[i] as onnx.IAttributeProto;
+    if (attribute.name === name) return attribute;
+  }
+  return undefined;
+}
+
+function intNamed(node: onnx.INodeProto, name: string): number | undefined {
+  const attribute = attributeNamed(node, name);
+  return attribute && attribute.i != null ? toNumber(attribute.i) : undefined;
+}
 
 /**
  * -0 and 0 are one key of a Map, but a rule can compute -0 (0 times a negative scale): such a
@@ -174,10 +202,11 @@ class KnownValues extends Map<string, KnownValue> {
 
 function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, values: KnownValues): void {
   const table = new ShapeTable();
-  for (const [name, tensor] of scope.initializers) {
+  // forEach: a for-of over a map's entries makes an [name, tensor] array per initializer.
+  scope.initializers.forEach((tensor, name) => {
     const dims = table.tensorDims(tensor);
     if (dims) shapes.set(name, dims);
-  }
+  });
   for (const sparse of scope.graph.sparse_initializer ?? []) {
     const name = sparse.values?.name;
     if (!name) continue;
@@ -186,14 +215,16 @@ function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, value
     if (dims) shapes.set(name, dims);
     else shapes.delete(name);
   }
-  for (const [name, info] of scope.inputs) {
-    if (scope.initializers.has(name)) continue;
+  scope.inputs.forEach((info, name) => {
+    if (scope.initializers.has(name)) return;
     const dims = declaredDims(info, table);
     if (dims) shapes.set(name, dims);
-  }
+  });
 
   const rules = new NodeRules(opset, shapes, values, table);
-  for (const node of scope.topologicalOrder().order) {
+  const order = scope.topologicalOrder().order;
+  for (let n = 0; n < order.length; n++) {
+    const node = order[n] as onnx.INodeProto;
     const outputs = node.output;
     if (!outputs?.length) continue;
     rules.reset(node);
@@ -230,6 +261,8 @@ class NodeRules {
   /** The rule's results, by output slot (interned shapes; values of small tensors). */
   readonly out: (Shape | undefined)[] = [];
   readonly outValues: (KnownValue | undefined)[] = [];
+  /** Scratch list of an elementwise node's operand shapes (see the BROADCAST rule). */
+  readonly operands: Shape[] = [];
 
   constructor(
     readonly opset: number,
@@ -242,8 +275,9 @@ class NodeRules {
     this.inputs = node.input ?? [];
     this.nOut = (node.output ?? []).length;
     this.op = node.op_type ?? '';
-    this.out.length = 0;
-    this.outValues.length = 0;
+    // Cleared by index, not by length = 0, which would drop the arrays' backing stores.
+    for (let i = 0; i < this.out.length; i++) this.out[i] = undefined;
+    for (let i = 0; i < this.outValues.length; i++) this.outValues[i] = undefined;
   }
 
   has(i: number): boolean {
@@ -314,24 +348,29 @@ function declaredShape(scope: GraphScope, name: string, table: ShapeTable): Shap
 function declaredDims(info: onnx.IValueInfoProto, table: ShapeTable): Shape | undefined {
   const shape = info.type?.tensor_type?.shape;
   if (!shape) return undefined;
-  scratch.length = 0;
-  for (const d of shape.dim ?? []) {
+  const dims = shape.dim ?? [];
+  for (let i = 0; i < dims.length; i++) {
+    const d = dims[i] as onnx.TensorShapeProto.IDimension;
     if (!Object.hasOwn(d, 'dim_value') || d.dim_value == null) return undefined;
-    scratch.push(longToNumber(d.dim_value));
+    scratch[i] = toNumber(d.dim_value);
   }
-  return table.intern(scratch);
+  return table.intern(scratch, dims.length);
 }
 
 /** A tensor's dims, not interned (reading an initializer's or attribute's values). */
 function tensorDimsOf(tensor: onnx.ITensorProto): number[] | undefined {
-  const dims = (tensor.dims ?? []).map((d) => longToNumber(d));
+  const dims = (tensor.dims ?? []).map((d) => toNumber(d));
   return validShape(dims) ? dims : undefined;
 }
 
 function validShape(dims: readonly number[]): boolean {
   return dims.every((d) => Number.isSafeInteger(d) && d >= 0);
 }
-const product = (dims: readonly number[]): number => dims.reduce((a, b) => a * b, 1);
+function product(dims: readonly number[]): number {
+  let result = 1;
+  for (let i = 0; i < dims.length; i++) result *= dims[i] as number;
+  return result;
+}
 
 const INTEGER_TYPES = new Set<number>([
   DataType.INT64,
@@ -395,11 +434,11 @@ function tensorValues(tensor: onnx.ITensorProto, dims: Shape): number[] | undefi
   } else {
     switch (type) {
       case DataType.INT64:
-        data = (tensor.int64_data ?? []).map((v) => longToNumber(v));
+        data = (tensor.int64_data ?? []).map((v) => toNumber(v));
         break;
       case DataType.UINT64:
       case DataType.UINT32:
-        data = (tensor.uint64_data ?? []).map((v) => longToNumber(v));
+        data = (tensor.uint64_data ?? []).map((v) => toNumber(v));
         break;
       case DataType.FLOAT:
         data = [...(tensor.float_data ?? [])];
@@ -426,22 +465,22 @@ function tensorValues(tensor: onnx.ITensorProto, dims: Shape): number[] | undefi
 }
 
 function ints(node: onnx.INodeProto, name: string): number[] | undefined {
-  const attribute = findAttribute(node, name);
+  const attribute = attributeNamed(node, name);
   const list = attribute?.ints;
-  return list && list.length ? list.map((v) => longToNumber(v)) : undefined;
+  return list && list.length ? list.map((v) => toNumber(v)) : undefined;
 }
 
 function floats(node: onnx.INodeProto, name: string): number[] | undefined {
-  const list = findAttribute(node, name)?.floats;
+  const list = attributeNamed(node, name)?.floats;
   return list && list.length ? [...list] : undefined;
 }
 
 function int(node: onnx.INodeProto, name: string, fallback: number): number {
-  return intAttribute(node, name) ?? fallback;
+  return intNamed(node, name) ?? fallback;
 }
 
 function str(node: onnx.INodeProto, name: string, fallback: string): string {
-  const attribute = findAttribute(node, name);
+  const attribute = attributeNamed(node, name);
   return attribute?.s && attribute.s.length ? Buffer.from(attribute.s).toString('utf8') : fallback;
 }
 
@@ -453,8 +492,8 @@ function axisOf(axis: number, rank: number): number | undefined {
 
 function axesOf(axes: readonly number[], rank: number): number[] | undefined {
   const result: number[] = [];
-  for (const axis of axes) {
-    const a = axisOf(axis, rank);
+  for (let i = 0; i < axes.length; i++) {
+    const a = axisOf(axes[i] as number, rank);
     if (a === undefined || result.includes(a)) return undefined;
     result.push(a);
   }
@@ -467,13 +506,18 @@ function axesOf(axes: readonly number[], rank: number): number[] | undefined {
  * two activations of one shape): no new array then.
  */
 export function broadcastShapes(shapes: readonly Shape[]): Shape | undefined {
+  // Index loops throughout: until a function is optimized, each for-of step makes an object.
   let rank = 0;
-  for (const shape of shapes) if (shape.length > rank) rank = shape.length;
-  for (const candidate of shapes) if (candidate.length === rank && broadcastsTo(shapes, candidate)) return candidate;
+  for (let s = 0; s < shapes.length; s++) rank = Math.max(rank, (shapes[s] as Shape).length);
+  for (let s = 0; s < shapes.length; s++) {
+    const candidate = shapes[s] as Shape;
+    if (candidate.length === rank && broadcastsTo(shapes, candidate)) return candidate;
+  }
   const out: number[] = [];
   for (let i = 0; i < rank; i++) {
     let dim = 1;
-    for (const shape of shapes) {
+    for (let s = 0; s < shapes.length; s++) {
+      const shape = shapes[s] as Shape;
       const d = shape[shape.length - rank + i];
       if (d === undefined || d === 1) continue;
       if (dim === 1) dim = d;
@@ -486,7 +530,8 @@ export function broadcastShapes(shapes: readonly Shape[]): Shape | undefined {
 
 /** Whether every shape broadcasts to `target` (each dim 1 or equal, aligned at the end). */
 function broadcastsTo(shapes: readonly Shape[], target: Shape): boolean {
-  for (const shape of shapes) {
+  for (let s = 0; s < shapes.length; s++) {
+    const shape = shapes[s] as Shape;
     if (shape === target) continue;
     const offset = target.length - shape.length;
     for (let i = 0; i < shape.length; i++) {
@@ -596,16 +641,19 @@ function inferNode(c: NodeRules, node: onnx.INodeProto, opset: number): void {
   }
 
   if (BROADCAST.has(op)) {
-    const list: Shape[] = [];
+    // The operands' list is the rules' own, reused for every elementwise node.
+    const list = c.operands;
+    let count = 0;
     for (let i = 0; i < inputs.length; i++) {
       if (!c.has(i)) continue;
       const s = c.shape(i);
       if (!s) return;
-      list.push(s);
+      list[count++] = s;
     }
-    if (!list.length) return;
+    if (!count) return;
+    list.length = count;
     // Before opset 7, the second operand broadcast to the first (attribute `broadcast`).
-    const s = opset < 7 && list.length === 2 && intAttribute(node, 'broadcast') ? list[0] : broadcastShapes(list);
+    const s = opset < 7 && list.length === 2 && intNamed(node, 'broadcast') ? list[0] : broadcastShapes(list);
     if (op === 'PRelu' && s && list[0] && s.length !== list[0].length) return;
     let v: KnownValue | undefined;
     // Values only of small results (shape arithmetic): a big tensor's add costs no value lookups.
@@ -662,15 +710,15 @@ function inferNode(c: NodeRules, node: onnx.INodeProto, opset: number): void {
           return;
         }
         case 'sparse_value': {
-          const dims = (attribute.sparse_tensor?.dims ?? []).map((d) => longToNumber(d));
+          const dims = (attribute.sparse_tensor?.dims ?? []).map((d) => toNumber(d));
           c.set(0, dims);
           return;
         }
         case 'value_int':
-          c.set(0, [], { data: [longToNumber(attribute.i)], type: DataType.INT64 });
+          c.set(0, [], { data: [toNumber(attribute.i)], type: DataType.INT64 });
           return;
         case 'value_ints': {
-          const data = (attribute.ints ?? []).map((v) => longToNumber(v));
+          const data = (attribute.ints ?? []).map((v) => toNumber(v));
           c.set(0, [data.length], { data, type: DataType.INT64 });
           return;
         }
@@ -1048,7 +1096,7 @@ function inferNode(c: NodeRules, node: onnx.INodeProto, opset: number): void {
     case 'TopK': {
       const x = c.shape(0);
       if (!x) return;
-      const k = opset >= 10 ? c.intValues(1)?.[0] : intAttribute(node, 'k');
+      const k = opset >= 10 ? c.intValues(1)?.[0] : intNamed(node, 'k');
       const axis = axisOf(int(node, 'axis', -1), x.length);
       if (k === undefined || axis === undefined || k < 0) return;
       const s = x.map((d, i) => (i === axis ? k : d));
@@ -1063,7 +1111,7 @@ function inferNode(c: NodeRules, node: onnx.INodeProto, opset: number): void {
       const rank = x.length;
       const clamp = (v: number): number => Math.min(Math.max(v < 0 ? v + rank : v, 0), rank);
       const start = clamp(int(node, 'start', 0));
-      const end = clamp(intAttribute(node, 'end') ?? rank);
+      const end = clamp(intNamed(node, 'end') ?? rank);
       const data = x.slice(start, Math.max(start, end));
       c.set(0, [data.length], { data, type: DataType.INT64 });
       return;
@@ -1078,7 +1126,7 @@ function inferNode(c: NodeRules, node: onnx.INodeProto, opset: number): void {
     case 'ConstantOfShape': {
       const dims = c.intValues(0);
       if (!dims || dims.some((d) => d < 0)) return;
-      const tensor = findAttribute(node, 'value')?.t;
+      const tensor = attributeNamed(node, 'value')?.t;
       const type = tensor?.data_type ?? DataType.FLOAT;
       let fill = 0;
       if (tensor) {
@@ -1154,7 +1202,7 @@ function inferNode(c: NodeRules, node: onnx.INodeProto, opset: number): void {
     case 'DepthToSpace':
     case 'SpaceToDepth': {
       const x = c.shape(0);
-      const block = intAttribute(node, 'blocksize');
+      const block = intNamed(node, 'blocksize');
       if (!x || x.length !== 4 || !block) return;
       const [n, channels, h, w] = x as [number, number, number, number];
       if (op === 'DepthToSpace') {
@@ -1234,7 +1282,7 @@ function inferNode(c: NodeRules, node: onnx.INodeProto, opset: number): void {
     case 'GRU':
     case 'LSTM': {
       const x = c.shape(0);
-      const hidden = intAttribute(node, 'hidden_size');
+      const hidden = intNamed(node, 'hidden_size');
       if (!x || x.length !== 3 || !hidden) return;
       const directions = str(node, 'direction', 'forward') === 'bidirectional' ? 2 : 1;
       const layout = int(node, 'layout', 0);
