@@ -230,7 +230,7 @@ function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, value
     rules.reset(node);
     if (normalizeDomain(node.domain) === '' && !scope.subgraphsOf(node).length) {
       try {
-        inferNode(rules, node, opset);
+        inferNode(rules, node);
       } catch {
         rules.reset(node);
       }
@@ -604,707 +604,782 @@ function convertTo(value: number, type: number): number {
   return value;
 }
 
-function inferNode(c: NodeRules, node: onnx.INodeProto, opset: number): void {
-  const inputs = c.inputs;
+/**
+ * The rule of each default-domain op: one small function per rule, found in one map lookup. (One
+ * function with every rule in a switch took V8 some 60 ms to optimize, on the first call of a
+ * process, the only one a command-line run makes; small rules are optimized one by one as they
+ * get hot.)
+ */
+type Rule = (c: NodeRules, node: onnx.INodeProto) => void;
+
+function inferNode(c: NodeRules, node: onnx.INodeProto): void {
+  RULES.get(c.op)?.(c, node);
+}
+
+function sameShapeRule(c: NodeRules, node: onnx.INodeProto): void {
   const nOut = c.nOut;
   const op = c.op;
-
-  if (SAME_SHAPE.has(op)) {
-    const s = c.shape(0);
-    let v: KnownValue | undefined;
-    if (op === 'Cast') {
-      const to = dtypeAttribute(node, 'to');
-      const input = c.value(0);
-      if (input && to !== undefined) v = { data: input.data.map((x) => convertTo(x, to)), type: to };
-    } else if (op === 'Identity' || VALUE_OPS[op]) {
-      const type = c.value(0)?.type ?? 0;
-      v = c.elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, ONLY_FIRST_INPUT);
-    }
-    c.set(0, s, v);
-    if (op === 'Dropout' && nOut > 1) c.set(1, s);
-    if (op === 'DynamicQuantizeLinear') {
-      c.set(1, []);
-      c.set(2, []);
-    }
-    if ((op === 'LayerNormalization' || op === 'SimplifiedLayerNormalization') && s && nOut > 1) {
-      const axis = axisOf(int(node, 'axis', -1), s.length);
-      if (axis !== undefined) {
-        const stat = s.map((d, i) => (i < axis ? d : 1));
-        for (let i = 1; i < nOut; i++) c.set(i, stat);
-      }
-    }
-    if (op === 'BatchNormalization' && nOut > 1 && s && s.length >= 2) {
-      // Training mode (opset 14+): running mean and variance; older saved mean/var too.
-      for (let i = 1; i < nOut; i++) c.set(i, [s[1] as number]);
-    }
-    return;
+  const opset = c.opset;
+  const s = c.shape(0);
+  let v: KnownValue | undefined;
+  if (op === 'Cast') {
+    const to = dtypeAttribute(node, 'to');
+    const input = c.value(0);
+    if (input && to !== undefined) v = { data: input.data.map((x) => convertTo(x, to)), type: to };
+  } else if (op === 'Identity' || VALUE_OPS[op]) {
+    const type = c.value(0)?.type ?? 0;
+    v = c.elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, ONLY_FIRST_INPUT);
   }
-
-  if (BROADCAST.has(op)) {
-    // The operands' list is the rules' own, reused for every elementwise node.
-    const list = c.operands;
-    let count = 0;
-    for (let i = 0; i < inputs.length; i++) {
-      if (!c.has(i)) continue;
-      const s = c.shape(i);
-      if (!s) return;
-      list[count++] = s;
-    }
-    if (!count) return;
-    list.length = count;
-    // Before opset 7, the second operand broadcast to the first (attribute `broadcast`).
-    const s = opset < 7 && list.length === 2 && intNamed(node, 'broadcast') ? list[0] : broadcastShapes(list);
-    if (op === 'PRelu' && s && list[0] && s.length !== list[0].length) return;
-    let v: KnownValue | undefined;
-    // Values only of small results (shape arithmetic): a big tensor's add costs no value lookups.
-    if (s && s.length <= 1 && VALUE_OPS[op]) {
-      const type = op === 'Where' ? (c.value(1)?.type ?? 0) : (c.value(0)?.type ?? 0);
-      const indices = inputs.map((_, i) => i).filter((i) => c.has(i));
-      v = c.elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, indices);
-    }
-    c.set(0, s, v);
-    return;
+  c.set(0, s, v);
+  if (op === 'Dropout' && nOut > 1) c.set(1, s);
+  if (op === 'DynamicQuantizeLinear') {
+    c.set(1, []);
+    c.set(2, []);
   }
+  if ((op === 'LayerNormalization' || op === 'SimplifiedLayerNormalization') && s && nOut > 1) {
+    const axis = axisOf(int(node, 'axis', -1), s.length);
+    if (axis !== undefined) {
+      const stat = s.map((d, i) => (i < axis ? d : 1));
+      for (let i = 1; i < nOut; i++) c.set(i, stat);
+    }
+  }
+  if (op === 'BatchNormalization' && nOut > 1 && s && s.length >= 2) {
+    // Training mode (opset 14+): running mean and variance; older saved mean/var too.
+    for (let i = 1; i < nOut; i++) c.set(i, [s[1] as number]);
+  }
+}
 
-  if (REDUCE.has(op)) {
-    const s = c.shape(0);
+function broadcastRule(c: NodeRules, node: onnx.INodeProto): void {
+  const inputs = c.inputs;
+  const op = c.op;
+  const opset = c.opset;
+  // The operands' list is the rules' own, reused for every elementwise node.
+  const list = c.operands;
+  let count = 0;
+  for (let i = 0; i < inputs.length; i++) {
+    if (!c.has(i)) continue;
+    const s = c.shape(i);
     if (!s) return;
-    const keepdims = int(node, 'keepdims', 1);
-    const axesFromInput = op === 'ReduceSum' ? opset >= 13 : opset >= 18;
-    let axes: number[] | undefined;
-    if (axesFromInput) {
-      if (c.has(1)) {
-        axes = c.intValues(1);
-        if (!axes) return;
-      }
-    } else axes = ints(node, 'axes');
-    if (!axes || !axes.length) {
-      if (axesFromInput && int(node, 'noop_with_empty_axes', 0)) {
-        c.set(0, s);
-        return;
-      }
-      axes = s.map((_, i) => i);
-    }
-    const normalized = axesOf(axes, s.length);
-    if (!normalized) return;
-    const reduced = new Set(normalized);
-    const result: number[] = [];
-    s.forEach((d, i) => {
-      if (!reduced.has(i)) result.push(d);
-      else if (keepdims) result.push(1);
-    });
-    c.set(0, result);
-    return;
+    list[count++] = s;
   }
+  if (!count) return;
+  list.length = count;
+  // Before opset 7, the second operand broadcast to the first (attribute `broadcast`).
+  const s = opset < 7 && list.length === 2 && intNamed(node, 'broadcast') ? list[0] : broadcastShapes(list);
+  if (op === 'PRelu' && s && list[0] && s.length !== list[0].length) return;
+  let v: KnownValue | undefined;
+  // Values only of small results (shape arithmetic): a big tensor's add costs no value lookups.
+  if (s && s.length <= 1 && VALUE_OPS[op]) {
+    const type = op === 'Where' ? (c.value(1)?.type ?? 0) : (c.value(0)?.type ?? 0);
+    const indices = inputs.map((_, i) => i).filter((i) => c.has(i));
+    v = c.elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, indices);
+  }
+  c.set(0, s, v);
+}
 
-  switch (op) {
-    case 'Constant': {
-      const attribute = node.attribute?.[0];
-      if (!attribute) return;
-      switch (attribute.name) {
-        case 'value': {
-          if (!attribute.t) return;
-          const dims = tensorDimsOf(attribute.t);
-          const data = dims && tensorValues(attribute.t, dims);
-          c.set(0, dims, data ? { data, type: attribute.t.data_type ?? 0 } : undefined);
-          return;
-        }
-        case 'sparse_value': {
-          const dims = (attribute.sparse_tensor?.dims ?? []).map((d) => toNumber(d));
-          c.set(0, dims);
-          return;
-        }
-        case 'value_int':
-          c.set(0, [], { data: [toNumber(attribute.i)], type: DataType.INT64 });
-          return;
-        case 'value_ints': {
-          const data = (attribute.ints ?? []).map((v) => toNumber(v));
-          c.set(0, [data.length], { data, type: DataType.INT64 });
-          return;
-        }
-        case 'value_float':
-          c.set(0, [], { data: [attribute.f ?? 0], type: DataType.FLOAT });
-          return;
-        case 'value_floats': {
-          const data = [...(attribute.floats ?? [])];
-          c.set(0, [data.length], { data, type: DataType.FLOAT });
-          return;
-        }
-        case 'value_string':
-          c.set(0, []);
-          return;
-        case 'value_strings':
-          c.set(0, [(attribute.strings ?? []).length]);
-          return;
-        default:
-          return;
-      }
-    }
-
-    case 'MatMul':
-    case 'MatMulInteger':
-    case 'QLinearMatMul': {
-      const a = c.shape(0);
-      const b = c.shape(op === 'QLinearMatMul' ? 3 : 1);
-      c.set(0, a && b ? matmulShape(a, b) : undefined);
-      return;
-    }
-
-    case 'Gemm': {
-      const a = c.shape(0);
-      const b = c.shape(1);
-      if (!a || !b || a.length !== 2 || b.length !== 2) return;
-      const m = int(node, 'transA', 0) ? a[1] : a[0];
-      const ka = int(node, 'transA', 0) ? a[0] : a[1];
-      const kb = int(node, 'transB', 0) ? b[1] : b[0];
-      const n = int(node, 'transB', 0) ? b[0] : b[1];
-      if (ka !== kb) return;
-      c.set(0, [m as number, n as number]);
-      return;
-    }
-
-    case 'Conv':
-    case 'ConvInteger':
-    case 'QLinearConv': {
-      const x = c.shape(0);
-      const w = c.shape(op === 'QLinearConv' ? 3 : 1);
-      if (!x || !w || x.length < 3 || w.length !== x.length) return;
-      const kernel = ints(node, 'kernel_shape') ?? w.slice(2);
-      const spatial = windowOutput(node, x.slice(2), kernel, false);
-      if (spatial) c.set(0, [x[0] as number, w[0] as number, ...spatial]);
-      return;
-    }
-
-    case 'ConvTranspose': {
-      const x = c.shape(0);
-      const w = c.shape(1);
-      if (!x || !w || x.length < 3 || w.length !== x.length) return;
-      const n = x.length - 2;
-      const group = int(node, 'group', 1);
-      const channels = (w[1] as number) * group;
-      const outputShape = ints(node, 'output_shape');
-      if (outputShape) {
-        const spatial = outputShape.length === n + 2 ? outputShape.slice(2) : outputShape;
-        if (spatial.length !== n) return;
-        c.set(0, [x[0] as number, channels, ...spatial]);
-        return;
-      }
-      const kernel = ints(node, 'kernel_shape') ?? w.slice(2);
-      const strides = ints(node, 'strides') ?? new Array<number>(n).fill(1);
-      const dilations = ints(node, 'dilations') ?? new Array<number>(n).fill(1);
-      const outputPadding = ints(node, 'output_padding') ?? new Array<number>(n).fill(0);
-      const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
-      const autoPad = str(node, 'auto_pad', 'NOTSET');
-      if (kernel.length !== n || strides.length !== n || dilations.length !== n || outputPadding.length !== n || pads.length !== 2 * n) return;
-      const spatial: number[] = [];
-      for (let i = 0; i < n; i++) {
-        const input = x[i + 2] as number;
-        const stride = strides[i] as number;
-        if (autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER') {
-          spatial.push(input * stride);
-          continue;
-        }
-        const full = stride * (input - 1) + (outputPadding[i] as number) + ((kernel[i] as number) - 1) * (dilations[i] as number) + 1;
-        spatial.push(autoPad === 'VALID' ? full : full - (pads[i] as number) - (pads[i + n] as number));
-      }
-      c.set(0, [x[0] as number, channels, ...spatial]);
-      return;
-    }
-
-    case 'MaxPool':
-    case 'AveragePool':
-    case 'LpPool': {
-      const x = c.shape(0);
-      const kernel = ints(node, 'kernel_shape');
-      if (!x || x.length < 3 || !kernel) return;
-      const spatial = windowOutput(node, x.slice(2), kernel, !!int(node, 'ceil_mode', 0));
-      if (!spatial) return;
-      const s = [x[0] as number, x[1] as number, ...spatial];
-      c.set(0, s);
-      if (op === 'MaxPool' && nOut > 1) c.set(1, s);
-      return;
-    }
-
-    case 'GlobalAveragePool':
-    case 'GlobalMaxPool':
-    case 'GlobalLpPool': {
-      const x = c.shape(0);
-      if (!x || x.length < 2) return;
-      c.set(0, [x[0] as number, x[1] as number, ...x.slice(2).map(() => 1)]);
-      return;
-    }
-
-    case 'Flatten': {
-      const x = c.shape(0);
-      if (!x) return;
-      let axis = int(node, 'axis', 1);
-      if (axis < 0) axis += x.length;
-      if (axis < 0 || axis > x.length) return;
-      c.set(0, [product(x.slice(0, axis)), product(x.slice(axis))]);
-      return;
-    }
-
-    case 'Reshape': {
-      const target = opset >= 5 ? c.intValues(1) : ints(node, 'shape');
-      if (!target) return;
-      const x = c.shape(0);
-      const allowzero = int(node, 'allowzero', 0);
-      const result: number[] = [];
-      let inferAt = -1;
-      for (let i = 0; i < target.length; i++) {
-        const d = target[i] as number;
-        if (d === 0 && !allowzero) {
-          if (!x || i >= x.length) return;
-          result.push(x[i] as number);
-        } else if (d === -1) {
-          if (inferAt >= 0) return;
-          inferAt = i;
-          result.push(-1);
-        } else if (d >= 0) result.push(d);
-        else return;
-      }
-      if (inferAt >= 0) {
-        if (!x) return;
-        const known = product(result.filter((_, i) => i !== inferAt));
-        const total = product(x);
-        if (known === 0 || total % known !== 0) return;
-        result[inferAt] = total / known;
-      } else if (x && product(x) !== product(result)) return;
-      c.set(0, result, c.value(0) && result.length <= 1 ? c.value(0) : undefined);
-      return;
-    }
-
-    case 'Transpose': {
-      const x = c.shape(0);
-      if (!x) return;
-      const perm = ints(node, 'perm') ?? x.map((_, i) => x.length - 1 - i);
-      if (perm.length !== x.length || !axesOf(perm, x.length) || perm.some((p) => p < 0)) return;
-      c.set(0, perm.map((p) => x[p] as number));
-      return;
-    }
-
-    case 'Squeeze': {
-      const x = c.shape(0);
-      if (!x) return;
-      const axesArg = opset >= 13 ? (c.has(1) ? c.intValues(1) : []) : (ints(node, 'axes') ?? []);
-      if (!axesArg) return;
-      let result: Shape;
-      if (!axesArg.length) result = x.filter((d) => d !== 1);
-      else {
-        const axes = axesOf(axesArg, x.length);
-        if (!axes || axes.some((a) => x[a] !== 1)) return;
-        const drop = new Set(axes);
-        result = x.filter((_, i) => !drop.has(i));
-      }
-      c.set(0, result, c.value(0));
-      return;
-    }
-
-    case 'Unsqueeze': {
-      const x = c.shape(0);
-      const axesArg = opset >= 13 ? c.intValues(1) : ints(node, 'axes');
-      if (!x || !axesArg) return;
-      const rank = x.length + axesArg.length;
-      const axes = axesOf(axesArg, rank);
+function reduceRule(c: NodeRules, node: onnx.INodeProto): void {
+  const op = c.op;
+  const opset = c.opset;
+  const s = c.shape(0);
+  if (!s) return;
+  const keepdims = int(node, 'keepdims', 1);
+  const axesFromInput = op === 'ReduceSum' ? opset >= 13 : opset >= 18;
+  let axes: number[] | undefined;
+  if (axesFromInput) {
+    if (c.has(1)) {
+      axes = c.intValues(1);
       if (!axes) return;
-      const inserted = new Set(axes);
-      const result: number[] = [];
-      let k = 0;
-      for (let i = 0; i < rank; i++) result.push(inserted.has(i) ? 1 : (x[k++] as number));
-      c.set(0, result, c.value(0));
-      return;
     }
-
-    case 'Concat': {
-      const list: Shape[] = [];
-      for (let i = 0; i < inputs.length; i++) {
-        if (!c.has(i)) continue;
-        const s = c.shape(i);
-        if (!s) return;
-        list.push(s);
-      }
-      const first = list[0];
-      if (!first || list.some((s) => s.length !== first.length)) return;
-      const axis = axisOf(int(node, 'axis', opset < 4 ? 1 : 0), first.length);
-      if (axis === undefined) return;
-      for (const s of list) if (s.some((d, i) => i !== axis && d !== first[i])) return;
-      const result = [...first];
-      result[axis] = list.reduce((sum, s) => sum + (s[axis] as number), 0);
-      let v: KnownValue | undefined;
-      if (first.length === 1) {
-        const parts = inputs.map((_, i) => i).filter((i) => c.has(i)).map((i) => c.value(i));
-        if (parts.every((p) => p)) v = { data: (parts as KnownValue[]).flatMap((p) => p.data), type: (parts[0] as KnownValue).type };
-      }
-      c.set(0, result, v);
-      return;
-    }
-
-    case 'Split': {
-      const x = c.shape(0);
-      if (!x) return;
-      const axis = axisOf(int(node, 'axis', 0), x.length);
-      if (axis === undefined) return;
-      const dim = x[axis] as number;
-      let sizes: number[] | undefined;
-      if (opset >= 13 ? c.has(1) : !!ints(node, 'split')) {
-        sizes = opset >= 13 ? c.intValues(1) : ints(node, 'split');
-        if (!sizes || sizes.length !== nOut || sizes.reduce((a, b) => a + b, 0) !== dim) return;
-      } else {
-        const parts = opset >= 18 ? int(node, 'num_outputs', nOut) : nOut;
-        if (parts <= 0) return;
-        if (dim % parts === 0) sizes = new Array<number>(parts).fill(dim / parts);
-        else if (opset >= 18) {
-          const chunk = Math.ceil(dim / parts);
-          sizes = new Array<number>(parts).fill(chunk);
-          sizes[parts - 1] = dim - chunk * (parts - 1);
-          if ((sizes[parts - 1] as number) < 0) return;
-        } else return;
-      }
-      sizes.forEach((size, i) => {
-        const s = [...x];
-        s[axis] = size;
-        c.set(i, s);
-      });
-      return;
-    }
-
-    case 'Slice': {
-      const x = c.shape(0);
-      if (!x) return;
-      let starts: number[] | undefined;
-      let ends: number[] | undefined;
-      let axesArg: number[] | undefined;
-      let steps: number[] | undefined;
-      if (opset >= 10) {
-        starts = c.intValues(1);
-        ends = c.intValues(2);
-        axesArg = c.has(3) ? c.intValues(3) : undefined;
-        if (c.has(3) && !axesArg) return;
-        steps = c.has(4) ? c.intValues(4) : undefined;
-        if (c.has(4) && !steps) return;
-      } else {
-        starts = ints(node, 'starts');
-        ends = ints(node, 'ends');
-        axesArg = ints(node, 'axes');
-      }
-      if (!starts || !ends || starts.length !== ends.length) return;
-      const axes = axesOf(axesArg ?? starts.map((_, i) => i), x.length);
-      if (!axes || axes.length !== starts.length || (steps && steps.length !== starts.length)) return;
-      const result = [...x];
-      const ranges = new Map<number, [number, number, number]>();
-      for (let i = 0; i < axes.length; i++) {
-        const axis = axes[i] as number;
-        const range = sliceRange(x[axis] as number, starts[i] as number, ends[i] as number, steps?.[i] ?? 1);
-        if (!range) return;
-        ranges.set(axis, range);
-        result[axis] = sliceLength(range);
-      }
-      let v: KnownValue | undefined;
-      const input = c.value(0);
-      if (input && x.length === 1) {
-        const [start, , step] = ranges.get(0) ?? [0, x[0] as number, 1];
-        const data: number[] = [];
-        for (let k = 0; k < (result[0] as number); k++) data.push(input.data[start + k * step] as number);
-        v = { data, type: input.type };
-      }
-      c.set(0, result, v);
-      return;
-    }
-
-    case 'Gather': {
-      const data = c.shape(0);
-      const indices = c.shape(1);
-      if (!data || !indices) return;
-      const axis = axisOf(int(node, 'axis', 0), data.length);
-      if (axis === undefined) return;
-      const result = [...data.slice(0, axis), ...indices, ...data.slice(axis + 1)];
-      let v: KnownValue | undefined;
-      const dataValue = c.value(0);
-      const indexValue = c.intValues(1);
-      if (dataValue && indexValue && data.length === 1) {
-        const n = data[0] as number;
-        const picked = indexValue.map((i) => dataValue.data[i < 0 ? i + n : i]);
-        if (picked.every((p) => p !== undefined)) v = { data: picked as number[], type: dataValue.type };
-      }
-      c.set(0, result, v);
-      return;
-    }
-
-    case 'GatherElements':
-      c.set(0, c.shape(1));
-      return;
-
-    case 'GatherND': {
-      const data = c.shape(0);
-      const indices = c.shape(1);
-      if (!data || !indices || !indices.length) return;
-      const batchDims = int(node, 'batch_dims', 0);
-      const last = indices[indices.length - 1] as number;
-      if (batchDims + last > data.length) return;
-      c.set(0, [...indices.slice(0, -1), ...data.slice(batchDims + last)]);
-      return;
-    }
-
-    case 'Expand': {
-      const x = c.shape(0);
-      const target = c.intValues(1);
-      if (!x || !target) return;
-      c.set(0, broadcastShapes([x, target]));
-      return;
-    }
-
-    case 'Tile': {
-      const x = c.shape(0);
-      const repeats = c.intValues(1);
-      if (!x || !repeats || repeats.length !== x.length || repeats.some((r) => r < 0)) return;
-      c.set(0, x.map((d, i) => d * (repeats[i] as number)));
-      return;
-    }
-
-    case 'Pad': {
-      const x = c.shape(0);
-      if (!x) return;
-      const pads = opset >= 11 ? c.intValues(1) : (ints(node, 'pads') ?? ints(node, 'paddings'));
-      if (!pads) return;
-      let axes = x.map((_, i) => i);
-      if (opset >= 18 && c.has(3)) {
-        const given = c.intValues(3);
-        const normalized = given && axesOf(given, x.length);
-        if (!normalized) return;
-        axes = normalized;
-      }
-      if (pads.length !== 2 * axes.length) return;
-      const result = [...x];
-      axes.forEach((axis, i) => {
-        result[axis] = (result[axis] as number) + (pads[i] as number) + (pads[i + axes.length] as number);
-      });
-      c.set(0, result);
-      return;
-    }
-
-    case 'ArgMax':
-    case 'ArgMin': {
-      const x = c.shape(0);
-      if (!x) return;
-      const axis = axisOf(int(node, 'axis', 0), x.length);
-      if (axis === undefined) return;
-      const keep = int(node, 'keepdims', 1);
-      c.set(0, keep ? x.map((d, i) => (i === axis ? 1 : d)) : x.filter((_, i) => i !== axis));
-      return;
-    }
-
-    case 'TopK': {
-      const x = c.shape(0);
-      if (!x) return;
-      const k = opset >= 10 ? c.intValues(1)?.[0] : intNamed(node, 'k');
-      const axis = axisOf(int(node, 'axis', -1), x.length);
-      if (k === undefined || axis === undefined || k < 0) return;
-      const s = x.map((d, i) => (i === axis ? k : d));
+  } else axes = ints(node, 'axes');
+  if (!axes || !axes.length) {
+    if (axesFromInput && int(node, 'noop_with_empty_axes', 0)) {
       c.set(0, s);
-      c.set(1, s);
       return;
     }
+    axes = s.map((_, i) => i);
+  }
+  const normalized = axesOf(axes, s.length);
+  if (!normalized) return;
+  const reduced = new Set(normalized);
+  const result: number[] = [];
+  s.forEach((d, i) => {
+    if (!reduced.has(i)) result.push(d);
+    else if (keepdims) result.push(1);
+  });
+  c.set(0, result);
+}
 
-    case 'Shape': {
-      const x = c.shape(0);
-      if (!x) return;
-      const rank = x.length;
-      const clamp = (v: number): number => Math.min(Math.max(v < 0 ? v + rank : v, 0), rank);
-      const start = clamp(int(node, 'start', 0));
-      const end = clamp(intNamed(node, 'end') ?? rank);
-      const data = x.slice(start, Math.max(start, end));
+/** Constant. */
+function constantRule(c: NodeRules, node: onnx.INodeProto): void {
+  const attribute = node.attribute?.[0];
+  if (!attribute) return;
+  switch (attribute.name) {
+    case 'value': {
+      if (!attribute.t) return;
+      const dims = tensorDimsOf(attribute.t);
+      const data = dims && tensorValues(attribute.t, dims);
+      c.set(0, dims, data ? { data, type: attribute.t.data_type ?? 0 } : undefined);
+      return;
+    }
+    case 'sparse_value': {
+      const dims = (attribute.sparse_tensor?.dims ?? []).map((d) => toNumber(d));
+      c.set(0, dims);
+      return;
+    }
+    case 'value_int':
+      c.set(0, [], { data: [toNumber(attribute.i)], type: DataType.INT64 });
+      return;
+    case 'value_ints': {
+      const data = (attribute.ints ?? []).map((v) => toNumber(v));
       c.set(0, [data.length], { data, type: DataType.INT64 });
       return;
     }
-
-    case 'Size': {
-      const x = c.shape(0);
-      c.set(0, [], x ? { data: [product(x)], type: DataType.INT64 } : undefined);
+    case 'value_float':
+      c.set(0, [], { data: [attribute.f ?? 0], type: DataType.FLOAT });
+      return;
+    case 'value_floats': {
+      const data = [...(attribute.floats ?? [])];
+      c.set(0, [data.length], { data, type: DataType.FLOAT });
       return;
     }
-
-    case 'ConstantOfShape': {
-      const dims = c.intValues(0);
-      if (!dims || dims.some((d) => d < 0)) return;
-      const tensor = attributeNamed(node, 'value')?.t;
-      const type = tensor?.data_type ?? DataType.FLOAT;
-      let fill = 0;
-      if (tensor) {
-        const tdims = tensorDimsOf(tensor);
-        const data = tdims && tensorValues(tensor, tdims);
-        if (data?.length === 1) fill = data[0] as number;
-        else if (tdims && product(tdims) === 1) fill = NaN;
-      }
-      const count = product(dims);
-      const v = dims.length <= 1 && count <= MAX_VALUES && !Number.isNaN(fill) ? { data: new Array<number>(count).fill(fill), type } : undefined;
-      c.set(0, dims, v);
+    case 'value_string':
+      c.set(0, []);
       return;
-    }
-
-    case 'Range': {
-      const [start, limit, delta] = [c.value(0)?.data[0], c.value(1)?.data[0], c.value(2)?.data[0]];
-      if (start === undefined || limit === undefined || delta === undefined || delta === 0) return;
-      const n = Math.max(Math.ceil((limit - start) / delta), 0);
-      const type = c.value(0)?.type ?? 0;
-      const v = n <= MAX_VALUES ? { data: Array.from({ length: n }, (_, i) => convertTo(start + i * delta, type)), type } : undefined;
-      c.set(0, [n], v);
+    case 'value_strings':
+      c.set(0, [(attribute.strings ?? []).length]);
       return;
-    }
-
-    case 'OneHot': {
-      const indices = c.shape(0);
-      const depth = c.value(1)?.data[0];
-      if (!indices || depth === undefined) return;
-      const axis = axisOf(int(node, 'axis', -1), indices.length + 1);
-      if (axis === undefined) return;
-      const result = [...indices];
-      result.splice(axis, 0, Math.trunc(depth));
-      c.set(0, result);
-      return;
-    }
-
-    case 'Resize':
-    case 'Upsample': {
-      const x = c.shape(0);
-      const scaleIndex = op === 'Upsample' || opset < 11 ? 1 : 2;
-      const sizes = op === 'Resize' && opset >= 11 && c.has(3) ? c.intValues(3) : undefined;
-      const axesArg = ints(node, 'axes');
-      if (sizes && sizes.length) {
-        const policy = str(node, 'keep_aspect_ratio_policy', 'stretch');
-        if (!axesArg && policy === 'stretch' && (!x || x.length === sizes.length)) {
-          c.set(0, sizes);
-          return;
-        }
-        if (!x) return;
-        const axes = axesOf(axesArg ?? x.map((_, i) => i), x.length);
-        if (!axes || axes.length !== sizes.length) return;
-        const result = [...x];
-        if (policy === 'stretch') axes.forEach((axis, i) => (result[axis] = sizes[i] as number));
-        else {
-          const ratios = axes.map((axis, i) => (sizes[i] as number) / (x[axis] as number));
-          const scale = policy === 'not_larger' ? Math.min(...ratios) : Math.max(...ratios);
-          axes.forEach((axis) => (result[axis] = Math.round(scale * (x[axis] as number))));
-        }
-        c.set(0, result);
-        return;
-      }
-      if (!x) return;
-      const scales = op === 'Upsample' && opset < 9 ? floats(node, 'scales') : c.has(scaleIndex) ? c.value(scaleIndex)?.data : undefined;
-      if (!scales || !scales.length) return;
-      const axes = axesOf(axesArg ?? x.map((_, i) => i), x.length);
-      if (!axes || axes.length !== scales.length) return;
-      const result = [...x];
-      axes.forEach((axis, i) => (result[axis] = Math.floor((x[axis] as number) * Math.fround(scales[i] as number))));
-      c.set(0, result);
-      return;
-    }
-
-    case 'DepthToSpace':
-    case 'SpaceToDepth': {
-      const x = c.shape(0);
-      const block = intNamed(node, 'blocksize');
-      if (!x || x.length !== 4 || !block) return;
-      const [n, channels, h, w] = x as [number, number, number, number];
-      if (op === 'DepthToSpace') {
-        if (channels % (block * block)) return;
-        c.set(0, [n, channels / (block * block), h * block, w * block]);
-      } else {
-        if (h % block || w % block) return;
-        c.set(0, [n, channels * block * block, h / block, w / block]);
-      }
-      return;
-    }
-
-    case 'RandomNormal':
-    case 'RandomUniform': {
-      const s = ints(node, 'shape');
-      if (s) c.set(0, s);
-      return;
-    }
-
-    case 'BlackmanWindow':
-    case 'HammingWindow':
-    case 'HannWindow': {
-      const size = c.intValues(0)?.[0];
-      if (size !== undefined && size >= 0) c.set(0, [size]);
-      return;
-    }
-
-    case 'GridSample': {
-      const x = c.shape(0);
-      const grid = c.shape(1);
-      if (!x || !grid || x.length < 3 || grid.length !== x.length || grid[0] !== x[0]) return;
-      c.set(0, [x[0] as number, x[1] as number, ...grid.slice(1, -1)]);
-      return;
-    }
-
-    case 'MaxUnpool': {
-      const x = c.shape(0);
-      const kernel = ints(node, 'kernel_shape');
-      if (!x || x.length < 3 || !kernel) return;
-      if (c.has(2)) {
-        const given = c.intValues(2);
-        if (given && given.length === x.length) c.set(0, given);
-        return;
-      }
-      const n = x.length - 2;
-      const strides = ints(node, 'strides') ?? new Array<number>(n).fill(1);
-      const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
-      if (kernel.length !== n || strides.length !== n || pads.length !== 2 * n) return;
-      const spatial = x.slice(2).map((d, i) => (d - 1) * (strides[i] as number) + (kernel[i] as number) - (pads[i] as number) - (pads[i + n] as number));
-      c.set(0, [x[0] as number, x[1] as number, ...spatial]);
-      return;
-    }
-
-    case 'Det': {
-      const x = c.shape(0);
-      if (x && x.length >= 2) c.set(0, x.slice(0, -2));
-      return;
-    }
-
-    case 'RoiAlign': {
-      const x = c.shape(0);
-      const rois = c.shape(1);
-      if (!x || !rois || x.length !== 4 || rois.length !== 2) return;
-      c.set(0, [rois[0] as number, x[1] as number, int(node, 'output_height', 1), int(node, 'output_width', 1)]);
-      return;
-    }
-
-    case 'SoftmaxCrossEntropyLoss':
-    case 'NegativeLogLikelihoodLoss': {
-      const reduction = str(node, 'reduction', 'mean');
-      c.set(0, reduction === 'none' ? c.shape(1) : []);
-      if (op === 'SoftmaxCrossEntropyLoss' && nOut > 1) c.set(1, c.shape(0));
-      return;
-    }
-
-    case 'RNN':
-    case 'GRU':
-    case 'LSTM': {
-      const x = c.shape(0);
-      const hidden = intNamed(node, 'hidden_size');
-      if (!x || x.length !== 3 || !hidden) return;
-      const directions = str(node, 'direction', 'forward') === 'bidirectional' ? 2 : 1;
-      const layout = int(node, 'layout', 0);
-      const [seq, batch] = layout ? [x[1] as number, x[0] as number] : [x[0] as number, x[1] as number];
-      c.set(0, layout ? [batch, seq, directions, hidden] : [seq, directions, batch, hidden]);
-      const state = layout ? [batch, directions, hidden] : [directions, batch, hidden];
-      for (let i = 1; i < Math.min(nOut, 3); i++) c.set(i, state);
-      return;
-    }
-
-    case 'Einsum': {
-      const equation = str(node, 'equation', '');
-      const operands = inputs.map((_, i) => c.shape(i));
-      if (operands.some((s) => !s)) return;
-      c.set(0, einsumShape(equation, operands as Shape[]));
-      return;
-    }
-
     default:
       return;
   }
 }
+
+/** MatMul, MatMulInteger, QLinearMatMul. */
+function matmulRule(c: NodeRules): void {
+  const op = c.op;
+  const a = c.shape(0);
+  const b = c.shape(op === 'QLinearMatMul' ? 3 : 1);
+  c.set(0, a && b ? matmulShape(a, b) : undefined);
+}
+
+/** Gemm. */
+function gemmRule(c: NodeRules, node: onnx.INodeProto): void {
+  const a = c.shape(0);
+  const b = c.shape(1);
+  if (!a || !b || a.length !== 2 || b.length !== 2) return;
+  const m = int(node, 'transA', 0) ? a[1] : a[0];
+  const ka = int(node, 'transA', 0) ? a[0] : a[1];
+  const kb = int(node, 'transB', 0) ? b[1] : b[0];
+  const n = int(node, 'transB', 0) ? b[0] : b[1];
+  if (ka !== kb) return;
+  c.set(0, [m as number, n as number]);
+}
+
+/** Conv, ConvInteger, QLinearConv. */
+function convolutionRule(c: NodeRules, node: onnx.INodeProto): void {
+  const op = c.op;
+  const x = c.shape(0);
+  const w = c.shape(op === 'QLinearConv' ? 3 : 1);
+  if (!x || !w || x.length < 3 || w.length !== x.length) return;
+  const kernel = ints(node, 'kernel_shape') ?? w.slice(2);
+  const spatial = windowOutput(node, x.slice(2), kernel, false);
+  if (spatial) c.set(0, [x[0] as number, w[0] as number, ...spatial]);
+}
+
+/** ConvTranspose. */
+function convTransposeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  const w = c.shape(1);
+  if (!x || !w || x.length < 3 || w.length !== x.length) return;
+  const n = x.length - 2;
+  const group = int(node, 'group', 1);
+  const channels = (w[1] as number) * group;
+  const outputShape = ints(node, 'output_shape');
+  if (outputShape) {
+    const spatial = outputShape.length === n + 2 ? outputShape.slice(2) : outputShape;
+    if (spatial.length !== n) return;
+    c.set(0, [x[0] as number, channels, ...spatial]);
+    return;
+  }
+  const kernel = ints(node, 'kernel_shape') ?? w.slice(2);
+  const strides = ints(node, 'strides') ?? new Array<number>(n).fill(1);
+  const dilations = ints(node, 'dilations') ?? new Array<number>(n).fill(1);
+  const outputPadding = ints(node, 'output_padding') ?? new Array<number>(n).fill(0);
+  const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
+  const autoPad = str(node, 'auto_pad', 'NOTSET');
+  if (kernel.length !== n || strides.length !== n || dilations.length !== n || outputPadding.length !== n || pads.length !== 2 * n) return;
+  const spatial: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const input = x[i + 2] as number;
+    const stride = strides[i] as number;
+    if (autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER') {
+      spatial.push(input * stride);
+      continue;
+    }
+    const full = stride * (input - 1) + (outputPadding[i] as number) + ((kernel[i] as number) - 1) * (dilations[i] as number) + 1;
+    spatial.push(autoPad === 'VALID' ? full : full - (pads[i] as number) - (pads[i + n] as number));
+  }
+  c.set(0, [x[0] as number, channels, ...spatial]);
+}
+
+/** MaxPool, AveragePool, LpPool. */
+function poolRule(c: NodeRules, node: onnx.INodeProto): void {
+  const nOut = c.nOut;
+  const op = c.op;
+  const x = c.shape(0);
+  const kernel = ints(node, 'kernel_shape');
+  if (!x || x.length < 3 || !kernel) return;
+  const spatial = windowOutput(node, x.slice(2), kernel, !!int(node, 'ceil_mode', 0));
+  if (!spatial) return;
+  const s = [x[0] as number, x[1] as number, ...spatial];
+  c.set(0, s);
+  if (op === 'MaxPool' && nOut > 1) c.set(1, s);
+}
+
+/** GlobalAveragePool, GlobalMaxPool, GlobalLpPool. */
+function globalPoolRule(c: NodeRules): void {
+  const x = c.shape(0);
+  if (!x || x.length < 2) return;
+  c.set(0, [x[0] as number, x[1] as number, ...x.slice(2).map(() => 1)]);
+}
+
+/** Flatten. */
+function flattenRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  if (!x) return;
+  let axis = int(node, 'axis', 1);
+  if (axis < 0) axis += x.length;
+  if (axis < 0 || axis > x.length) return;
+  c.set(0, [product(x.slice(0, axis)), product(x.slice(axis))]);
+}
+
+/** Reshape. */
+function reshapeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const target = opset >= 5 ? c.intValues(1) : ints(node, 'shape');
+  if (!target) return;
+  const x = c.shape(0);
+  const allowzero = int(node, 'allowzero', 0);
+  const result: number[] = [];
+  let inferAt = -1;
+  for (let i = 0; i < target.length; i++) {
+    const d = target[i] as number;
+    if (d === 0 && !allowzero) {
+      if (!x || i >= x.length) return;
+      result.push(x[i] as number);
+    } else if (d === -1) {
+      if (inferAt >= 0) return;
+      inferAt = i;
+      result.push(-1);
+    } else if (d >= 0) result.push(d);
+    else return;
+  }
+  if (inferAt >= 0) {
+    if (!x) return;
+    const known = product(result.filter((_, i) => i !== inferAt));
+    const total = product(x);
+    if (known === 0 || total % known !== 0) return;
+    result[inferAt] = total / known;
+  } else if (x && product(x) !== product(result)) return;
+  c.set(0, result, c.value(0) && result.length <= 1 ? c.value(0) : undefined);
+}
+
+/** Transpose. */
+function transposeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  if (!x) return;
+  const perm = ints(node, 'perm') ?? x.map((_, i) => x.length - 1 - i);
+  if (perm.length !== x.length || !axesOf(perm, x.length) || perm.some((p) => p < 0)) return;
+  c.set(0, perm.map((p) => x[p] as number));
+}
+
+/** Squeeze. */
+function squeezeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const x = c.shape(0);
+  if (!x) return;
+  const axesArg = opset >= 13 ? (c.has(1) ? c.intValues(1) : []) : (ints(node, 'axes') ?? []);
+  if (!axesArg) return;
+  let result: Shape;
+  if (!axesArg.length) result = x.filter((d) => d !== 1);
+  else {
+    const axes = axesOf(axesArg, x.length);
+    if (!axes || axes.some((a) => x[a] !== 1)) return;
+    const drop = new Set(axes);
+    result = x.filter((_, i) => !drop.has(i));
+  }
+  c.set(0, result, c.value(0));
+}
+
+/** Unsqueeze. */
+function unsqueezeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const x = c.shape(0);
+  const axesArg = opset >= 13 ? c.intValues(1) : ints(node, 'axes');
+  if (!x || !axesArg) return;
+  const rank = x.length + axesArg.length;
+  const axes = axesOf(axesArg, rank);
+  if (!axes) return;
+  const inserted = new Set(axes);
+  const result: number[] = [];
+  let k = 0;
+  for (let i = 0; i < rank; i++) result.push(inserted.has(i) ? 1 : (x[k++] as number));
+  c.set(0, result, c.value(0));
+}
+
+/** Concat. */
+function concatRule(c: NodeRules, node: onnx.INodeProto): void {
+  const inputs = c.inputs;
+  const opset = c.opset;
+  const list: Shape[] = [];
+  for (let i = 0; i < inputs.length; i++) {
+    if (!c.has(i)) continue;
+    const s = c.shape(i);
+    if (!s) return;
+    list.push(s);
+  }
+  const first = list[0];
+  if (!first || list.some((s) => s.length !== first.length)) return;
+  const axis = axisOf(int(node, 'axis', opset < 4 ? 1 : 0), first.length);
+  if (axis === undefined) return;
+  for (const s of list) if (s.some((d, i) => i !== axis && d !== first[i])) return;
+  const result = [...first];
+  result[axis] = list.reduce((sum, s) => sum + (s[axis] as number), 0);
+  let v: KnownValue | undefined;
+  if (first.length === 1) {
+    const parts = inputs.map((_, i) => i).filter((i) => c.has(i)).map((i) => c.value(i));
+    if (parts.every((p) => p)) v = { data: (parts as KnownValue[]).flatMap((p) => p.data), type: (parts[0] as KnownValue).type };
+  }
+  c.set(0, result, v);
+}
+
+/** Split. */
+function splitRule(c: NodeRules, node: onnx.INodeProto): void {
+  const nOut = c.nOut;
+  const opset = c.opset;
+  const x = c.shape(0);
+  if (!x) return;
+  const axis = axisOf(int(node, 'axis', 0), x.length);
+  if (axis === undefined) return;
+  const dim = x[axis] as number;
+  let sizes: number[] | undefined;
+  if (opset >= 13 ? c.has(1) : !!ints(node, 'split')) {
+    sizes = opset >= 13 ? c.intValues(1) : ints(node, 'split');
+    if (!sizes || sizes.length !== nOut || sizes.reduce((a, b) => a + b, 0) !== dim) return;
+  } else {
+    const parts = opset >= 18 ? int(node, 'num_outputs', nOut) : nOut;
+    if (parts <= 0) return;
+    if (dim % parts === 0) sizes = new Array<number>(parts).fill(dim / parts);
+    else if (opset >= 18) {
+      const chunk = Math.ceil(dim / parts);
+      sizes = new Array<number>(parts).fill(chunk);
+      sizes[parts - 1] = dim - chunk * (parts - 1);
+      if ((sizes[parts - 1] as number) < 0) return;
+    } else return;
+  }
+  sizes.forEach((size, i) => {
+    const s = [...x];
+    s[axis] = size;
+    c.set(i, s);
+  });
+}
+
+/** Slice. */
+function sliceRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const x = c.shape(0);
+  if (!x) return;
+  let starts: number[] | undefined;
+  let ends: number[] | undefined;
+  let axesArg: number[] | undefined;
+  let steps: number[] | undefined;
+  if (opset >= 10) {
+    starts = c.intValues(1);
+    ends = c.intValues(2);
+    axesArg = c.has(3) ? c.intValues(3) : undefined;
+    if (c.has(3) && !axesArg) return;
+    steps = c.has(4) ? c.intValues(4) : undefined;
+    if (c.has(4) && !steps) return;
+  } else {
+    starts = ints(node, 'starts');
+    ends = ints(node, 'ends');
+    axesArg = ints(node, 'axes');
+  }
+  if (!starts || !ends || starts.length !== ends.length) return;
+  const axes = axesOf(axesArg ?? starts.map((_, i) => i), x.length);
+  if (!axes || axes.length !== starts.length || (steps && steps.length !== starts.length)) return;
+  const result = [...x];
+  const ranges = new Map<number, [number, number, number]>();
+  for (let i = 0; i < axes.length; i++) {
+    const axis = axes[i] as number;
+    const range = sliceRange(x[axis] as number, starts[i] as number, ends[i] as number, steps?.[i] ?? 1);
+    if (!range) return;
+    ranges.set(axis, range);
+    result[axis] = sliceLength(range);
+  }
+  let v: KnownValue | undefined;
+  const input = c.value(0);
+  if (input && x.length === 1) {
+    const [start, , step] = ranges.get(0) ?? [0, x[0] as number, 1];
+    const data: number[] = [];
+    for (let k = 0; k < (result[0] as number); k++) data.push(input.data[start + k * step] as number);
+    v = { data, type: input.type };
+  }
+  c.set(0, result, v);
+}
+
+/** Gather. */
+function gatherRule(c: NodeRules, node: onnx.INodeProto): void {
+  const data = c.shape(0);
+  const indices = c.shape(1);
+  if (!data || !indices) return;
+  const axis = axisOf(int(node, 'axis', 0), data.length);
+  if (axis === undefined) return;
+  const result = [...data.slice(0, axis), ...indices, ...data.slice(axis + 1)];
+  let v: KnownValue | undefined;
+  const dataValue = c.value(0);
+  const indexValue = c.intValues(1);
+  if (dataValue && indexValue && data.length === 1) {
+    const n = data[0] as number;
+    const picked = indexValue.map((i) => dataValue.data[i < 0 ? i + n : i]);
+    if (picked.every((p) => p !== undefined)) v = { data: picked as number[], type: dataValue.type };
+  }
+  c.set(0, result, v);
+}
+
+/** GatherElements. */
+function gatherElementsRule(c: NodeRules): void {
+  c.set(0, c.shape(1));
+}
+
+/** GatherND. */
+function gatherNDRule(c: NodeRules, node: onnx.INodeProto): void {
+  const data = c.shape(0);
+  const indices = c.shape(1);
+  if (!data || !indices || !indices.length) return;
+  const batchDims = int(node, 'batch_dims', 0);
+  const last = indices[indices.length - 1] as number;
+  if (batchDims + last > data.length) return;
+  c.set(0, [...indices.slice(0, -1), ...data.slice(batchDims + last)]);
+}
+
+/** Expand. */
+function expandRule(c: NodeRules): void {
+  const x = c.shape(0);
+  const target = c.intValues(1);
+  if (!x || !target) return;
+  c.set(0, broadcastShapes([x, target]));
+}
+
+/** Tile. */
+function tileRule(c: NodeRules): void {
+  const x = c.shape(0);
+  const repeats = c.intValues(1);
+  if (!x || !repeats || repeats.length !== x.length || repeats.some((r) => r < 0)) return;
+  c.set(0, x.map((d, i) => d * (repeats[i] as number)));
+}
+
+/** Pad. */
+function padRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const x = c.shape(0);
+  if (!x) return;
+  const pads = opset >= 11 ? c.intValues(1) : (ints(node, 'pads') ?? ints(node, 'paddings'));
+  if (!pads) return;
+  let axes = x.map((_, i) => i);
+  if (opset >= 18 && c.has(3)) {
+    const given = c.intValues(3);
+    const normalized = given && axesOf(given, x.length);
+    if (!normalized) return;
+    axes = normalized;
+  }
+  if (pads.length !== 2 * axes.length) return;
+  const result = [...x];
+  axes.forEach((axis, i) => {
+    result[axis] = (result[axis] as number) + (pads[i] as number) + (pads[i + axes.length] as number);
+  });
+  c.set(0, result);
+}
+
+/** ArgMax, ArgMin. */
+function argExtremeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  if (!x) return;
+  const axis = axisOf(int(node, 'axis', 0), x.length);
+  if (axis === undefined) return;
+  const keep = int(node, 'keepdims', 1);
+  c.set(0, keep ? x.map((d, i) => (i === axis ? 1 : d)) : x.filter((_, i) => i !== axis));
+}
+
+/** TopK. */
+function topKRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const x = c.shape(0);
+  if (!x) return;
+  const k = opset >= 10 ? c.intValues(1)?.[0] : intNamed(node, 'k');
+  const axis = axisOf(int(node, 'axis', -1), x.length);
+  if (k === undefined || axis === undefined || k < 0) return;
+  const s = x.map((d, i) => (i === axis ? k : d));
+  c.set(0, s);
+  c.set(1, s);
+}
+
+/** Shape. */
+function shapeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  if (!x) return;
+  const rank = x.length;
+  const clamp = (v: number): number => Math.min(Math.max(v < 0 ? v + rank : v, 0), rank);
+  const start = clamp(int(node, 'start', 0));
+  const end = clamp(intNamed(node, 'end') ?? rank);
+  const data = x.slice(start, Math.max(start, end));
+  c.set(0, [data.length], { data, type: DataType.INT64 });
+}
+
+/** Size. */
+function sizeRule(c: NodeRules): void {
+  const x = c.shape(0);
+  c.set(0, [], x ? { data: [product(x)], type: DataType.INT64 } : undefined);
+}
+
+/** ConstantOfShape. */
+function constantOfShapeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const dims = c.intValues(0);
+  if (!dims || dims.some((d) => d < 0)) return;
+  const tensor = attributeNamed(node, 'value')?.t;
+  const type = tensor?.data_type ?? DataType.FLOAT;
+  let fill = 0;
+  if (tensor) {
+    const tdims = tensorDimsOf(tensor);
+    const data = tdims && tensorValues(tensor, tdims);
+    if (data?.length === 1) fill = data[0] as number;
+    else if (tdims && product(tdims) === 1) fill = NaN;
+  }
+  const count = product(dims);
+  const v = dims.length <= 1 && count <= MAX_VALUES && !Number.isNaN(fill) ? { data: new Array<number>(count).fill(fill), type } : undefined;
+  c.set(0, dims, v);
+}
+
+/** Range. */
+function rangeRule(c: NodeRules): void {
+  const [start, limit, delta] = [c.value(0)?.data[0], c.value(1)?.data[0], c.value(2)?.data[0]];
+  if (start === undefined || limit === undefined || delta === undefined || delta === 0) return;
+  const n = Math.max(Math.ceil((limit - start) / delta), 0);
+  const type = c.value(0)?.type ?? 0;
+  const v = n <= MAX_VALUES ? { data: Array.from({ length: n }, (_, i) => convertTo(start + i * delta, type)), type } : undefined;
+  c.set(0, [n], v);
+}
+
+/** OneHot. */
+function oneHotRule(c: NodeRules, node: onnx.INodeProto): void {
+  const indices = c.shape(0);
+  const depth = c.value(1)?.data[0];
+  if (!indices || depth === undefined) return;
+  const axis = axisOf(int(node, 'axis', -1), indices.length + 1);
+  if (axis === undefined) return;
+  const result = [...indices];
+  result.splice(axis, 0, Math.trunc(depth));
+  c.set(0, result);
+}
+
+/** Resize, Upsample. */
+function resizeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const op = c.op;
+  const opset = c.opset;
+  const x = c.shape(0);
+  const scaleIndex = op === 'Upsample' || opset < 11 ? 1 : 2;
+  const sizes = op === 'Resize' && opset >= 11 && c.has(3) ? c.intValues(3) : undefined;
+  const axesArg = ints(node, 'axes');
+  if (sizes && sizes.length) {
+    const policy = str(node, 'keep_aspect_ratio_policy', 'stretch');
+    if (!axesArg && policy === 'stretch' && (!x || x.length === sizes.length)) {
+      c.set(0, sizes);
+      return;
+    }
+    if (!x) return;
+    const axes = axesOf(axesArg ?? x.map((_, i) => i), x.length);
+    if (!axes || axes.length !== sizes.length) return;
+    const result = [...x];
+    if (policy === 'stretch') axes.forEach((axis, i) => (result[axis] = sizes[i] as number));
+    else {
+      const ratios = axes.map((axis, i) => (sizes[i] as number) / (x[axis] as number));
+      const scale = policy === 'not_larger' ? Math.min(...ratios) : Math.max(...ratios);
+      axes.forEach((axis) => (result[axis] = Math.round(scale * (x[axis] as number))));
+    }
+    c.set(0, result);
+    return;
+  }
+  if (!x) return;
+  const scales = op === 'Upsample' && opset < 9 ? floats(node, 'scales') : c.has(scaleIndex) ? c.value(scaleIndex)?.data : undefined;
+  if (!scales || !scales.length) return;
+  const axes = axesOf(axesArg ?? x.map((_, i) => i), x.length);
+  if (!axes || axes.length !== scales.length) return;
+  const result = [...x];
+  axes.forEach((axis, i) => (result[axis] = Math.floor((x[axis] as number) * Math.fround(scales[i] as number))));
+  c.set(0, result);
+}
+
+/** DepthToSpace, SpaceToDepth. */
+function depthSpaceRule(c: NodeRules, node: onnx.INodeProto): void {
+  const op = c.op;
+  const x = c.shape(0);
+  const block = intNamed(node, 'blocksize');
+  if (!x || x.length !== 4 || !block) return;
+  const [n, channels, h, w] = x as [number, number, number, number];
+  if (op === 'DepthToSpace') {
+    if (channels % (block * block)) return;
+    c.set(0, [n, channels / (block * block), h * block, w * block]);
+  } else {
+    if (h % block || w % block) return;
+    c.set(0, [n, channels * block * block, h / block, w / block]);
+  }
+}
+
+/** RandomNormal, RandomUniform. */
+function randomRule(c: NodeRules, node: onnx.INodeProto): void {
+  const s = ints(node, 'shape');
+  if (s) c.set(0, s);
+}
+
+/** BlackmanWindow, HammingWindow, HannWindow. */
+function windowRule(c: NodeRules): void {
+  const size = c.intValues(0)?.[0];
+  if (size !== undefined && size >= 0) c.set(0, [size]);
+}
+
+/** GridSample. */
+function gridSampleRule(c: NodeRules): void {
+  const x = c.shape(0);
+  const grid = c.shape(1);
+  if (!x || !grid || x.length < 3 || grid.length !== x.length || grid[0] !== x[0]) return;
+  c.set(0, [x[0] as number, x[1] as number, ...grid.slice(1, -1)]);
+}
+
+/** MaxUnpool. */
+function maxUnpoolRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  const kernel = ints(node, 'kernel_shape');
+  if (!x || x.length < 3 || !kernel) return;
+  if (c.has(2)) {
+    const given = c.intValues(2);
+    if (given && given.length === x.length) c.set(0, given);
+    return;
+  }
+  const n = x.length - 2;
+  const strides = ints(node, 'strides') ?? new Array<number>(n).fill(1);
+  const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
+  if (kernel.length !== n || strides.length !== n || pads.length !== 2 * n) return;
+  const spatial = x.slice(2).map((d, i) => (d - 1) * (strides[i] as number) + (kernel[i] as number) - (pads[i] as number) - (pads[i + n] as number));
+  c.set(0, [x[0] as number, x[1] as number, ...spatial]);
+}
+
+/** Det. */
+function detRule(c: NodeRules): void {
+  const x = c.shape(0);
+  if (x && x.length >= 2) c.set(0, x.slice(0, -2));
+}
+
+/** RoiAlign. */
+function roiAlignRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  const rois = c.shape(1);
+  if (!x || !rois || x.length !== 4 || rois.length !== 2) return;
+  c.set(0, [rois[0] as number, x[1] as number, int(node, 'output_height', 1), int(node, 'output_width', 1)]);
+}
+
+/** SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss. */
+function lossRule(c: NodeRules, node: onnx.INodeProto): void {
+  const nOut = c.nOut;
+  const op = c.op;
+  const reduction = str(node, 'reduction', 'mean');
+  c.set(0, reduction === 'none' ? c.shape(1) : []);
+  if (op === 'SoftmaxCrossEntropyLoss' && nOut > 1) c.set(1, c.shape(0));
+}
+
+/** RNN, GRU, LSTM. */
+function recurrentRule(c: NodeRules, node: onnx.INodeProto): void {
+  const nOut = c.nOut;
+  const x = c.shape(0);
+  const hidden = intNamed(node, 'hidden_size');
+  if (!x || x.length !== 3 || !hidden) return;
+  const directions = str(node, 'direction', 'forward') === 'bidirectional' ? 2 : 1;
+  const layout = int(node, 'layout', 0);
+  const [seq, batch] = layout ? [x[1] as number, x[0] as number] : [x[0] as number, x[1] as number];
+  c.set(0, layout ? [batch, seq, directions, hidden] : [seq, directions, batch, hidden]);
+  const state = layout ? [batch, directions, hidden] : [directions, batch, hidden];
+  for (let i = 1; i < Math.min(nOut, 3); i++) c.set(i, state);
+}
+
+/** Einsum. */
+function einsumRule(c: NodeRules, node: onnx.INodeProto): void {
+  const inputs = c.inputs;
+  const equation = str(node, 'equation', '');
+  const operands = inputs.map((_, i) => c.shape(i));
+  if (operands.some((s) => !s)) return;
+  c.set(0, einsumShape(equation, operands as Shape[]));
+}
+
+const RULES = new Map<string, Rule>([
+  ['Constant', constantRule],
+  ['MatMul', matmulRule],
+  ['MatMulInteger', matmulRule],
+  ['QLinearMatMul', matmulRule],
+  ['Gemm', gemmRule],
+  ['Conv', convolutionRule],
+  ['ConvInteger', convolutionRule],
+  ['QLinearConv', convolutionRule],
+  ['ConvTranspose', convTransposeRule],
+  ['MaxPool', poolRule],
+  ['AveragePool', poolRule],
+  ['LpPool', poolRule],
+  ['GlobalAveragePool', globalPoolRule],
+  ['GlobalMaxPool', globalPoolRule],
+  ['GlobalLpPool', globalPoolRule],
+  ['Flatten', flattenRule],
+  ['Reshape', reshapeRule],
+  ['Transpose', transposeRule],
+  ['Squeeze', squeezeRule],
+  ['Unsqueeze', unsqueezeRule],
+  ['Concat', concatRule],
+  ['Split', splitRule],
+  ['Slice', sliceRule],
+  ['Gather', gatherRule],
+  ['GatherElements', gatherElementsRule],
+  ['GatherND', gatherNDRule],
+  ['Expand', expandRule],
+  ['Tile', tileRule],
+  ['Pad', padRule],
+  ['ArgMax', argExtremeRule],
+  ['ArgMin', argExtremeRule],
+  ['TopK', topKRule],
+  ['Shape', shapeRule],
+  ['Size', sizeRule],
+  ['ConstantOfShape', constantOfShapeRule],
+  ['Range', rangeRule],
+  ['OneHot', oneHotRule],
+  ['Resize', resizeRule],
+  ['Upsample', resizeRule],
+  ['DepthToSpace', depthSpaceRule],
+  ['SpaceToDepth', depthSpaceRule],
+  ['RandomNormal', randomRule],
+  ['RandomUniform', randomRule],
+  ['BlackmanWindow', windowRule],
+  ['HammingWindow', windowRule],
+  ['HannWindow', windowRule],
+  ['GridSample', gridSampleRule],
+  ['MaxUnpool', maxUnpoolRule],
+  ['Det', detRule],
+  ['RoiAlign', roiAlignRule],
+  ['SoftmaxCrossEntropyLoss', lossRule],
+  ['NegativeLogLikelihoodLoss', lossRule],
+  ['RNN', recurrentRule],
+  ['GRU', recurrentRule],
+  ['LSTM', recurrentRule],
+  ['Einsum', einsumRule],
+]);
+for (const op of REDUCE) RULES.set(op, reduceRule);
+for (const op of BROADCAST) RULES.set(op, broadcastRule);
+for (const op of SAME_SHAPE) RULES.set(op, sameShapeRule);
+
 
 /** numpy matmul: 1-D operands are promoted and the added dim removed again; batch dims broadcast. */
 export function matmulShape(a: Shape, b: Shape): Shape | undefined {
