@@ -45,25 +45,33 @@ const MAX_VALUES = 1024;
 /** The default-domain opset assumed when the model imports none. */
 const DEFAULT_OPSET = 21;
 
-/** Value name -> fully known integer dims, for the values of the main graph whose shape is known. */
-export function inferShapes(graph: ModelGraph): ReadonlyMap<string, Shape> {
-  // The known values are dropped here: the initializers no rule asked for are left unread (reading
-  // every small initializer into numbers was a good part of a big model's shape inference).
-  return inferInto(graph).shapes;
+export interface ShapeInferenceOptions {
+  /**
+   * Graph input name -> the declaration read in place of the main graph's own (staticInputs() of
+   * static-dims.ts: --dim sizes for symbolic dims), so that no second graph model is built for them.
+   */
+  inputs?: ReadonlyMap<string, onnx.IValueInfoProto>;
 }
 
-export function inferShapesAndValues(graph: ModelGraph): ShapeInferenceResult {
-  const result = inferInto(graph);
+/** Value name -> fully known integer dims, for the values of the main graph whose shape is known. */
+export function inferShapes(graph: ModelGraph, options: ShapeInferenceOptions = {}): ReadonlyMap<string, Shape> {
+  // The known values are dropped here: the initializers no rule asked for are left unread (reading
+  // every small initializer into numbers was a good part of a big model's shape inference).
+  return inferInto(graph, options).shapes;
+}
+
+export function inferShapesAndValues(graph: ModelGraph, options: ShapeInferenceOptions = {}): ShapeInferenceResult {
+  const result = inferInto(graph, options);
   (result.values as KnownValues).readAll();
   return result;
 }
 
-function inferInto(graph: ModelGraph): ShapeInferenceResult {
+function inferInto(graph: ModelGraph, options: ShapeInferenceOptions): ShapeInferenceResult {
   const shapes = new Map<string, Shape>();
   const values = new KnownValues(graph.main.initializers);
   try {
     const opset = opsetsOf(graph.model).get('') ?? DEFAULT_OPSET;
-    run(graph.main, opset, shapes, values);
+    run(graph.main, opset, shapes, values, options.inputs);
   } catch {
     // Never fail the caller: whatever was inferred before the surprise stays.
   }
@@ -200,7 +208,13 @@ class KnownValues extends Map<string, KnownValue> {
   }
 }
 
-function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, values: KnownValues): void {
+function run(
+  scope: GraphScope,
+  opset: number,
+  shapes: Map<string, Shape>,
+  values: KnownValues,
+  inputs: ReadonlyMap<string, onnx.IValueInfoProto> | undefined,
+): void {
   const table = new ShapeTable();
   // forEach: a for-of over a map's entries makes an [name, tensor] array per initializer.
   scope.initializers.forEach((tensor, name) => {
@@ -217,7 +231,7 @@ function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, value
   }
   scope.inputs.forEach((info, name) => {
     if (scope.initializers.has(name)) return;
-    const dims = declaredDims(info, table);
+    const dims = declaredDims(inputs?.get(name) ?? info, table);
     if (dims) shapes.set(name, dims);
   });
 

@@ -6,6 +6,7 @@ import { longToNumber } from '../../src/onnx/external-data.js';
 import { ModelGraph } from '../../src/onnx/graph.js';
 import { loadModel } from '../../src/onnx/model-io.js';
 import { broadcastShapes, inferShapes, inferShapesAndValues, matmulShape, ShapeTable } from '../../src/onnx/shape-inference.js';
+import { staticInputs, withStaticDims } from '../../src/passes/amp/static-dims.js';
 import { corpusAvailable, corpusDir, corpusModels, repoRoot } from '../support/corpus.js';
 import { model, node, valueInfo } from '../support/models.js';
 
@@ -213,5 +214,28 @@ describe('shared shapes', () => {
     expect(matmulShape([2, 16, 64], [32, 8])).toBeUndefined();
     expect(matmulShape([2, 16, 64], [3, 64, 8])).toBeUndefined();
     expect(matmulShape([], [3])).toBeUndefined();
+  });
+});
+
+describe('--dim sizes', () => {
+  it('infers from staticInputs() what it infers over the withStaticDims() view, without a second graph model', () => {
+    const cases: Array<[string, Record<string, number>]> = [
+      ['exporter-bert-fused', { batch: 2, sequence: 16 }],
+      ['exporter-decoder-kv', { batch: 3, sequence: 1, past_sequence: 7 }],
+      ['attention-training-sgd', { batch: 5 }],
+      ['mlp-training-adam', { batch: 4 }],
+    ];
+    for (const [fixture, sizes] of cases) {
+      const m = loadModel(path.join(repoRoot, 'fixtures', fixture, 'model.onnx'), { externalData: 'ignore' });
+      const dims = new Map(Object.entries(sizes));
+      const entries = (shapes: ReadonlyMap<string, readonly number[]>) => [...shapes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const over = inferShapesAndValues(new ModelGraph(withStaticDims(m, dims)));
+      const given = inferShapesAndValues(new ModelGraph(m), { inputs: staticInputs(m, dims) });
+      expect(entries(given.shapes), fixture).toEqual(entries(over.shapes));
+      expect(new Map(given.values), fixture).toEqual(new Map(over.values));
+      // The sizes were used: more is known than without them.
+      expect(given.shapes.size, fixture).toBeGreaterThan(inferShapes(new ModelGraph(m)).size);
+    }
+    expect(() => staticInputs(loadModel(path.join(repoRoot, 'fixtures/mlp-training-adam/model.onnx'), { externalData: 'ignore' }), new Map([['batchh', 4]]))).toThrow(/batchh/);
   });
 });
