@@ -633,14 +633,14 @@ function inferNode(c: NodeRules, node: onnx.INodeProto): void {
 function sameShapeRule(c: NodeRules, node: onnx.INodeProto): void {
   const nOut = c.nOut;
   const op = c.op;
-  const opset = c.opset;
   const s = c.shape(0);
   let v: KnownValue | undefined;
   if (op === 'Cast') {
     const to = dtypeAttribute(node, 'to');
     const input = c.value(0);
     if (input && to !== undefined) v = { data: input.data.map((x) => convertTo(x, to)), type: to };
-  } else if (op === 'Identity' || VALUE_OPS[op]) {
+  } else if ((op === 'Identity' || VALUE_OPS[op]) && s && s.length <= 1) {
+    // Values only of small tensors (shape arithmetic): a big activation costs no value lookups.
     const type = c.value(0)?.type ?? 0;
     v = c.elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, ONLY_FIRST_INPUT);
   }
@@ -894,7 +894,8 @@ function reshapeRule(c: NodeRules, node: onnx.INodeProto): void {
     if (known === 0 || total % known !== 0) return;
     result[inferAt] = total / known;
   } else if (x && product(x) !== product(result)) return;
-  c.set(0, result, c.value(0) && result.length <= 1 ? c.value(0) : undefined);
+  // A value only for a small result: a big tensor's reshape costs no value lookups.
+  c.set(0, result, result.length <= 1 ? c.value(0) : undefined);
 }
 
 /** Transpose. */
