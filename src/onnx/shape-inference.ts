@@ -10,16 +10,22 @@
  * Subgraphs (If/Loop/Scan bodies) are not entered: the outputs of such nodes are known only when
  * declared. A rule that cannot decide, an unknown op or an odd model leaves the output unknown;
  * inference never throws.
+ *
+ * Shapes are hash-consed: every value of one shape gets the same frozen array (a transformer has a
+ * dozen distinct shapes among hundreds of thousands of values), so what the result retains per
+ * value is its map entry, not an array of its own.
  */
-import { dtypeAttribute, findAttribute, intAttribute } from './attributes.js';
+import Long from 'long';
+import { dtypeAttribute } from './attributes.js';
 import { DataType } from './data-types.js';
-import { isExternal, longToNumber } from './external-data.js';
+import { isExternal } from './external-data.js';
 import { float16BitsToFloat32 } from './float16.js';
 import type { onnx } from './generated/onnx.js';
 import type { GraphScope, ModelGraph } from './graph.js';
 import { normalizeDomain, opsetsOf } from './opsets.js';
 
-export type Shape = number[];
+/** Dims of a value. Shapes returned by inference are shared between values and frozen: never mutate one. */
+export type Shape = readonly number[];
 
 /** The values of a small 0-D or 1-D tensor, with its element type. */
 export interface KnownValue {
@@ -28,10 +34,10 @@ export interface KnownValue {
 }
 
 export interface ShapeInferenceResult {
-  /** Value name -> fully known dims (main graph). */
-  shapes: Map<string, Shape>;
+  /** Value name -> fully known dims (main graph); values of one shape share one frozen array. */
+  shapes: ReadonlyMap<string, Shape>;
   /** Value name -> values of small 0-D/1-D tensors whose contents are known statically. */
-  values: Map<string, KnownValue>;
+  values: ReadonlyMap<string, KnownValue>;
 }
 
 /** Tensors with more elements than this do not have their values tracked. */
@@ -39,144 +45,346 @@ const MAX_VALUES = 1024;
 /** The default-domain opset assumed when the model imports none. */
 const DEFAULT_OPSET = 21;
 
-/** Value name -> fully known integer dims, for the values of the main graph whose shape is known. */
-export function inferShapes(graph: ModelGraph): Map<string, number[]> {
-  // The known values are dropped here: the initializers no rule asked for are left unread (reading
-  // every small initializer into numbers was a good part of a big model's shape inference).
-  return inferInto(graph, new KnownValues()).shapes;
+export interface ShapeInferenceOptions {
+  /**
+   * Graph input name -> the declaration read in place of the main graph's own (staticInputs() of
+   * static-dims.ts: --dim sizes for symbolic dims), so that no second graph model is built for them.
+   */
+  inputs?: ReadonlyMap<string, onnx.IValueInfoProto>;
 }
 
-export function inferShapesAndValues(graph: ModelGraph): ShapeInferenceResult {
-  const result = inferInto(graph, new KnownValues());
+/** Value name -> fully known integer dims, for the values of the main graph whose shape is known. */
+export function inferShapes(graph: ModelGraph, options: ShapeInferenceOptions = {}): ReadonlyMap<string, Shape> {
+  // The known values are dropped here: the initializers no rule asked for are left unread (reading
+  // every small initializer into numbers was a good part of a big model's shape inference).
+  return inferInto(graph, options).shapes;
+}
+
+export function inferShapesAndValues(graph: ModelGraph, options: ShapeInferenceOptions = {}): ShapeInferenceResult {
+  const result = inferInto(graph, options);
   (result.values as KnownValues).readAll();
   return result;
 }
 
-function inferInto(graph: ModelGraph, values: KnownValues): ShapeInferenceResult {
+function inferInto(graph: ModelGraph, options: ShapeInferenceOptions): ShapeInferenceResult {
   const shapes = new Map<string, Shape>();
+  const values = new KnownValues(graph.main.initializers);
   try {
     const opset = opsetsOf(graph.model).get('') ?? DEFAULT_OPSET;
-    run(graph.main, opset, shapes, values);
+    run(graph.main, opset, shapes, values, options.inputs);
   } catch {
     // Never fail the caller: whatever was inferred before the surprise stays.
   }
   return { shapes, values };
 }
 
+// ---------------------------------------------------------------------------------------------
+// One array per distinct shape
+
+interface ShapeTrieNode {
+  /** The shared array of the dims that lead here, once some value had them. */
+  shape: Shape | undefined;
+  /** Next dim -> node: a small map per distinct prefix (a handful for a whole transformer). */
+  next: Map<number, ShapeTrieNode> | undefined;
+}
+
+/**
+ * Hash-consing of shapes: a trie keyed by dims, so that looking a shape up costs one small-integer
+ * map lookup per dim and no key string per value.
+ */
+export class ShapeTable {
+  private readonly root: ShapeTrieNode = { shape: undefined, next: undefined };
+
+  /**
+   * The table's frozen array equal to `dims` (a copy is made the first time, so the caller may
+   * reuse its array); undefined when some dim is not a non-negative safe integer.
+   */
+  intern(dims: readonly number[], length = dims.length): Shape | undefined {
+    let at = this.root;
+    for (let i = 0; i < length; i++) {
+      const d = dims[i] as number;
+      let next = at.next?.get(d);
+      if (next === undefined) {
+        if (!Number.isSafeInteger(d) || d < 0) return undefined;
+        next = { shape: undefined, next: undefined };
+        (at.next ??= new Map()).set(d, next);
+      }
+      if (d === 0 && Object.is(d, -0)) return minusZeroShape(dims.slice(0, length));
+      at = next;
+    }
+    return (at.shape ??= Object.freeze(dims.slice(0, length)));
+  }
+
+  /** The interned dims of a tensor (initializer, Constant), or undefined when some dim is invalid. */
+  tensorDims(tensor: onnx.ITensorProto): Shape | undefined {
+    return this.internLongs(tensor.dims);
+  }
+
+  /** Interns int64 dims as the decoder gives them (numbers or Longs), through one reused array. */
+  internLongs(list: ArrayLike<number | Long> | null | undefined): Shape | undefined {
+    const length = list ? list.length : 0;
+    for (let i = 0; i < length; i++) scratch[i] = toNumber((list as ArrayLike<number | Long>)[i]);
+    return this.intern(scratch, length);
+  }
+}
+
+/**
+ * Reused by internLongs and declaredDims, written by index and never emptied (emptying an array
+ * drops its backing store, and the next write allocates one): the table copies what it keeps.
+ */
+const scratch: number[] = [];
+
+/**
+ * An int64 field as a number. The decoder gives Long objects: read in place, where longToNumber's
+ * Long.fromValue copies each (a garbage object per dim and per attribute read, for every node).
+ */
+function toNumber(value: number | Long | null | undefined): number {
+  if (typeof value === 'number') return value;
+  if (value == null) return 0;
+  return value instanceof Long ? value.toNumber() : Long.fromValue(value).toNumber();
+}
+
+/** The node's first attribute of that name (a loop: no callback made per lookup). */
+function attributeNamed(node: onnx.INodeProto, name: string): onnx.IAttributeProto | undefined {
+  const attributes = node.attribute;
+  if (!attributes) return undefined;
+  for (let i = 0; i < attributes.length; i++) {
+    const attribute = attributes[i] as onnx.IAttributeProto;
+    if (attribute.name === name) return attribute;
+  }
+  return undefined;
+}
+
+function intNamed(node: onnx.INodeProto, name: string): number | undefined {
+  const attribute = attributeNamed(node, name);
+  return attribute && attribute.i != null ? toNumber(attribute.i) : undefined;
+}
+
+/**
+ * -0 and 0 are one key of a Map, but a rule can compute -0 (0 times a negative scale): such a
+ * shape keeps its own array, as it did before shapes were shared, so that no output changes.
+ */
+function minusZeroShape(dims: readonly number[]): Shape | undefined {
+  return dims.every((d) => Number.isSafeInteger(d) && d >= 0) ? Object.freeze(dims.slice()) : undefined;
+}
+
 /**
  * Known values, with the initializers' values read from their tensors only when a rule asks for
  * one: most small initializers of a big model are biases and norm weights no shape depends on,
- * and reading each into an array of numbers cost time and memory for nothing.
+ * and reading each into an array of numbers cost time and memory for nothing. The initializers
+ * are looked up in the graph's own map when asked for, not copied into one of their own.
  */
 class KnownValues extends Map<string, KnownValue> {
-  private readonly unread = new Map<string, { tensor: onnx.ITensorProto; dims: Shape }>();
+  /** Initializers read already (or that failed to read), or sparse ones: never read (again). */
+  private readonly done = new Set<string>();
 
-  addInitializer(name: string, tensor: onnx.ITensorProto, dims: Shape): void {
+  constructor(private readonly initializers: ReadonlyMap<string, onnx.ITensorProto>) {
+    super();
+  }
+
+  /** Leaves an initializer unread for good (a sparse initializer's values). */
+  skipInitializer(name: string): void {
     super.delete(name);
-    this.unread.set(name, { tensor, dims });
+    this.done.add(name);
   }
 
   override get(name: string): KnownValue | undefined {
     const known = super.get(name);
     if (known !== undefined) return known;
-    const initializer = this.unread.get(name);
-    if (!initializer) return undefined;
-    this.unread.delete(name);
-    const data = tensorValues(initializer.tensor, initializer.dims);
+    const tensor = this.initializers.get(name);
+    if (tensor === undefined || this.done.has(name)) return undefined;
+    this.done.add(name);
+    const dims = tensorDimsOf(tensor);
+    const data = dims && dims.length <= 1 ? tensorValues(tensor, dims) : undefined;
     if (!data) return undefined;
-    const value = { data, type: initializer.tensor.data_type ?? 0 };
+    const value = { data, type: tensor.data_type ?? 0 };
     super.set(name, value);
     return value;
   }
 
-  override delete(name: string): boolean {
-    const had = this.unread.delete(name);
-    return super.delete(name) || had;
-  }
-
   /** Reads every initializer not read yet (for a caller that wants all known values). */
   readAll(): void {
-    for (const name of [...this.unread.keys()]) this.get(name);
+    for (const name of this.initializers.keys()) this.get(name);
   }
 }
 
-function run(scope: GraphScope, opset: number, shapes: Map<string, Shape>, values: KnownValues): void {
-  const declared = new Map<string, Shape>();
-  for (const info of [...scope.valueInfo.values(), ...scope.outputs.values()]) {
-    const dims = declaredDims(info);
-    if (dims && info.name) declared.set(info.name, dims);
-  }
-  for (const [name, tensor] of scope.initializers) {
-    const dims = tensorDims(tensor);
-    if (!dims) continue;
-    shapes.set(name, dims);
-    if (dims.length <= 1) values.addInitializer(name, tensor, dims);
-  }
+function run(
+  scope: GraphScope,
+  opset: number,
+  shapes: Map<string, Shape>,
+  values: KnownValues,
+  inputs: ReadonlyMap<string, onnx.IValueInfoProto> | undefined,
+): void {
+  const table = new ShapeTable();
+  // forEach: a for-of over a map's entries makes an [name, tensor] array per initializer.
+  scope.initializers.forEach((tensor, name) => {
+    const dims = table.tensorDims(tensor);
+    if (dims) shapes.set(name, dims);
+  });
   for (const sparse of scope.graph.sparse_initializer ?? []) {
     const name = sparse.values?.name;
     if (!name) continue;
-    values.delete(name);
-    const dims = (sparse.dims ?? []).map((d) => longToNumber(d));
-    if (validShape(dims)) shapes.set(name, dims);
+    values.skipInitializer(name);
+    const dims = table.internLongs(sparse.dims);
+    if (dims) shapes.set(name, dims);
     else shapes.delete(name);
   }
-  for (const [name, info] of scope.inputs) {
-    if (scope.initializers.has(name)) continue;
-    const dims = declaredDims(info);
+  scope.inputs.forEach((info, name) => {
+    if (scope.initializers.has(name)) return;
+    const dims = declaredDims(inputs?.get(name) ?? info, table);
     if (dims) shapes.set(name, dims);
-  }
+  });
 
-  // One pair of result arrays for every node, emptied before each: not two new arrays per node.
-  const inferred: (Shape | undefined)[] = [];
-  const inferredValues: (KnownValue | undefined)[] = [];
-  for (const node of scope.topologicalOrder().order) {
-    const outputs = node.output ?? [];
-    inferred.length = 0;
-    inferredValues.length = 0;
+  const rules = new NodeRules(opset, shapes, values, table);
+  const order = scope.topologicalOrder().order;
+  for (let n = 0; n < order.length; n++) {
+    const node = order[n] as onnx.INodeProto;
+    const outputs = node.output;
+    if (!outputs?.length) continue;
+    rules.reset(node);
     if (normalizeDomain(node.domain) === '' && !scope.subgraphsOf(node).length) {
       try {
-        inferNode(node, opset, shapes, values, inferred, inferredValues);
+        inferNode(rules, node);
       } catch {
-        inferred.length = 0;
-        inferredValues.length = 0;
+        rules.reset(node);
       }
     }
+    const inferred = rules.out;
+    const inferredValues = rules.outValues;
     for (let i = 0; i < outputs.length; i++) {
       const name = outputs[i];
       if (!name) continue;
-      const shape = inferred[i];
-      const known = shape && validShape(shape) ? shape : declared.get(name);
-      if (known) shapes.set(name, known);
+      // Rules' shapes are interned (and checked) by set(); declarations fill in the rest.
+      const known = inferred[i] ?? declaredShape(scope, name, table);
+      if (!known) continue;
+      shapes.set(name, known);
       const value = inferredValues[i];
-      if (known && value && known.length <= 1 && product(known) === value.data.length && value.data.every(Number.isFinite)) values.set(name, value);
+      if (value && known.length <= 1 && product(known) === value.data.length && value.data.every(Number.isFinite)) values.set(name, value);
     }
+  }
+}
+
+/**
+ * The state of the rule of one node, made once per inference and reset for each node: the rules
+ * read their inputs through its methods, with no closure or result array made per node.
+ */
+class NodeRules {
+  inputs: readonly string[] = [];
+  nOut = 0;
+  op = '';
+  /** The rule's results, by output slot (interned shapes; values of small tensors). */
+  readonly out: (Shape | undefined)[] = [];
+  readonly outValues: (KnownValue | undefined)[] = [];
+  /** Scratch list of an elementwise node's operand shapes (see the BROADCAST rule). */
+  readonly operands: Shape[] = [];
+
+  constructor(
+    readonly opset: number,
+    private readonly shapes: ReadonlyMap<string, Shape>,
+    private readonly values: ReadonlyMap<string, KnownValue>,
+    private readonly table: ShapeTable,
+  ) {}
+
+  reset(node: onnx.INodeProto): void {
+    this.inputs = node.input ?? [];
+    this.nOut = (node.output ?? []).length;
+    this.op = node.op_type ?? '';
+    // Cleared by index, not by length = 0, which would drop the arrays' backing stores.
+    for (let i = 0; i < this.out.length; i++) this.out[i] = undefined;
+    for (let i = 0; i < this.outValues.length; i++) this.outValues[i] = undefined;
+  }
+
+  has(i: number): boolean {
+    return !!this.inputs[i];
+  }
+
+  shape(i: number): Shape | undefined {
+    const name = this.inputs[i];
+    return name ? this.shapes.get(name) : undefined;
+  }
+
+  value(i: number): KnownValue | undefined {
+    const name = this.inputs[i];
+    if (!name) return undefined;
+    const found = this.values.get(name);
+    if (found) return found;
+    // A tensor with no elements has known (empty) contents, whatever feeds it.
+    const s = this.shapes.get(name);
+    return s && s.length <= 1 && product(s) === 0 ? { data: [], type: 0 } : undefined;
+  }
+
+  /** The integer values of an input (a shape argument). */
+  intValues(i: number): number[] | undefined {
+    const v = this.value(i);
+    return v && v.data.every(Number.isInteger) ? v.data : undefined;
+  }
+
+  /** Records output i's shape (interned here: a rule may pass an array it reuses) and value. */
+  set(i: number, s: readonly number[] | undefined, v?: KnownValue): void {
+    this.out[i] = s && this.table.intern(s);
+    if (v) this.outValues[i] = v;
+  }
+
+  /** Values of elementwise ops on small known tensors. */
+  elementwiseValues(outShape: Shape | undefined, type: number, indices: readonly number[]): KnownValue | undefined {
+    const op = this.op;
+    const fn = VALUE_OPS[op];
+    if (!fn || !outShape || outShape.length > 1) return undefined;
+    const args = indices.map((i) => this.value(i));
+    if (args.some((a) => !a)) return undefined;
+    const count = product(outShape);
+    if (count > MAX_VALUES) return undefined;
+    const data: number[] = [];
+    for (let k = 0; k < count; k++) {
+      const operands = (args as KnownValue[]).map((a) => (a.data.length === 1 ? a.data[0] : a.data[k]) as number);
+      if (operands.some((x) => x === undefined)) return undefined;
+      const r = fn(operands);
+      if (r === undefined || !Number.isFinite(r)) return undefined;
+      data.push(r);
+    }
+    const integer = isInteger(type);
+    return { data: data.map((x) => (op === 'Div' && integer ? Math.trunc(x) : convertTo(x, type))), type };
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reading declarations, tensors and attributes
 
-function declaredDims(info: onnx.IValueInfoProto): Shape | undefined {
-  const shape = info.type?.tensor_type?.shape;
-  if (!shape) return undefined;
-  const dims: Shape = [];
-  for (const d of shape.dim ?? []) {
-    if (!Object.hasOwn(d, 'dim_value') || d.dim_value == null) return undefined;
-    dims.push(longToNumber(d.dim_value));
-  }
-  return validShape(dims) ? dims : undefined;
+/** A node output's declared shape: the graph output's declaration first, then value_info's. */
+function declaredShape(scope: GraphScope, name: string, table: ShapeTable): Shape | undefined {
+  const output = scope.outputs.get(name);
+  const fromOutput = output && declaredDims(output, table);
+  if (fromOutput) return fromOutput;
+  const info = scope.valueInfo.get(name);
+  return info && declaredDims(info, table);
 }
 
-function tensorDims(tensor: onnx.ITensorProto): Shape | undefined {
-  const dims = (tensor.dims ?? []).map((d) => longToNumber(d));
+function declaredDims(info: onnx.IValueInfoProto, table: ShapeTable): Shape | undefined {
+  const shape = info.type?.tensor_type?.shape;
+  if (!shape) return undefined;
+  const dims = shape.dim ?? [];
+  for (let i = 0; i < dims.length; i++) {
+    const d = dims[i] as onnx.TensorShapeProto.IDimension;
+    if (!Object.hasOwn(d, 'dim_value') || d.dim_value == null) return undefined;
+    scratch[i] = toNumber(d.dim_value);
+  }
+  return table.intern(scratch, dims.length);
+}
+
+/** A tensor's dims, not interned (reading an initializer's or attribute's values). */
+function tensorDimsOf(tensor: onnx.ITensorProto): number[] | undefined {
+  const dims = (tensor.dims ?? []).map((d) => toNumber(d));
   return validShape(dims) ? dims : undefined;
 }
 
 function validShape(dims: readonly number[]): boolean {
   return dims.every((d) => Number.isSafeInteger(d) && d >= 0);
 }
-
-const product = (dims: readonly number[]): number => dims.reduce((a, b) => a * b, 1);
+function product(dims: readonly number[]): number {
+  let result = 1;
+  for (let i = 0; i < dims.length; i++) result *= dims[i] as number;
+  return result;
+}
 
 const INTEGER_TYPES = new Set<number>([
   DataType.INT64,
@@ -240,11 +448,11 @@ function tensorValues(tensor: onnx.ITensorProto, dims: Shape): number[] | undefi
   } else {
     switch (type) {
       case DataType.INT64:
-        data = (tensor.int64_data ?? []).map((v) => longToNumber(v));
+        data = (tensor.int64_data ?? []).map((v) => toNumber(v));
         break;
       case DataType.UINT64:
       case DataType.UINT32:
-        data = (tensor.uint64_data ?? []).map((v) => longToNumber(v));
+        data = (tensor.uint64_data ?? []).map((v) => toNumber(v));
         break;
       case DataType.FLOAT:
         data = [...(tensor.float_data ?? [])];
@@ -271,22 +479,22 @@ function tensorValues(tensor: onnx.ITensorProto, dims: Shape): number[] | undefi
 }
 
 function ints(node: onnx.INodeProto, name: string): number[] | undefined {
-  const attribute = findAttribute(node, name);
+  const attribute = attributeNamed(node, name);
   const list = attribute?.ints;
-  return list && list.length ? list.map((v) => longToNumber(v)) : undefined;
+  return list && list.length ? list.map((v) => toNumber(v)) : undefined;
 }
 
 function floats(node: onnx.INodeProto, name: string): number[] | undefined {
-  const list = findAttribute(node, name)?.floats;
+  const list = attributeNamed(node, name)?.floats;
   return list && list.length ? [...list] : undefined;
 }
 
 function int(node: onnx.INodeProto, name: string, fallback: number): number {
-  return intAttribute(node, name) ?? fallback;
+  return intNamed(node, name) ?? fallback;
 }
 
 function str(node: onnx.INodeProto, name: string, fallback: string): string {
-  const attribute = findAttribute(node, name);
+  const attribute = attributeNamed(node, name);
   return attribute?.s && attribute.s.length ? Buffer.from(attribute.s).toString('utf8') : fallback;
 }
 
@@ -298,21 +506,32 @@ function axisOf(axis: number, rank: number): number | undefined {
 
 function axesOf(axes: readonly number[], rank: number): number[] | undefined {
   const result: number[] = [];
-  for (const axis of axes) {
-    const a = axisOf(axis, rank);
+  for (let i = 0; i < axes.length; i++) {
+    const a = axisOf(axes[i] as number, rank);
     if (a === undefined || result.includes(a)) return undefined;
     result.push(a);
   }
   return result;
 }
 
-/** Multidirectional (numpy) broadcasting; undefined when the shapes do not broadcast. */
+/**
+ * Multidirectional (numpy) broadcasting; undefined when the shapes do not broadcast. The result
+ * is one of the operands when that operand is the broadcast shape (a bias added to activations,
+ * two activations of one shape): no new array then.
+ */
 export function broadcastShapes(shapes: readonly Shape[]): Shape | undefined {
-  const rank = Math.max(0, ...shapes.map((s) => s.length));
-  const out: Shape = [];
+  // Index loops throughout: until a function is optimized, each for-of step makes an object.
+  let rank = 0;
+  for (let s = 0; s < shapes.length; s++) rank = Math.max(rank, (shapes[s] as Shape).length);
+  for (let s = 0; s < shapes.length; s++) {
+    const candidate = shapes[s] as Shape;
+    if (candidate.length === rank && broadcastsTo(shapes, candidate)) return candidate;
+  }
+  const out: number[] = [];
   for (let i = 0; i < rank; i++) {
     let dim = 1;
-    for (const shape of shapes) {
+    for (let s = 0; s < shapes.length; s++) {
+      const shape = shapes[s] as Shape;
       const d = shape[shape.length - rank + i];
       if (d === undefined || d === 1) continue;
       if (dim === 1) dim = d;
@@ -323,8 +542,24 @@ export function broadcastShapes(shapes: readonly Shape[]): Shape | undefined {
   return out;
 }
 
+/** Whether every shape broadcasts to `target` (each dim 1 or equal, aligned at the end). */
+function broadcastsTo(shapes: readonly Shape[], target: Shape): boolean {
+  for (let s = 0; s < shapes.length; s++) {
+    const shape = shapes[s] as Shape;
+    if (shape === target) continue;
+    const offset = target.length - shape.length;
+    for (let i = 0; i < shape.length; i++) {
+      const d = shape[i];
+      if (d !== 1 && d !== target[i + offset]) return false;
+    }
+  }
+  return true;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Operator rules
+
+const ONLY_FIRST_INPUT: readonly number[] = [0];
 
 const SAME_SHAPE = new Set([
   'Abs', 'Acos', 'Acosh', 'Asin', 'Asinh', 'Atan', 'Atanh', 'BatchNormalization', 'Bernoulli', 'BitwiseNot',
@@ -383,759 +618,808 @@ function convertTo(value: number, type: number): number {
   return value;
 }
 
-function inferNode(
-  node: onnx.INodeProto,
-  opset: number,
-  shapes: ReadonlyMap<string, Shape>,
-  values: ReadonlyMap<string, KnownValue>,
-  out: (Shape | undefined)[],
-  outValues: (KnownValue | undefined)[],
-): void {
-  const inputs = node.input ?? [];
-  const nOut = (node.output ?? []).length;
-  const has = (i: number): boolean => !!inputs[i];
-  const shape = (i: number): Shape | undefined => (inputs[i] ? shapes.get(inputs[i] as string) : undefined);
-  const value = (i: number): KnownValue | undefined => {
-    const name = inputs[i];
-    if (!name) return undefined;
-    const found = values.get(name);
-    if (found) return found;
-    // A tensor with no elements has known (empty) contents, whatever feeds it.
-    const s = shapes.get(name);
-    return s && s.length <= 1 && product(s) === 0 ? { data: [], type: 0 } : undefined;
-  };
-  /** The integer values of an input (a shape argument). */
-  const intValues = (i: number): number[] | undefined => {
-    const v = value(i);
-    return v && v.data.every(Number.isInteger) ? v.data : undefined;
-  };
-  const set = (i: number, s: Shape | undefined, v?: KnownValue): void => {
-    out[i] = s;
-    if (v) outValues[i] = v;
-  };
-  const op = node.op_type ?? '';
+/**
+ * The rule of each default-domain op: one small function per rule, found in one map lookup. (One
+ * function with every rule in a switch took V8 some 60 ms to optimize, on the first call of a
+ * process, the only one a command-line run makes; small rules are optimized one by one as they
+ * get hot.)
+ */
+type Rule = (c: NodeRules, node: onnx.INodeProto) => void;
 
-  // Values of elementwise ops on small known tensors.
-  const elementwiseValues = (outShape: Shape | undefined, type: number, indices: number[]): KnownValue | undefined => {
-    const fn = VALUE_OPS[op];
-    if (!fn || !outShape || outShape.length > 1) return undefined;
-    const args = indices.map(value);
-    if (args.some((a) => !a)) return undefined;
-    const count = product(outShape);
-    if (count > MAX_VALUES) return undefined;
-    const data: number[] = [];
-    for (let k = 0; k < count; k++) {
-      const operands = (args as KnownValue[]).map((a) => (a.data.length === 1 ? a.data[0] : a.data[k]) as number);
-      if (operands.some((x) => x === undefined)) return undefined;
-      const r = fn(operands);
-      if (r === undefined || !Number.isFinite(r)) return undefined;
-      data.push(r);
-    }
-    const integer = isInteger(type);
-    return { data: data.map((x) => (op === 'Div' && integer ? Math.trunc(x) : convertTo(x, type))), type };
-  };
+function inferNode(c: NodeRules, node: onnx.INodeProto): void {
+  RULES.get(c.op)?.(c, node);
+}
 
-  if (SAME_SHAPE.has(op)) {
-    const s = shape(0);
-    const type = value(0)?.type ?? 0;
-    let v: KnownValue | undefined;
-    if (op === 'Cast') {
-      const to = dtypeAttribute(node, 'to');
-      const input = value(0);
-      if (input && to !== undefined) v = { data: input.data.map((x) => convertTo(x, to)), type: to };
-    } else if (op === 'Identity' || VALUE_OPS[op]) {
-      v = elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, [0]);
-    }
-    set(0, s, v);
-    if (op === 'Dropout' && nOut > 1) set(1, s);
-    if (op === 'DynamicQuantizeLinear') {
-      set(1, []);
-      set(2, []);
-    }
-    if ((op === 'LayerNormalization' || op === 'SimplifiedLayerNormalization') && s) {
-      const axis = axisOf(int(node, 'axis', -1), s.length);
-      if (axis !== undefined) {
-        const stat = s.map((d, i) => (i < axis ? d : 1));
-        for (let i = 1; i < nOut; i++) set(i, stat);
-      }
-    }
-    if (op === 'BatchNormalization' && nOut > 1 && s && s.length >= 2) {
-      // Training mode (opset 14+): running mean and variance; older saved mean/var too.
-      for (let i = 1; i < nOut; i++) set(i, [s[1] as number]);
-    }
-    return;
+function sameShapeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const nOut = c.nOut;
+  const op = c.op;
+  const s = c.shape(0);
+  let v: KnownValue | undefined;
+  if (op === 'Cast') {
+    const to = dtypeAttribute(node, 'to');
+    const input = c.value(0);
+    if (input && to !== undefined) v = { data: input.data.map((x) => convertTo(x, to)), type: to };
+  } else if ((op === 'Identity' || VALUE_OPS[op]) && s && s.length <= 1) {
+    // Values only of small tensors (shape arithmetic): a big activation costs no value lookups.
+    const type = c.value(0)?.type ?? 0;
+    v = c.elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, ONLY_FIRST_INPUT);
   }
-
-  if (BROADCAST.has(op)) {
-    const list: Shape[] = [];
-    for (let i = 0; i < inputs.length; i++) {
-      if (!has(i)) continue;
-      const s = shape(i);
-      if (!s) return;
-      list.push(s);
-    }
-    if (!list.length) return;
-    // Before opset 7, the second operand broadcast to the first (attribute `broadcast`).
-    const s = opset < 7 && list.length === 2 && intAttribute(node, 'broadcast') ? list[0] : broadcastShapes(list);
-    if (op === 'PRelu' && s && list[0] && s.length !== list[0].length) return;
-    const type = op === 'Where' ? (value(1)?.type ?? 0) : (value(0)?.type ?? 0);
-    const indices = inputs.map((_, i) => i).filter(has);
-    set(0, s, elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, indices));
-    return;
+  c.set(0, s, v);
+  if (op === 'Dropout' && nOut > 1) c.set(1, s);
+  if (op === 'DynamicQuantizeLinear') {
+    c.set(1, []);
+    c.set(2, []);
   }
+  if ((op === 'LayerNormalization' || op === 'SimplifiedLayerNormalization') && s && nOut > 1) {
+    const axis = axisOf(int(node, 'axis', -1), s.length);
+    if (axis !== undefined) {
+      const stat = s.map((d, i) => (i < axis ? d : 1));
+      for (let i = 1; i < nOut; i++) c.set(i, stat);
+    }
+  }
+  if (op === 'BatchNormalization' && nOut > 1 && s && s.length >= 2) {
+    // Training mode (opset 14+): running mean and variance; older saved mean/var too.
+    for (let i = 1; i < nOut; i++) c.set(i, [s[1] as number]);
+  }
+}
 
-  if (REDUCE.has(op)) {
-    const s = shape(0);
+function broadcastRule(c: NodeRules, node: onnx.INodeProto): void {
+  const inputs = c.inputs;
+  const op = c.op;
+  const opset = c.opset;
+  // The operands' list is the rules' own, reused for every elementwise node.
+  const list = c.operands;
+  let count = 0;
+  for (let i = 0; i < inputs.length; i++) {
+    if (!c.has(i)) continue;
+    const s = c.shape(i);
     if (!s) return;
-    const keepdims = int(node, 'keepdims', 1);
-    const axesFromInput = op === 'ReduceSum' ? opset >= 13 : opset >= 18;
-    let axes: number[] | undefined;
-    if (axesFromInput) {
-      if (has(1)) {
-        axes = intValues(1);
-        if (!axes) return;
-      }
-    } else axes = ints(node, 'axes');
-    if (!axes || !axes.length) {
-      if (axesFromInput && int(node, 'noop_with_empty_axes', 0)) {
-        set(0, s);
-        return;
-      }
-      axes = s.map((_, i) => i);
-    }
-    const normalized = axesOf(axes, s.length);
-    if (!normalized) return;
-    const reduced = new Set(normalized);
-    const result: Shape = [];
-    s.forEach((d, i) => {
-      if (!reduced.has(i)) result.push(d);
-      else if (keepdims) result.push(1);
-    });
-    set(0, result);
-    return;
+    list[count++] = s;
   }
+  if (!count) return;
+  list.length = count;
+  // Before opset 7, the second operand broadcast to the first (attribute `broadcast`).
+  const s = opset < 7 && list.length === 2 && intNamed(node, 'broadcast') ? list[0] : broadcastShapes(list);
+  if (op === 'PRelu' && s && list[0] && s.length !== list[0].length) return;
+  let v: KnownValue | undefined;
+  // Values only of small results (shape arithmetic): a big tensor's add costs no value lookups.
+  if (s && s.length <= 1 && VALUE_OPS[op]) {
+    const type = op === 'Where' ? (c.value(1)?.type ?? 0) : (c.value(0)?.type ?? 0);
+    const indices = inputs.map((_, i) => i).filter((i) => c.has(i));
+    v = c.elementwiseValues(s, COMPARISON.has(op) ? DataType.BOOL : type, indices);
+  }
+  c.set(0, s, v);
+}
 
-  switch (op) {
-    case 'Constant': {
-      const attribute = node.attribute?.[0];
-      if (!attribute) return;
-      switch (attribute.name) {
-        case 'value': {
-          if (!attribute.t) return;
-          const dims = tensorDims(attribute.t);
-          const data = dims && tensorValues(attribute.t, dims);
-          set(0, dims, data ? { data, type: attribute.t.data_type ?? 0 } : undefined);
-          return;
-        }
-        case 'sparse_value': {
-          const dims = (attribute.sparse_tensor?.dims ?? []).map((d) => longToNumber(d));
-          set(0, dims);
-          return;
-        }
-        case 'value_int':
-          set(0, [], { data: [longToNumber(attribute.i)], type: DataType.INT64 });
-          return;
-        case 'value_ints': {
-          const data = (attribute.ints ?? []).map((v) => longToNumber(v));
-          set(0, [data.length], { data, type: DataType.INT64 });
-          return;
-        }
-        case 'value_float':
-          set(0, [], { data: [attribute.f ?? 0], type: DataType.FLOAT });
-          return;
-        case 'value_floats': {
-          const data = [...(attribute.floats ?? [])];
-          set(0, [data.length], { data, type: DataType.FLOAT });
-          return;
-        }
-        case 'value_string':
-          set(0, []);
-          return;
-        case 'value_strings':
-          set(0, [(attribute.strings ?? []).length]);
-          return;
-        default:
-          return;
-      }
-    }
-
-    case 'MatMul':
-    case 'MatMulInteger':
-    case 'QLinearMatMul': {
-      const a = shape(0);
-      const b = shape(op === 'QLinearMatMul' ? 3 : 1);
-      set(0, a && b ? matmulShape(a, b) : undefined);
-      return;
-    }
-
-    case 'Gemm': {
-      const a = shape(0);
-      const b = shape(1);
-      if (!a || !b || a.length !== 2 || b.length !== 2) return;
-      const m = int(node, 'transA', 0) ? a[1] : a[0];
-      const ka = int(node, 'transA', 0) ? a[0] : a[1];
-      const kb = int(node, 'transB', 0) ? b[1] : b[0];
-      const n = int(node, 'transB', 0) ? b[0] : b[1];
-      if (ka !== kb) return;
-      set(0, [m as number, n as number]);
-      return;
-    }
-
-    case 'Conv':
-    case 'ConvInteger':
-    case 'QLinearConv': {
-      const x = shape(0);
-      const w = shape(op === 'QLinearConv' ? 3 : 1);
-      if (!x || !w || x.length < 3 || w.length !== x.length) return;
-      const kernel = ints(node, 'kernel_shape') ?? w.slice(2);
-      const spatial = windowOutput(node, x.slice(2), kernel, false);
-      if (spatial) set(0, [x[0] as number, w[0] as number, ...spatial]);
-      return;
-    }
-
-    case 'ConvTranspose': {
-      const x = shape(0);
-      const w = shape(1);
-      if (!x || !w || x.length < 3 || w.length !== x.length) return;
-      const n = x.length - 2;
-      const group = int(node, 'group', 1);
-      const channels = (w[1] as number) * group;
-      const outputShape = ints(node, 'output_shape');
-      if (outputShape) {
-        const spatial = outputShape.length === n + 2 ? outputShape.slice(2) : outputShape;
-        if (spatial.length !== n) return;
-        set(0, [x[0] as number, channels, ...spatial]);
-        return;
-      }
-      const kernel = ints(node, 'kernel_shape') ?? w.slice(2);
-      const strides = ints(node, 'strides') ?? new Array<number>(n).fill(1);
-      const dilations = ints(node, 'dilations') ?? new Array<number>(n).fill(1);
-      const outputPadding = ints(node, 'output_padding') ?? new Array<number>(n).fill(0);
-      const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
-      const autoPad = str(node, 'auto_pad', 'NOTSET');
-      if (kernel.length !== n || strides.length !== n || dilations.length !== n || outputPadding.length !== n || pads.length !== 2 * n) return;
-      const spatial: Shape = [];
-      for (let i = 0; i < n; i++) {
-        const input = x[i + 2] as number;
-        const stride = strides[i] as number;
-        if (autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER') {
-          spatial.push(input * stride);
-          continue;
-        }
-        const full = stride * (input - 1) + (outputPadding[i] as number) + ((kernel[i] as number) - 1) * (dilations[i] as number) + 1;
-        spatial.push(autoPad === 'VALID' ? full : full - (pads[i] as number) - (pads[i + n] as number));
-      }
-      set(0, [x[0] as number, channels, ...spatial]);
-      return;
-    }
-
-    case 'MaxPool':
-    case 'AveragePool':
-    case 'LpPool': {
-      const x = shape(0);
-      const kernel = ints(node, 'kernel_shape');
-      if (!x || x.length < 3 || !kernel) return;
-      const spatial = windowOutput(node, x.slice(2), kernel, !!int(node, 'ceil_mode', 0));
-      if (!spatial) return;
-      const s = [x[0] as number, x[1] as number, ...spatial];
-      set(0, s);
-      if (op === 'MaxPool' && nOut > 1) set(1, s);
-      return;
-    }
-
-    case 'GlobalAveragePool':
-    case 'GlobalMaxPool':
-    case 'GlobalLpPool': {
-      const x = shape(0);
-      if (!x || x.length < 2) return;
-      set(0, [x[0] as number, x[1] as number, ...x.slice(2).map(() => 1)]);
-      return;
-    }
-
-    case 'Flatten': {
-      const x = shape(0);
-      if (!x) return;
-      let axis = int(node, 'axis', 1);
-      if (axis < 0) axis += x.length;
-      if (axis < 0 || axis > x.length) return;
-      set(0, [product(x.slice(0, axis)), product(x.slice(axis))]);
-      return;
-    }
-
-    case 'Reshape': {
-      const target = opset >= 5 ? intValues(1) : ints(node, 'shape');
-      if (!target) return;
-      const x = shape(0);
-      const allowzero = int(node, 'allowzero', 0);
-      const result: Shape = [];
-      let inferAt = -1;
-      for (let i = 0; i < target.length; i++) {
-        const d = target[i] as number;
-        if (d === 0 && !allowzero) {
-          if (!x || i >= x.length) return;
-          result.push(x[i] as number);
-        } else if (d === -1) {
-          if (inferAt >= 0) return;
-          inferAt = i;
-          result.push(-1);
-        } else if (d >= 0) result.push(d);
-        else return;
-      }
-      if (inferAt >= 0) {
-        if (!x) return;
-        const known = product(result.filter((_, i) => i !== inferAt));
-        const total = product(x);
-        if (known === 0 || total % known !== 0) return;
-        result[inferAt] = total / known;
-      } else if (x && product(x) !== product(result)) return;
-      set(0, result, value(0) && result.length <= 1 ? value(0) : undefined);
-      return;
-    }
-
-    case 'Transpose': {
-      const x = shape(0);
-      if (!x) return;
-      const perm = ints(node, 'perm') ?? x.map((_, i) => x.length - 1 - i);
-      if (perm.length !== x.length || !axesOf(perm, x.length) || perm.some((p) => p < 0)) return;
-      set(0, perm.map((p) => x[p] as number));
-      return;
-    }
-
-    case 'Squeeze': {
-      const x = shape(0);
-      if (!x) return;
-      const axesArg = opset >= 13 ? (has(1) ? intValues(1) : []) : (ints(node, 'axes') ?? []);
-      if (!axesArg) return;
-      let result: Shape;
-      if (!axesArg.length) result = x.filter((d) => d !== 1);
-      else {
-        const axes = axesOf(axesArg, x.length);
-        if (!axes || axes.some((a) => x[a] !== 1)) return;
-        const drop = new Set(axes);
-        result = x.filter((_, i) => !drop.has(i));
-      }
-      set(0, result, value(0));
-      return;
-    }
-
-    case 'Unsqueeze': {
-      const x = shape(0);
-      const axesArg = opset >= 13 ? intValues(1) : ints(node, 'axes');
-      if (!x || !axesArg) return;
-      const rank = x.length + axesArg.length;
-      const axes = axesOf(axesArg, rank);
+function reduceRule(c: NodeRules, node: onnx.INodeProto): void {
+  const op = c.op;
+  const opset = c.opset;
+  const s = c.shape(0);
+  if (!s) return;
+  const keepdims = int(node, 'keepdims', 1);
+  const axesFromInput = op === 'ReduceSum' ? opset >= 13 : opset >= 18;
+  let axes: number[] | undefined;
+  if (axesFromInput) {
+    if (c.has(1)) {
+      axes = c.intValues(1);
       if (!axes) return;
-      const inserted = new Set(axes);
-      const result: Shape = [];
-      let k = 0;
-      for (let i = 0; i < rank; i++) result.push(inserted.has(i) ? 1 : (x[k++] as number));
-      set(0, result, value(0));
+    }
+  } else axes = ints(node, 'axes');
+  if (!axes || !axes.length) {
+    if (axesFromInput && int(node, 'noop_with_empty_axes', 0)) {
+      c.set(0, s);
       return;
     }
+    axes = s.map((_, i) => i);
+  }
+  const normalized = axesOf(axes, s.length);
+  if (!normalized) return;
+  const reduced = new Set(normalized);
+  const result: number[] = [];
+  s.forEach((d, i) => {
+    if (!reduced.has(i)) result.push(d);
+    else if (keepdims) result.push(1);
+  });
+  c.set(0, result);
+}
 
-    case 'Concat': {
-      const list: Shape[] = [];
-      for (let i = 0; i < inputs.length; i++) {
-        if (!has(i)) continue;
-        const s = shape(i);
-        if (!s) return;
-        list.push(s);
-      }
-      const first = list[0];
-      if (!first || list.some((s) => s.length !== first.length)) return;
-      const axis = axisOf(int(node, 'axis', opset < 4 ? 1 : 0), first.length);
-      if (axis === undefined) return;
-      for (const s of list) if (s.some((d, i) => i !== axis && d !== first[i])) return;
-      const result = [...first];
-      result[axis] = list.reduce((sum, s) => sum + (s[axis] as number), 0);
-      let v: KnownValue | undefined;
-      if (first.length === 1) {
-        const parts = inputs.map((_, i) => i).filter(has).map(value);
-        if (parts.every((p) => p)) v = { data: (parts as KnownValue[]).flatMap((p) => p.data), type: (parts[0] as KnownValue).type };
-      }
-      set(0, result, v);
+/** Constant. */
+function constantRule(c: NodeRules, node: onnx.INodeProto): void {
+  const attribute = node.attribute?.[0];
+  if (!attribute) return;
+  switch (attribute.name) {
+    case 'value': {
+      if (!attribute.t) return;
+      const dims = tensorDimsOf(attribute.t);
+      const data = dims && tensorValues(attribute.t, dims);
+      c.set(0, dims, data ? { data, type: attribute.t.data_type ?? 0 } : undefined);
       return;
     }
-
-    case 'Split': {
-      const x = shape(0);
-      if (!x) return;
-      const axis = axisOf(int(node, 'axis', 0), x.length);
-      if (axis === undefined) return;
-      const dim = x[axis] as number;
-      let sizes: number[] | undefined;
-      if (opset >= 13 ? has(1) : !!ints(node, 'split')) {
-        sizes = opset >= 13 ? intValues(1) : ints(node, 'split');
-        if (!sizes || sizes.length !== nOut || sizes.reduce((a, b) => a + b, 0) !== dim) return;
-      } else {
-        const parts = opset >= 18 ? int(node, 'num_outputs', nOut) : nOut;
-        if (parts <= 0) return;
-        if (dim % parts === 0) sizes = new Array<number>(parts).fill(dim / parts);
-        else if (opset >= 18) {
-          const chunk = Math.ceil(dim / parts);
-          sizes = new Array<number>(parts).fill(chunk);
-          sizes[parts - 1] = dim - chunk * (parts - 1);
-          if ((sizes[parts - 1] as number) < 0) return;
-        } else return;
-      }
-      sizes.forEach((size, i) => {
-        const s = [...x];
-        s[axis] = size;
-        set(i, s);
-      });
+    case 'sparse_value': {
+      const dims = (attribute.sparse_tensor?.dims ?? []).map((d) => toNumber(d));
+      c.set(0, dims);
       return;
     }
-
-    case 'Slice': {
-      const x = shape(0);
-      if (!x) return;
-      let starts: number[] | undefined;
-      let ends: number[] | undefined;
-      let axesArg: number[] | undefined;
-      let steps: number[] | undefined;
-      if (opset >= 10) {
-        starts = intValues(1);
-        ends = intValues(2);
-        axesArg = has(3) ? intValues(3) : undefined;
-        if (has(3) && !axesArg) return;
-        steps = has(4) ? intValues(4) : undefined;
-        if (has(4) && !steps) return;
-      } else {
-        starts = ints(node, 'starts');
-        ends = ints(node, 'ends');
-        axesArg = ints(node, 'axes');
-      }
-      if (!starts || !ends || starts.length !== ends.length) return;
-      const axes = axesOf(axesArg ?? starts.map((_, i) => i), x.length);
-      if (!axes || axes.length !== starts.length || (steps && steps.length !== starts.length)) return;
-      const result = [...x];
-      const ranges = new Map<number, [number, number, number]>();
-      for (let i = 0; i < axes.length; i++) {
-        const axis = axes[i] as number;
-        const range = sliceRange(x[axis] as number, starts[i] as number, ends[i] as number, steps?.[i] ?? 1);
-        if (!range) return;
-        ranges.set(axis, range);
-        result[axis] = sliceLength(range);
-      }
-      let v: KnownValue | undefined;
-      const input = value(0);
-      if (input && x.length === 1) {
-        const [start, , step] = ranges.get(0) ?? [0, x[0] as number, 1];
-        const data: number[] = [];
-        for (let k = 0; k < (result[0] as number); k++) data.push(input.data[start + k * step] as number);
-        v = { data, type: input.type };
-      }
-      set(0, result, v);
+    case 'value_int':
+      c.set(0, [], { data: [toNumber(attribute.i)], type: DataType.INT64 });
+      return;
+    case 'value_ints': {
+      const data = (attribute.ints ?? []).map((v) => toNumber(v));
+      c.set(0, [data.length], { data, type: DataType.INT64 });
       return;
     }
-
-    case 'Gather': {
-      const data = shape(0);
-      const indices = shape(1);
-      if (!data || !indices) return;
-      const axis = axisOf(int(node, 'axis', 0), data.length);
-      if (axis === undefined) return;
-      const result = [...data.slice(0, axis), ...indices, ...data.slice(axis + 1)];
-      let v: KnownValue | undefined;
-      const dataValue = value(0);
-      const indexValue = intValues(1);
-      if (dataValue && indexValue && data.length === 1) {
-        const n = data[0] as number;
-        const picked = indexValue.map((i) => dataValue.data[i < 0 ? i + n : i]);
-        if (picked.every((p) => p !== undefined)) v = { data: picked as number[], type: dataValue.type };
-      }
-      set(0, result, v);
+    case 'value_float':
+      c.set(0, [], { data: [attribute.f ?? 0], type: DataType.FLOAT });
+      return;
+    case 'value_floats': {
+      const data = [...(attribute.floats ?? [])];
+      c.set(0, [data.length], { data, type: DataType.FLOAT });
       return;
     }
-
-    case 'GatherElements':
-      set(0, shape(1));
+    case 'value_string':
+      c.set(0, []);
       return;
-
-    case 'GatherND': {
-      const data = shape(0);
-      const indices = shape(1);
-      if (!data || !indices || !indices.length) return;
-      const batchDims = int(node, 'batch_dims', 0);
-      const last = indices[indices.length - 1] as number;
-      if (batchDims + last > data.length) return;
-      set(0, [...indices.slice(0, -1), ...data.slice(batchDims + last)]);
+    case 'value_strings':
+      c.set(0, [(attribute.strings ?? []).length]);
       return;
-    }
-
-    case 'Expand': {
-      const x = shape(0);
-      const target = intValues(1);
-      if (!x || !target) return;
-      set(0, broadcastShapes([x, target]));
-      return;
-    }
-
-    case 'Tile': {
-      const x = shape(0);
-      const repeats = intValues(1);
-      if (!x || !repeats || repeats.length !== x.length || repeats.some((r) => r < 0)) return;
-      set(0, x.map((d, i) => d * (repeats[i] as number)));
-      return;
-    }
-
-    case 'Pad': {
-      const x = shape(0);
-      if (!x) return;
-      const pads = opset >= 11 ? intValues(1) : (ints(node, 'pads') ?? ints(node, 'paddings'));
-      if (!pads) return;
-      let axes = x.map((_, i) => i);
-      if (opset >= 18 && has(3)) {
-        const given = intValues(3);
-        const normalized = given && axesOf(given, x.length);
-        if (!normalized) return;
-        axes = normalized;
-      }
-      if (pads.length !== 2 * axes.length) return;
-      const result = [...x];
-      axes.forEach((axis, i) => {
-        result[axis] = (result[axis] as number) + (pads[i] as number) + (pads[i + axes.length] as number);
-      });
-      set(0, result);
-      return;
-    }
-
-    case 'ArgMax':
-    case 'ArgMin': {
-      const x = shape(0);
-      if (!x) return;
-      const axis = axisOf(int(node, 'axis', 0), x.length);
-      if (axis === undefined) return;
-      const keep = int(node, 'keepdims', 1);
-      set(0, keep ? x.map((d, i) => (i === axis ? 1 : d)) : x.filter((_, i) => i !== axis));
-      return;
-    }
-
-    case 'TopK': {
-      const x = shape(0);
-      if (!x) return;
-      const k = opset >= 10 ? intValues(1)?.[0] : intAttribute(node, 'k');
-      const axis = axisOf(int(node, 'axis', -1), x.length);
-      if (k === undefined || axis === undefined || k < 0) return;
-      const s = x.map((d, i) => (i === axis ? k : d));
-      set(0, s);
-      set(1, s);
-      return;
-    }
-
-    case 'Shape': {
-      const x = shape(0);
-      if (!x) return;
-      const rank = x.length;
-      const clamp = (v: number): number => Math.min(Math.max(v < 0 ? v + rank : v, 0), rank);
-      const start = clamp(int(node, 'start', 0));
-      const end = clamp(intAttribute(node, 'end') ?? rank);
-      const data = x.slice(start, Math.max(start, end));
-      set(0, [data.length], { data, type: DataType.INT64 });
-      return;
-    }
-
-    case 'Size': {
-      const x = shape(0);
-      set(0, [], x ? { data: [product(x)], type: DataType.INT64 } : undefined);
-      return;
-    }
-
-    case 'ConstantOfShape': {
-      const dims = intValues(0);
-      if (!dims || dims.some((d) => d < 0)) return;
-      const tensor = findAttribute(node, 'value')?.t;
-      const type = tensor?.data_type ?? DataType.FLOAT;
-      let fill = 0;
-      if (tensor) {
-        const tdims = tensorDims(tensor);
-        const data = tdims && tensorValues(tensor, tdims);
-        if (data?.length === 1) fill = data[0] as number;
-        else if (tdims && product(tdims) === 1) fill = NaN;
-      }
-      const count = product(dims);
-      const v = dims.length <= 1 && count <= MAX_VALUES && !Number.isNaN(fill) ? { data: new Array<number>(count).fill(fill), type } : undefined;
-      set(0, dims, v);
-      return;
-    }
-
-    case 'Range': {
-      const [start, limit, delta] = [value(0)?.data[0], value(1)?.data[0], value(2)?.data[0]];
-      if (start === undefined || limit === undefined || delta === undefined || delta === 0) return;
-      const n = Math.max(Math.ceil((limit - start) / delta), 0);
-      const type = value(0)?.type ?? 0;
-      const v = n <= MAX_VALUES ? { data: Array.from({ length: n }, (_, i) => convertTo(start + i * delta, type)), type } : undefined;
-      set(0, [n], v);
-      return;
-    }
-
-    case 'OneHot': {
-      const indices = shape(0);
-      const depth = value(1)?.data[0];
-      if (!indices || depth === undefined) return;
-      const axis = axisOf(int(node, 'axis', -1), indices.length + 1);
-      if (axis === undefined) return;
-      const result = [...indices];
-      result.splice(axis, 0, Math.trunc(depth));
-      set(0, result);
-      return;
-    }
-
-    case 'Resize':
-    case 'Upsample': {
-      const x = shape(0);
-      const scaleIndex = op === 'Upsample' || opset < 11 ? 1 : 2;
-      const sizes = op === 'Resize' && opset >= 11 && has(3) ? intValues(3) : undefined;
-      const axesArg = ints(node, 'axes');
-      if (sizes && sizes.length) {
-        const policy = str(node, 'keep_aspect_ratio_policy', 'stretch');
-        if (!axesArg && policy === 'stretch' && (!x || x.length === sizes.length)) {
-          set(0, sizes);
-          return;
-        }
-        if (!x) return;
-        const axes = axesOf(axesArg ?? x.map((_, i) => i), x.length);
-        if (!axes || axes.length !== sizes.length) return;
-        const result = [...x];
-        if (policy === 'stretch') axes.forEach((axis, i) => (result[axis] = sizes[i] as number));
-        else {
-          const ratios = axes.map((axis, i) => (sizes[i] as number) / (x[axis] as number));
-          const scale = policy === 'not_larger' ? Math.min(...ratios) : Math.max(...ratios);
-          axes.forEach((axis) => (result[axis] = Math.round(scale * (x[axis] as number))));
-        }
-        set(0, result);
-        return;
-      }
-      if (!x) return;
-      const scales = op === 'Upsample' && opset < 9 ? floats(node, 'scales') : has(scaleIndex) ? value(scaleIndex)?.data : undefined;
-      if (!scales || !scales.length) return;
-      const axes = axesOf(axesArg ?? x.map((_, i) => i), x.length);
-      if (!axes || axes.length !== scales.length) return;
-      const result = [...x];
-      axes.forEach((axis, i) => (result[axis] = Math.floor((x[axis] as number) * Math.fround(scales[i] as number))));
-      set(0, result);
-      return;
-    }
-
-    case 'DepthToSpace':
-    case 'SpaceToDepth': {
-      const x = shape(0);
-      const block = intAttribute(node, 'blocksize');
-      if (!x || x.length !== 4 || !block) return;
-      const [n, c, h, w] = x as [number, number, number, number];
-      if (op === 'DepthToSpace') {
-        if (c % (block * block)) return;
-        set(0, [n, c / (block * block), h * block, w * block]);
-      } else {
-        if (h % block || w % block) return;
-        set(0, [n, c * block * block, h / block, w / block]);
-      }
-      return;
-    }
-
-    case 'RandomNormal':
-    case 'RandomUniform': {
-      const s = ints(node, 'shape');
-      if (s) set(0, s);
-      return;
-    }
-
-    case 'BlackmanWindow':
-    case 'HammingWindow':
-    case 'HannWindow': {
-      const size = intValues(0)?.[0];
-      if (size !== undefined && size >= 0) set(0, [size]);
-      return;
-    }
-
-    case 'GridSample': {
-      const x = shape(0);
-      const grid = shape(1);
-      if (!x || !grid || x.length < 3 || grid.length !== x.length || grid[0] !== x[0]) return;
-      set(0, [x[0] as number, x[1] as number, ...grid.slice(1, -1)]);
-      return;
-    }
-
-    case 'MaxUnpool': {
-      const x = shape(0);
-      const kernel = ints(node, 'kernel_shape');
-      if (!x || x.length < 3 || !kernel) return;
-      if (has(2)) {
-        const given = intValues(2);
-        if (given && given.length === x.length) set(0, given);
-        return;
-      }
-      const n = x.length - 2;
-      const strides = ints(node, 'strides') ?? new Array<number>(n).fill(1);
-      const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
-      if (kernel.length !== n || strides.length !== n || pads.length !== 2 * n) return;
-      const spatial = x.slice(2).map((d, i) => (d - 1) * (strides[i] as number) + (kernel[i] as number) - (pads[i] as number) - (pads[i + n] as number));
-      set(0, [x[0] as number, x[1] as number, ...spatial]);
-      return;
-    }
-
-    case 'Det': {
-      const x = shape(0);
-      if (x && x.length >= 2) set(0, x.slice(0, -2));
-      return;
-    }
-
-    case 'RoiAlign': {
-      const x = shape(0);
-      const rois = shape(1);
-      if (!x || !rois || x.length !== 4 || rois.length !== 2) return;
-      set(0, [rois[0] as number, x[1] as number, int(node, 'output_height', 1), int(node, 'output_width', 1)]);
-      return;
-    }
-
-    case 'SoftmaxCrossEntropyLoss':
-    case 'NegativeLogLikelihoodLoss': {
-      const reduction = str(node, 'reduction', 'mean');
-      set(0, reduction === 'none' ? shape(1) : []);
-      if (op === 'SoftmaxCrossEntropyLoss' && nOut > 1) set(1, shape(0));
-      return;
-    }
-
-    case 'RNN':
-    case 'GRU':
-    case 'LSTM': {
-      const x = shape(0);
-      const hidden = intAttribute(node, 'hidden_size');
-      if (!x || x.length !== 3 || !hidden) return;
-      const directions = str(node, 'direction', 'forward') === 'bidirectional' ? 2 : 1;
-      const layout = int(node, 'layout', 0);
-      const [seq, batch] = layout ? [x[1] as number, x[0] as number] : [x[0] as number, x[1] as number];
-      set(0, layout ? [batch, seq, directions, hidden] : [seq, directions, batch, hidden]);
-      const state = layout ? [batch, directions, hidden] : [directions, batch, hidden];
-      for (let i = 1; i < Math.min(nOut, 3); i++) set(i, state);
-      return;
-    }
-
-    case 'Einsum': {
-      const equation = str(node, 'equation', '');
-      const operands = inputs.map((_, i) => shape(i));
-      if (operands.some((s) => !s)) return;
-      set(0, einsumShape(equation, operands as Shape[]));
-      return;
-    }
-
     default:
       return;
   }
 }
 
+/** MatMul, MatMulInteger, QLinearMatMul. */
+function matmulRule(c: NodeRules): void {
+  const op = c.op;
+  const a = c.shape(0);
+  const b = c.shape(op === 'QLinearMatMul' ? 3 : 1);
+  c.set(0, a && b ? matmulShape(a, b) : undefined);
+}
+
+/** Gemm. */
+function gemmRule(c: NodeRules, node: onnx.INodeProto): void {
+  const a = c.shape(0);
+  const b = c.shape(1);
+  if (!a || !b || a.length !== 2 || b.length !== 2) return;
+  const m = int(node, 'transA', 0) ? a[1] : a[0];
+  const ka = int(node, 'transA', 0) ? a[0] : a[1];
+  const kb = int(node, 'transB', 0) ? b[1] : b[0];
+  const n = int(node, 'transB', 0) ? b[0] : b[1];
+  if (ka !== kb) return;
+  c.set(0, [m as number, n as number]);
+}
+
+/** Conv, ConvInteger, QLinearConv. */
+function convolutionRule(c: NodeRules, node: onnx.INodeProto): void {
+  const op = c.op;
+  const x = c.shape(0);
+  const w = c.shape(op === 'QLinearConv' ? 3 : 1);
+  if (!x || !w || x.length < 3 || w.length !== x.length) return;
+  const kernel = ints(node, 'kernel_shape') ?? w.slice(2);
+  const spatial = windowOutput(node, x.slice(2), kernel, false);
+  if (spatial) c.set(0, [x[0] as number, w[0] as number, ...spatial]);
+}
+
+/** ConvTranspose. */
+function convTransposeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  const w = c.shape(1);
+  if (!x || !w || x.length < 3 || w.length !== x.length) return;
+  const n = x.length - 2;
+  const group = int(node, 'group', 1);
+  const channels = (w[1] as number) * group;
+  const outputShape = ints(node, 'output_shape');
+  if (outputShape) {
+    const spatial = outputShape.length === n + 2 ? outputShape.slice(2) : outputShape;
+    if (spatial.length !== n) return;
+    c.set(0, [x[0] as number, channels, ...spatial]);
+    return;
+  }
+  const kernel = ints(node, 'kernel_shape') ?? w.slice(2);
+  const strides = ints(node, 'strides') ?? new Array<number>(n).fill(1);
+  const dilations = ints(node, 'dilations') ?? new Array<number>(n).fill(1);
+  const outputPadding = ints(node, 'output_padding') ?? new Array<number>(n).fill(0);
+  const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
+  const autoPad = str(node, 'auto_pad', 'NOTSET');
+  if (kernel.length !== n || strides.length !== n || dilations.length !== n || outputPadding.length !== n || pads.length !== 2 * n) return;
+  const spatial: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const input = x[i + 2] as number;
+    const stride = strides[i] as number;
+    if (autoPad === 'SAME_UPPER' || autoPad === 'SAME_LOWER') {
+      spatial.push(input * stride);
+      continue;
+    }
+    const full = stride * (input - 1) + (outputPadding[i] as number) + ((kernel[i] as number) - 1) * (dilations[i] as number) + 1;
+    spatial.push(autoPad === 'VALID' ? full : full - (pads[i] as number) - (pads[i + n] as number));
+  }
+  c.set(0, [x[0] as number, channels, ...spatial]);
+}
+
+/** MaxPool, AveragePool, LpPool. */
+function poolRule(c: NodeRules, node: onnx.INodeProto): void {
+  const nOut = c.nOut;
+  const op = c.op;
+  const x = c.shape(0);
+  const kernel = ints(node, 'kernel_shape');
+  if (!x || x.length < 3 || !kernel) return;
+  const spatial = windowOutput(node, x.slice(2), kernel, !!int(node, 'ceil_mode', 0));
+  if (!spatial) return;
+  const s = [x[0] as number, x[1] as number, ...spatial];
+  c.set(0, s);
+  if (op === 'MaxPool' && nOut > 1) c.set(1, s);
+}
+
+/** GlobalAveragePool, GlobalMaxPool, GlobalLpPool. */
+function globalPoolRule(c: NodeRules): void {
+  const x = c.shape(0);
+  if (!x || x.length < 2) return;
+  c.set(0, [x[0] as number, x[1] as number, ...x.slice(2).map(() => 1)]);
+}
+
+/** Flatten. */
+function flattenRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  if (!x) return;
+  let axis = int(node, 'axis', 1);
+  if (axis < 0) axis += x.length;
+  if (axis < 0 || axis > x.length) return;
+  c.set(0, [product(x.slice(0, axis)), product(x.slice(axis))]);
+}
+
+/** Reshape. */
+function reshapeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const target = opset >= 5 ? c.intValues(1) : ints(node, 'shape');
+  if (!target) return;
+  const x = c.shape(0);
+  const allowzero = int(node, 'allowzero', 0);
+  const result: number[] = [];
+  let inferAt = -1;
+  for (let i = 0; i < target.length; i++) {
+    const d = target[i] as number;
+    if (d === 0 && !allowzero) {
+      if (!x || i >= x.length) return;
+      result.push(x[i] as number);
+    } else if (d === -1) {
+      if (inferAt >= 0) return;
+      inferAt = i;
+      result.push(-1);
+    } else if (d >= 0) result.push(d);
+    else return;
+  }
+  if (inferAt >= 0) {
+    if (!x) return;
+    const known = product(result.filter((_, i) => i !== inferAt));
+    const total = product(x);
+    if (known === 0 || total % known !== 0) return;
+    result[inferAt] = total / known;
+  } else if (x && product(x) !== product(result)) return;
+  // A value only for a small result: a big tensor's reshape costs no value lookups.
+  c.set(0, result, result.length <= 1 ? c.value(0) : undefined);
+}
+
+/** Transpose. */
+function transposeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  if (!x) return;
+  const perm = ints(node, 'perm') ?? x.map((_, i) => x.length - 1 - i);
+  if (perm.length !== x.length || !axesOf(perm, x.length) || perm.some((p) => p < 0)) return;
+  c.set(0, perm.map((p) => x[p] as number));
+}
+
+/** Squeeze. */
+function squeezeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const x = c.shape(0);
+  if (!x) return;
+  const axesArg = opset >= 13 ? (c.has(1) ? c.intValues(1) : []) : (ints(node, 'axes') ?? []);
+  if (!axesArg) return;
+  let result: Shape;
+  if (!axesArg.length) result = x.filter((d) => d !== 1);
+  else {
+    const axes = axesOf(axesArg, x.length);
+    if (!axes || axes.some((a) => x[a] !== 1)) return;
+    const drop = new Set(axes);
+    result = x.filter((_, i) => !drop.has(i));
+  }
+  c.set(0, result, c.value(0));
+}
+
+/** Unsqueeze. */
+function unsqueezeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const x = c.shape(0);
+  const axesArg = opset >= 13 ? c.intValues(1) : ints(node, 'axes');
+  if (!x || !axesArg) return;
+  const rank = x.length + axesArg.length;
+  const axes = axesOf(axesArg, rank);
+  if (!axes) return;
+  const inserted = new Set(axes);
+  const result: number[] = [];
+  let k = 0;
+  for (let i = 0; i < rank; i++) result.push(inserted.has(i) ? 1 : (x[k++] as number));
+  c.set(0, result, c.value(0));
+}
+
+/** Concat. */
+function concatRule(c: NodeRules, node: onnx.INodeProto): void {
+  const inputs = c.inputs;
+  const opset = c.opset;
+  const list: Shape[] = [];
+  for (let i = 0; i < inputs.length; i++) {
+    if (!c.has(i)) continue;
+    const s = c.shape(i);
+    if (!s) return;
+    list.push(s);
+  }
+  const first = list[0];
+  if (!first || list.some((s) => s.length !== first.length)) return;
+  const axis = axisOf(int(node, 'axis', opset < 4 ? 1 : 0), first.length);
+  if (axis === undefined) return;
+  for (const s of list) if (s.some((d, i) => i !== axis && d !== first[i])) return;
+  const result = [...first];
+  result[axis] = list.reduce((sum, s) => sum + (s[axis] as number), 0);
+  let v: KnownValue | undefined;
+  if (first.length === 1) {
+    const parts = inputs.map((_, i) => i).filter((i) => c.has(i)).map((i) => c.value(i));
+    if (parts.every((p) => p)) v = { data: (parts as KnownValue[]).flatMap((p) => p.data), type: (parts[0] as KnownValue).type };
+  }
+  c.set(0, result, v);
+}
+
+/** Split. */
+function splitRule(c: NodeRules, node: onnx.INodeProto): void {
+  const nOut = c.nOut;
+  const opset = c.opset;
+  const x = c.shape(0);
+  if (!x) return;
+  const axis = axisOf(int(node, 'axis', 0), x.length);
+  if (axis === undefined) return;
+  const dim = x[axis] as number;
+  let sizes: number[] | undefined;
+  if (opset >= 13 ? c.has(1) : !!ints(node, 'split')) {
+    sizes = opset >= 13 ? c.intValues(1) : ints(node, 'split');
+    if (!sizes || sizes.length !== nOut || sizes.reduce((a, b) => a + b, 0) !== dim) return;
+  } else {
+    const parts = opset >= 18 ? int(node, 'num_outputs', nOut) : nOut;
+    if (parts <= 0) return;
+    if (dim % parts === 0) sizes = new Array<number>(parts).fill(dim / parts);
+    else if (opset >= 18) {
+      const chunk = Math.ceil(dim / parts);
+      sizes = new Array<number>(parts).fill(chunk);
+      sizes[parts - 1] = dim - chunk * (parts - 1);
+      if ((sizes[parts - 1] as number) < 0) return;
+    } else return;
+  }
+  sizes.forEach((size, i) => {
+    const s = [...x];
+    s[axis] = size;
+    c.set(i, s);
+  });
+}
+
+/** Slice. */
+function sliceRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const x = c.shape(0);
+  if (!x) return;
+  let starts: number[] | undefined;
+  let ends: number[] | undefined;
+  let axesArg: number[] | undefined;
+  let steps: number[] | undefined;
+  if (opset >= 10) {
+    starts = c.intValues(1);
+    ends = c.intValues(2);
+    axesArg = c.has(3) ? c.intValues(3) : undefined;
+    if (c.has(3) && !axesArg) return;
+    steps = c.has(4) ? c.intValues(4) : undefined;
+    if (c.has(4) && !steps) return;
+  } else {
+    starts = ints(node, 'starts');
+    ends = ints(node, 'ends');
+    axesArg = ints(node, 'axes');
+  }
+  if (!starts || !ends || starts.length !== ends.length) return;
+  const axes = axesOf(axesArg ?? starts.map((_, i) => i), x.length);
+  if (!axes || axes.length !== starts.length || (steps && steps.length !== starts.length)) return;
+  const result = [...x];
+  const ranges = new Map<number, [number, number, number]>();
+  for (let i = 0; i < axes.length; i++) {
+    const axis = axes[i] as number;
+    const range = sliceRange(x[axis] as number, starts[i] as number, ends[i] as number, steps?.[i] ?? 1);
+    if (!range) return;
+    ranges.set(axis, range);
+    result[axis] = sliceLength(range);
+  }
+  let v: KnownValue | undefined;
+  const input = c.value(0);
+  if (input && x.length === 1) {
+    const [start, , step] = ranges.get(0) ?? [0, x[0] as number, 1];
+    const data: number[] = [];
+    for (let k = 0; k < (result[0] as number); k++) data.push(input.data[start + k * step] as number);
+    v = { data, type: input.type };
+  }
+  c.set(0, result, v);
+}
+
+/** Gather. */
+function gatherRule(c: NodeRules, node: onnx.INodeProto): void {
+  const data = c.shape(0);
+  const indices = c.shape(1);
+  if (!data || !indices) return;
+  const axis = axisOf(int(node, 'axis', 0), data.length);
+  if (axis === undefined) return;
+  const result = [...data.slice(0, axis), ...indices, ...data.slice(axis + 1)];
+  let v: KnownValue | undefined;
+  const dataValue = c.value(0);
+  const indexValue = c.intValues(1);
+  if (dataValue && indexValue && data.length === 1) {
+    const n = data[0] as number;
+    const picked = indexValue.map((i) => dataValue.data[i < 0 ? i + n : i]);
+    if (picked.every((p) => p !== undefined)) v = { data: picked as number[], type: dataValue.type };
+  }
+  c.set(0, result, v);
+}
+
+/** GatherElements. */
+function gatherElementsRule(c: NodeRules): void {
+  c.set(0, c.shape(1));
+}
+
+/** GatherND. */
+function gatherNDRule(c: NodeRules, node: onnx.INodeProto): void {
+  const data = c.shape(0);
+  const indices = c.shape(1);
+  if (!data || !indices || !indices.length) return;
+  const batchDims = int(node, 'batch_dims', 0);
+  const last = indices[indices.length - 1] as number;
+  if (batchDims + last > data.length) return;
+  c.set(0, [...indices.slice(0, -1), ...data.slice(batchDims + last)]);
+}
+
+/** Expand. */
+function expandRule(c: NodeRules): void {
+  const x = c.shape(0);
+  const target = c.intValues(1);
+  if (!x || !target) return;
+  c.set(0, broadcastShapes([x, target]));
+}
+
+/** Tile. */
+function tileRule(c: NodeRules): void {
+  const x = c.shape(0);
+  const repeats = c.intValues(1);
+  if (!x || !repeats || repeats.length !== x.length || repeats.some((r) => r < 0)) return;
+  c.set(0, x.map((d, i) => d * (repeats[i] as number)));
+}
+
+/** Pad. */
+function padRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const x = c.shape(0);
+  if (!x) return;
+  const pads = opset >= 11 ? c.intValues(1) : (ints(node, 'pads') ?? ints(node, 'paddings'));
+  if (!pads) return;
+  let axes = x.map((_, i) => i);
+  if (opset >= 18 && c.has(3)) {
+    const given = c.intValues(3);
+    const normalized = given && axesOf(given, x.length);
+    if (!normalized) return;
+    axes = normalized;
+  }
+  if (pads.length !== 2 * axes.length) return;
+  const result = [...x];
+  axes.forEach((axis, i) => {
+    result[axis] = (result[axis] as number) + (pads[i] as number) + (pads[i + axes.length] as number);
+  });
+  c.set(0, result);
+}
+
+/** ArgMax, ArgMin. */
+function argExtremeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  if (!x) return;
+  const axis = axisOf(int(node, 'axis', 0), x.length);
+  if (axis === undefined) return;
+  const keep = int(node, 'keepdims', 1);
+  c.set(0, keep ? x.map((d, i) => (i === axis ? 1 : d)) : x.filter((_, i) => i !== axis));
+}
+
+/** TopK. */
+function topKRule(c: NodeRules, node: onnx.INodeProto): void {
+  const opset = c.opset;
+  const x = c.shape(0);
+  if (!x) return;
+  const k = opset >= 10 ? c.intValues(1)?.[0] : intNamed(node, 'k');
+  const axis = axisOf(int(node, 'axis', -1), x.length);
+  if (k === undefined || axis === undefined || k < 0) return;
+  const s = x.map((d, i) => (i === axis ? k : d));
+  c.set(0, s);
+  c.set(1, s);
+}
+
+/** Shape. */
+function shapeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  if (!x) return;
+  const rank = x.length;
+  const clamp = (v: number): number => Math.min(Math.max(v < 0 ? v + rank : v, 0), rank);
+  const start = clamp(int(node, 'start', 0));
+  const end = clamp(intNamed(node, 'end') ?? rank);
+  const data = x.slice(start, Math.max(start, end));
+  c.set(0, [data.length], { data, type: DataType.INT64 });
+}
+
+/** Size. */
+function sizeRule(c: NodeRules): void {
+  const x = c.shape(0);
+  c.set(0, [], x ? { data: [product(x)], type: DataType.INT64 } : undefined);
+}
+
+/** ConstantOfShape. */
+function constantOfShapeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const dims = c.intValues(0);
+  if (!dims || dims.some((d) => d < 0)) return;
+  const tensor = attributeNamed(node, 'value')?.t;
+  const type = tensor?.data_type ?? DataType.FLOAT;
+  let fill = 0;
+  if (tensor) {
+    const tdims = tensorDimsOf(tensor);
+    const data = tdims && tensorValues(tensor, tdims);
+    if (data?.length === 1) fill = data[0] as number;
+    else if (tdims && product(tdims) === 1) fill = NaN;
+  }
+  const count = product(dims);
+  const v = dims.length <= 1 && count <= MAX_VALUES && !Number.isNaN(fill) ? { data: new Array<number>(count).fill(fill), type } : undefined;
+  c.set(0, dims, v);
+}
+
+/** Range. */
+function rangeRule(c: NodeRules): void {
+  const [start, limit, delta] = [c.value(0)?.data[0], c.value(1)?.data[0], c.value(2)?.data[0]];
+  if (start === undefined || limit === undefined || delta === undefined || delta === 0) return;
+  const n = Math.max(Math.ceil((limit - start) / delta), 0);
+  const type = c.value(0)?.type ?? 0;
+  const v = n <= MAX_VALUES ? { data: Array.from({ length: n }, (_, i) => convertTo(start + i * delta, type)), type } : undefined;
+  c.set(0, [n], v);
+}
+
+/** OneHot. */
+function oneHotRule(c: NodeRules, node: onnx.INodeProto): void {
+  const indices = c.shape(0);
+  const depth = c.value(1)?.data[0];
+  if (!indices || depth === undefined) return;
+  const axis = axisOf(int(node, 'axis', -1), indices.length + 1);
+  if (axis === undefined) return;
+  const result = [...indices];
+  result.splice(axis, 0, Math.trunc(depth));
+  c.set(0, result);
+}
+
+/** Resize, Upsample. */
+function resizeRule(c: NodeRules, node: onnx.INodeProto): void {
+  const op = c.op;
+  const opset = c.opset;
+  const x = c.shape(0);
+  const scaleIndex = op === 'Upsample' || opset < 11 ? 1 : 2;
+  const sizes = op === 'Resize' && opset >= 11 && c.has(3) ? c.intValues(3) : undefined;
+  const axesArg = ints(node, 'axes');
+  if (sizes && sizes.length) {
+    const policy = str(node, 'keep_aspect_ratio_policy', 'stretch');
+    if (!axesArg && policy === 'stretch' && (!x || x.length === sizes.length)) {
+      c.set(0, sizes);
+      return;
+    }
+    if (!x) return;
+    const axes = axesOf(axesArg ?? x.map((_, i) => i), x.length);
+    if (!axes || axes.length !== sizes.length) return;
+    const result = [...x];
+    if (policy === 'stretch') axes.forEach((axis, i) => (result[axis] = sizes[i] as number));
+    else {
+      const ratios = axes.map((axis, i) => (sizes[i] as number) / (x[axis] as number));
+      const scale = policy === 'not_larger' ? Math.min(...ratios) : Math.max(...ratios);
+      axes.forEach((axis) => (result[axis] = Math.round(scale * (x[axis] as number))));
+    }
+    c.set(0, result);
+    return;
+  }
+  if (!x) return;
+  const scales = op === 'Upsample' && opset < 9 ? floats(node, 'scales') : c.has(scaleIndex) ? c.value(scaleIndex)?.data : undefined;
+  if (!scales || !scales.length) return;
+  const axes = axesOf(axesArg ?? x.map((_, i) => i), x.length);
+  if (!axes || axes.length !== scales.length) return;
+  const result = [...x];
+  axes.forEach((axis, i) => (result[axis] = Math.floor((x[axis] as number) * Math.fround(scales[i] as number))));
+  c.set(0, result);
+}
+
+/** DepthToSpace, SpaceToDepth. */
+function depthSpaceRule(c: NodeRules, node: onnx.INodeProto): void {
+  const op = c.op;
+  const x = c.shape(0);
+  const block = intNamed(node, 'blocksize');
+  if (!x || x.length !== 4 || !block) return;
+  const [n, channels, h, w] = x as [number, number, number, number];
+  if (op === 'DepthToSpace') {
+    if (channels % (block * block)) return;
+    c.set(0, [n, channels / (block * block), h * block, w * block]);
+  } else {
+    if (h % block || w % block) return;
+    c.set(0, [n, channels * block * block, h / block, w / block]);
+  }
+}
+
+/** RandomNormal, RandomUniform. */
+function randomRule(c: NodeRules, node: onnx.INodeProto): void {
+  const s = ints(node, 'shape');
+  if (s) c.set(0, s);
+}
+
+/** BlackmanWindow, HammingWindow, HannWindow. */
+function windowRule(c: NodeRules): void {
+  const size = c.intValues(0)?.[0];
+  if (size !== undefined && size >= 0) c.set(0, [size]);
+}
+
+/** GridSample. */
+function gridSampleRule(c: NodeRules): void {
+  const x = c.shape(0);
+  const grid = c.shape(1);
+  if (!x || !grid || x.length < 3 || grid.length !== x.length || grid[0] !== x[0]) return;
+  c.set(0, [x[0] as number, x[1] as number, ...grid.slice(1, -1)]);
+}
+
+/** MaxUnpool. */
+function maxUnpoolRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  const kernel = ints(node, 'kernel_shape');
+  if (!x || x.length < 3 || !kernel) return;
+  if (c.has(2)) {
+    const given = c.intValues(2);
+    if (given && given.length === x.length) c.set(0, given);
+    return;
+  }
+  const n = x.length - 2;
+  const strides = ints(node, 'strides') ?? new Array<number>(n).fill(1);
+  const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
+  if (kernel.length !== n || strides.length !== n || pads.length !== 2 * n) return;
+  const spatial = x.slice(2).map((d, i) => (d - 1) * (strides[i] as number) + (kernel[i] as number) - (pads[i] as number) - (pads[i + n] as number));
+  c.set(0, [x[0] as number, x[1] as number, ...spatial]);
+}
+
+/** Det. */
+function detRule(c: NodeRules): void {
+  const x = c.shape(0);
+  if (x && x.length >= 2) c.set(0, x.slice(0, -2));
+}
+
+/** RoiAlign. */
+function roiAlignRule(c: NodeRules, node: onnx.INodeProto): void {
+  const x = c.shape(0);
+  const rois = c.shape(1);
+  if (!x || !rois || x.length !== 4 || rois.length !== 2) return;
+  c.set(0, [rois[0] as number, x[1] as number, int(node, 'output_height', 1), int(node, 'output_width', 1)]);
+}
+
+/** SoftmaxCrossEntropyLoss, NegativeLogLikelihoodLoss. */
+function lossRule(c: NodeRules, node: onnx.INodeProto): void {
+  const nOut = c.nOut;
+  const op = c.op;
+  const reduction = str(node, 'reduction', 'mean');
+  c.set(0, reduction === 'none' ? c.shape(1) : []);
+  if (op === 'SoftmaxCrossEntropyLoss' && nOut > 1) c.set(1, c.shape(0));
+}
+
+/** RNN, GRU, LSTM. */
+function recurrentRule(c: NodeRules, node: onnx.INodeProto): void {
+  const nOut = c.nOut;
+  const x = c.shape(0);
+  const hidden = intNamed(node, 'hidden_size');
+  if (!x || x.length !== 3 || !hidden) return;
+  const directions = str(node, 'direction', 'forward') === 'bidirectional' ? 2 : 1;
+  const layout = int(node, 'layout', 0);
+  const [seq, batch] = layout ? [x[1] as number, x[0] as number] : [x[0] as number, x[1] as number];
+  c.set(0, layout ? [batch, seq, directions, hidden] : [seq, directions, batch, hidden]);
+  const state = layout ? [batch, directions, hidden] : [directions, batch, hidden];
+  for (let i = 1; i < Math.min(nOut, 3); i++) c.set(i, state);
+}
+
+/** Einsum. */
+function einsumRule(c: NodeRules, node: onnx.INodeProto): void {
+  const inputs = c.inputs;
+  const equation = str(node, 'equation', '');
+  const operands = inputs.map((_, i) => c.shape(i));
+  if (operands.some((s) => !s)) return;
+  c.set(0, einsumShape(equation, operands as Shape[]));
+}
+
+const RULES = new Map<string, Rule>([
+  ['Constant', constantRule],
+  ['MatMul', matmulRule],
+  ['MatMulInteger', matmulRule],
+  ['QLinearMatMul', matmulRule],
+  ['Gemm', gemmRule],
+  ['Conv', convolutionRule],
+  ['ConvInteger', convolutionRule],
+  ['QLinearConv', convolutionRule],
+  ['ConvTranspose', convTransposeRule],
+  ['MaxPool', poolRule],
+  ['AveragePool', poolRule],
+  ['LpPool', poolRule],
+  ['GlobalAveragePool', globalPoolRule],
+  ['GlobalMaxPool', globalPoolRule],
+  ['GlobalLpPool', globalPoolRule],
+  ['Flatten', flattenRule],
+  ['Reshape', reshapeRule],
+  ['Transpose', transposeRule],
+  ['Squeeze', squeezeRule],
+  ['Unsqueeze', unsqueezeRule],
+  ['Concat', concatRule],
+  ['Split', splitRule],
+  ['Slice', sliceRule],
+  ['Gather', gatherRule],
+  ['GatherElements', gatherElementsRule],
+  ['GatherND', gatherNDRule],
+  ['Expand', expandRule],
+  ['Tile', tileRule],
+  ['Pad', padRule],
+  ['ArgMax', argExtremeRule],
+  ['ArgMin', argExtremeRule],
+  ['TopK', topKRule],
+  ['Shape', shapeRule],
+  ['Size', sizeRule],
+  ['ConstantOfShape', constantOfShapeRule],
+  ['Range', rangeRule],
+  ['OneHot', oneHotRule],
+  ['Resize', resizeRule],
+  ['Upsample', resizeRule],
+  ['DepthToSpace', depthSpaceRule],
+  ['SpaceToDepth', depthSpaceRule],
+  ['RandomNormal', randomRule],
+  ['RandomUniform', randomRule],
+  ['BlackmanWindow', windowRule],
+  ['HammingWindow', windowRule],
+  ['HannWindow', windowRule],
+  ['GridSample', gridSampleRule],
+  ['MaxUnpool', maxUnpoolRule],
+  ['Det', detRule],
+  ['RoiAlign', roiAlignRule],
+  ['SoftmaxCrossEntropyLoss', lossRule],
+  ['NegativeLogLikelihoodLoss', lossRule],
+  ['RNN', recurrentRule],
+  ['GRU', recurrentRule],
+  ['LSTM', recurrentRule],
+  ['Einsum', einsumRule],
+]);
+for (const op of REDUCE) RULES.set(op, reduceRule);
+for (const op of BROADCAST) RULES.set(op, broadcastRule);
+for (const op of SAME_SHAPE) RULES.set(op, sameShapeRule);
+
+
 /** numpy matmul: 1-D operands are promoted and the added dim removed again; batch dims broadcast. */
 export function matmulShape(a: Shape, b: Shape): Shape | undefined {
-  if (!a.length || !b.length) return undefined;
-  const a2 = a.length === 1 ? [1, a[0] as number] : a;
-  const b2 = b.length === 1 ? [b[0] as number, 1] : b;
-  const k = a2[a2.length - 1];
-  if (k !== b2[b2.length - 2]) return undefined;
-  const batch = broadcastShapes([a2.slice(0, -2), b2.slice(0, -2)]);
-  if (!batch) return undefined;
-  const result = [...batch];
-  if (a.length > 1) result.push(a2[a2.length - 2] as number);
-  if (b.length > 1) result.push(b2[b2.length - 1] as number);
+  const rankA = a.length;
+  const rankB = b.length;
+  if (!rankA || !rankB) return undefined;
+  if (a[rankA - 1] !== (rankB === 1 ? b[0] : b[rankB - 2])) return undefined;
+  // Batch dims (none for a 1-D operand) broadcast, read in place: no promoted copy or slice.
+  const batchA = Math.max(rankA - 2, 0);
+  const batchB = Math.max(rankB - 2, 0);
+  const batchRank = Math.max(batchA, batchB);
+  const result: number[] = [];
+  for (let i = 0; i < batchRank; i++) {
+    const da = a[i - batchRank + batchA];
+    const db = b[i - batchRank + batchB];
+    let dim = 1;
+    if (da !== undefined && da !== 1) dim = da;
+    if (db !== undefined && db !== 1) {
+      if (dim === 1) dim = db;
+      else if (db !== dim) return undefined;
+    }
+    result.push(dim);
+  }
+  if (rankA > 1) result.push(a[rankA - 2] as number);
+  if (rankB > 1) result.push(b[rankB - 1] as number);
   return result;
 }
 
@@ -1147,7 +1431,7 @@ function windowOutput(node: onnx.INodeProto, input: Shape, kernel: number[], cei
   const pads = ints(node, 'pads') ?? new Array<number>(2 * n).fill(0);
   const autoPad = str(node, 'auto_pad', 'NOTSET');
   if (kernel.length !== n || strides.length !== n || dilations.length !== n || pads.length !== 2 * n) return undefined;
-  const result: Shape = [];
+  const result: number[] = [];
   for (let i = 0; i < n; i++) {
     const size = input[i] as number;
     const stride = strides[i] as number;
@@ -1234,7 +1518,7 @@ function einsumShape(equation: string, operands: readonly Shape[]): Shape | unde
     for (const ch of equation.split('->')[0] ?? '') if (/[A-Za-z]/.test(ch)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
     output = `...${[...counts].filter(([, c]) => c === 1).map(([l]) => l).sort().join('')}`;
   }
-  const result: Shape = [];
+  const result: number[] = [];
   const parts = output.split('...');
   if (parts.length > 2) return undefined;
   for (let p = 0; p < parts.length; p++) {

@@ -25,7 +25,7 @@ import { sortGraph } from './amp/graph-order.js';
 import { inlineLocalFunctions, localFunctionKey } from './amp/inline-functions.js';
 import { findKvCache, requireKvCache, storeKvCacheInFloat16, type KvCacheValues } from './amp/kv-cache.js';
 import { tensorCoreLint, type TensorCoreLint } from './amp/tensor-core-lint.js';
-import { withStaticDims } from './amp/static-dims.js';
+import { staticInputs } from './amp/static-dims.js';
 import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
 import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
 import { checkAmpOptions } from '../api/check-options.js';
@@ -447,7 +447,7 @@ function shapeFigures(
   options: AmpOptions,
 ): { flops: AmpSummary['matrixFlops']; lint: TensorCoreLint | null } {
   // Before the casts rename edges: shapes are looked up by the model's own value names.
-  const shapes = phase('shapeInferenceMs', () => inferShapes(options.dims?.size ? new ModelGraph(withStaticDims(model, options.dims)) : graph));
+  const shapes = phase('shapeInferenceMs', () => inferShapes(graph, options.dims?.size ? { inputs: staticInputs(model, options.dims) } : {}));
   return { flops: matrixFlops(decisions, shapes), lint: options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes) };
 }
 

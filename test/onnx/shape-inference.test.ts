@@ -5,7 +5,8 @@ import { DataType } from '../../src/onnx/data-types.js';
 import { longToNumber } from '../../src/onnx/external-data.js';
 import { ModelGraph } from '../../src/onnx/graph.js';
 import { loadModel } from '../../src/onnx/model-io.js';
-import { inferShapes, inferShapesAndValues } from '../../src/onnx/shape-inference.js';
+import { broadcastShapes, inferShapes, inferShapesAndValues, matmulShape, ShapeTable } from '../../src/onnx/shape-inference.js';
+import { staticInputs, withStaticDims } from '../../src/passes/amp/static-dims.js';
 import { corpusAvailable, corpusDir, corpusModels, repoRoot } from '../support/corpus.js';
 import { model, node, valueInfo } from '../support/models.js';
 
@@ -165,5 +166,76 @@ describe('static shape inference', () => {
     expect(shapes.get('a')).toBeUndefined();
     expect(shapes.get('d')).toBeUndefined();
     expect(shapes.get('f')).toEqual([2, 2]);
+  });
+});
+
+describe('shared shapes', () => {
+  it('gives values of one shape one frozen array, initializers and declared inputs included', () => {
+    const m = model({
+      input: [valueInfo('x', DataType.FLOAT, [2, 8])],
+      initializer: [onnx.TensorProto.create({ name: 'w', dims: [8, 8], data_type: DataType.FLOAT, raw_data: new Uint8Array(256) }), onnx.TensorProto.create({ name: 'b', dims: [8], data_type: DataType.FLOAT, raw_data: new Uint8Array(32) })],
+      node: [node('MatMul', ['x', 'w'], ['y']), node('Add', ['y', 'b'], ['z']), node('Relu', ['z'], ['r']), node('Transpose', ['w'], ['wt'])],
+    });
+    const shapes = inferShapes(new ModelGraph(m));
+    const rows = shapes.get('x');
+    expect(rows).toEqual([2, 8]);
+    for (const name of ['y', 'z', 'r']) expect(shapes.get(name), name).toBe(rows);
+    expect(shapes.get('wt')).toBe(shapes.get('w'));
+    for (const shape of shapes.values()) expect(Object.isFrozen(shape)).toBe(true);
+    expect(() => (rows as number[]).push(1)).toThrow(TypeError);
+  });
+
+  it('interns a copy of valid dims only, and keeps a computed -0 apart from 0', () => {
+    const table = new ShapeTable();
+    const dims = [4, 1, 16];
+    const shape = table.intern(dims);
+    dims[0] = 5;
+    expect(shape).toEqual([4, 1, 16]);
+    expect(table.intern([4, 1, 16])).toBe(shape);
+    expect(table.intern([4, 1])).not.toBe(shape);
+    expect(table.intern([])).toBe(table.intern([]));
+    for (const bad of [[-1], [2, 1.5], [Number.NaN], [2 ** 60]]) expect(table.intern(bad), String(bad)).toBeUndefined();
+    expect(table.intern([0, 3])).toEqual([0, 3]);
+    expect(Object.is(table.intern([-0, 3])?.[0], -0)).toBe(true);
+  });
+
+  it('broadcasts to an operand without a new array, and multiplies matrices by numpy rules', () => {
+    const act = [2, 16, 64];
+    expect(broadcastShapes([act, [64]])).toBe(act);
+    expect(broadcastShapes([[64], act])).toBe(act);
+    expect(broadcastShapes([[1, 4], [3, 1]])).toEqual([3, 4]);
+    expect(broadcastShapes([[2, 4], [3, 4]])).toBeUndefined();
+    expect(broadcastShapes([])).toEqual([]);
+    expect(matmulShape([2, 16, 64], [64, 32])).toEqual([2, 16, 32]);
+    expect(matmulShape([5, 1, 16, 64], [3, 64, 8])).toEqual([5, 3, 16, 8]);
+    expect(matmulShape([64], [64, 32])).toEqual([32]);
+    expect(matmulShape([2, 16, 64], [64])).toEqual([2, 16]);
+    expect(matmulShape([64], [64])).toEqual([]);
+    expect(matmulShape([2, 16, 64], [32, 8])).toBeUndefined();
+    expect(matmulShape([2, 16, 64], [3, 64, 8])).toBeUndefined();
+    expect(matmulShape([], [3])).toBeUndefined();
+  });
+});
+
+describe('--dim sizes', () => {
+  it('infers from staticInputs() what it infers over the withStaticDims() view, without a second graph model', () => {
+    const cases: Array<[string, Record<string, number>]> = [
+      ['exporter-bert-fused', { batch: 2, sequence: 16 }],
+      ['exporter-decoder-kv', { batch: 3, sequence: 1, past_sequence: 7 }],
+      ['attention-training-sgd', { batch: 5 }],
+      ['mlp-training-adam', { batch: 4 }],
+    ];
+    for (const [fixture, sizes] of cases) {
+      const m = loadModel(path.join(repoRoot, 'fixtures', fixture, 'model.onnx'), { externalData: 'ignore' });
+      const dims = new Map(Object.entries(sizes));
+      const entries = (shapes: ReadonlyMap<string, readonly number[]>) => [...shapes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      const over = inferShapesAndValues(new ModelGraph(withStaticDims(m, dims)));
+      const given = inferShapesAndValues(new ModelGraph(m), { inputs: staticInputs(m, dims) });
+      expect(entries(given.shapes), fixture).toEqual(entries(over.shapes));
+      expect(new Map(given.values), fixture).toEqual(new Map(over.values));
+      // The sizes were used: more is known than without them.
+      expect(given.shapes.size, fixture).toBeGreaterThan(inferShapes(new ModelGraph(m)).size);
+    }
+    expect(() => staticInputs(loadModel(path.join(repoRoot, 'fixtures/mlp-training-adam/model.onnx'), { externalData: 'ignore' }), new Map([['batchh', 4]]))).toThrow(/batchh/);
   });
 });

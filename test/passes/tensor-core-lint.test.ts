@@ -72,6 +72,25 @@ describe('Tensor Core lint', () => {
     });
   });
 
+  it('gives the findings with the same dims off the multiple one frozen list of them', () => {
+    const b = new GraphBuilder('g');
+    const x = b.input('x', F, [4, 64]);
+    const first = b.op('MatMul', [x, b.initializer('w1', [64, 64], filled(64 * 64))], {}, { name: 'first' });
+    const second = b.op('MatMul', [first, b.initializer('w2', [64, 64], filled(64 * 64))], {}, { name: 'second' });
+    b.op('MatMul', [second, b.initializer('w3', [64, 30], filled(64 * 30))], {}, { name: 'third', outputs: ['y'] });
+    b.output('y', F, [4, 30]);
+    const findings = ampRewrite(b.model()).report.summary.tensorCoreLint?.findings ?? [];
+    expect(findings.map((f) => f.message)).toEqual([
+      "MatMul 'first': M (rows: batch x sequence) 4 -> pad to 8",
+      "MatMul 'second': M (rows: batch x sequence) 4 -> pad to 8",
+      "MatMul 'third': N (output features) 30 -> pad to 32, M (rows: batch x sequence) 4 -> pad to 8",
+    ]);
+    const [a, c, d] = findings.map((f) => f.dims);
+    expect(c).toBe(a);
+    expect(d).not.toBe(a);
+    expect(Object.isFrozen(a) && Object.isFrozen(a?.[0])).toBe(true);
+  });
+
   it('checks only converted ops, and is off under --target cpu', () => {
     expect(ampRewrite(matmul(16, 30, 10), { forceFp32: ['mm'] }).report.summary.tensorCoreLint).toMatchObject({ checked: 0, findings: [] });
     expect(ampRewrite(matmul(16, 30, 10), { target: 'cpu' }).report.summary.tensorCoreLint).toBeNull();

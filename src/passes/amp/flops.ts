@@ -10,7 +10,7 @@ import type { GraphScope } from '../../onnx/graph.js';
 import { einsumLabels } from '../../onnx/shape-inference.js';
 import { computesOnFloat32, type NodeDecision } from './decisions.js';
 
-type Shape = number[];
+type Shape = readonly number[];
 
 function declaredShape(scope: GraphScope, name: string | null | undefined): Shape | undefined {
   if (!name) return undefined;
@@ -51,7 +51,7 @@ const product = (dims: readonly number[]): number => dims.reduce((a, b) => a * b
  * FLOPs of one node (a multiply-add counts 2), or undefined when its shapes are not known.
  * `inferred`: shapes from inferShapes() for the main graph, used in addition to declared ones.
  */
-export function nodeFlops(decision: NodeDecision, inferred?: ReadonlyMap<string, number[]>): number | undefined {
+export function nodeFlops(decision: NodeDecision, inferred?: ReadonlyMap<string, Shape>): number | undefined {
   const { node, scope } = decision;
   const shape = (i: number) => knownShape(scope, node.input?.[i], inferred);
   const out = () => knownShape(scope, node.output?.[0], inferred);
@@ -105,7 +105,7 @@ export function nodeFlops(decision: NodeDecision, inferred?: ReadonlyMap<string,
 /** `shapes`: inferShapes() of the model, computed once by the caller; declared shapes only when absent. */
 export function matrixFlops(
   decisions: readonly NodeDecision[],
-  shapes?: ReadonlyMap<string, number[]>,
+  shapes?: ReadonlyMap<string, Shape>,
 ): { lowPrecision: number; total: number; unknownNodes: number; nodes: number } {
   let lowPrecision = 0;
   let total = 0;

@@ -23,3 +23,15 @@ export function withStaticDims(model: onnx.IModelProto, dims: ReadonlyMap<string
   }
   return { ...model, graph: { ...model.graph, input } };
 }
+
+/**
+ * The main graph's input declarations with those dimensions fixed, by name (the last input of a
+ * name wins, as in a graph's input map), for inferShapes(graph, { inputs }): the shapes of
+ * withStaticDims()'s view, without a second graph model built over it (a copy of every node's
+ * wiring, for a big model about as much time and memory as the pass's own graph model).
+ */
+export function staticInputs(model: onnx.IModelProto, dims: ReadonlyMap<string, number>): ReadonlyMap<string, onnx.IValueInfoProto> {
+  const inputs = new Map<string, onnx.IValueInfoProto>();
+  for (const info of withStaticDims(model, dims).graph?.input ?? []) inputs.set(info.name ?? '', info);
+  return inputs;
+}

@@ -24,15 +24,16 @@ export function readTensorCoreRules(): TensorCoreRules {
 
 /** One dimension the op multiplies over, named as the performance guides name it. */
 export interface LintDim {
-  role: string;
-  size: number;
-  padTo: number;
+  readonly role: string;
+  readonly size: number;
+  readonly padTo: number;
 }
 
 export interface LintFinding {
   node: string;
   op: string;
-  dims: LintDim[];
+  /** Shared (frozen) between the findings with the same dimensions off the multiple. */
+  dims: readonly LintDim[];
   message: string;
 }
 
@@ -46,7 +47,7 @@ export interface TensorCoreLint {
   source: string;
 }
 
-type Shape = number[];
+type Shape = readonly number[];
 
 /** The dimensions that must be multiples of 8, by op; undefined when a shape is unknown. */
 function matrixDims(decision: NodeDecision, shapes: ReadonlyMap<string, Shape> | undefined): Array<[string, number]> | undefined {
@@ -99,10 +100,43 @@ function matrixDims(decision: NodeDecision, shapes: ReadonlyMap<string, Shape> |
 
 const padTo = (size: number, multiple: number): number => Math.ceil(size / multiple) * multiple;
 
+/** The dims off the multiple, and the message's text about them. */
+interface OffDims {
+  dims: readonly LintDim[];
+  text: string;
+}
+
+/**
+ * Off dims by role and size: a big model's findings repeat a handful of them (every projection of a
+ * transformer with a batch of 4 has M = 4), so each distinct list, and its text, is made once.
+ */
+class OffDimsTable {
+  private readonly known = new Map<string, OffDims>();
+
+  constructor(private readonly multiple: number) {}
+
+  /** Undefined when every dim is a multiple. */
+  of(dims: ReadonlyArray<[string, number]>): OffDims | undefined {
+    let key = '';
+    for (const [role, size] of dims) if (size % this.multiple !== 0) key += `${role}\u0000${size}\u0001`;
+    if (!key) return undefined;
+    let off = this.known.get(key);
+    if (!off) {
+      const list = dims
+        .filter(([, size]) => size % this.multiple !== 0)
+        .map(([role, size]) => Object.freeze({ role, size, padTo: padTo(size, this.multiple) }));
+      off = { dims: Object.freeze(list), text: list.map((d) => `${d.role} ${d.size} -> pad to ${d.padTo}`).join(', ') };
+      this.known.set(key, off);
+    }
+    return off;
+  }
+}
+
 export function tensorCoreLint(decisions: readonly NodeDecision[], shapes: ReadonlyMap<string, Shape> | undefined): TensorCoreLint {
   const rules = readTensorCoreRules();
   const ops = new Set(rules.ops);
   const lint: TensorCoreLint = { multiple: rules.multiple, checked: 0, unknown: 0, findings: [], source: rules.source };
+  const offDims = new OffDimsTable(rules.multiple);
   for (const decision of decisions) {
     const op = decision.node.op_type ?? '';
     if (decision.color !== 'ALLOW' || !ops.has(op) || decision.node.domain) continue;
@@ -112,13 +146,15 @@ export function tensorCoreLint(decisions: readonly NodeDecision[], shapes: Reado
       continue;
     }
     lint.checked++;
-    const off = dims.filter(([, size]) => size % rules.multiple !== 0).map(([role, size]) => ({ role, size, padTo: padTo(size, rules.multiple) }));
-    if (!off.length) continue;
+    const off = offDims.of(dims);
+    if (!off) continue;
     lint.findings.push({
       node: decision.node.name || (decision.node.output ?? [])[0] || '?',
       op,
-      dims: off,
-      message: `${describeNode(decision.node)}: ${off.map((d) => `${d.role} ${d.size} -> pad to ${d.padTo}`).join(', ')}`,
+      dims: off.dims,
+      // Joined: one flat string, where a template literal leaves a tree of concatenations (the
+      // findings live as long as the report, and a big model has one per matrix op).
+      message: [describeNode(decision.node), ': ', off.text].join(''),
     });
   }
   return lint;
