@@ -437,12 +437,13 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   const decisions: PaintedDecision[] = new Array(count);
   const painted = new PaintedNodes(decisions);
   /**
-   * The position of the node that writes each name: an edge's producer found by the name its
-   * reader reads, where the producer's node then had to be looked up by node too (a cache miss
-   * per edge). Exact while every node of the scope is in the order and no name has two writers;
-   * otherwise edges find their producer as GraphScope.producerOf says.
+   * Position + 1 of the node that writes each value (0: none), by the value's id in the scope's
+   * index: an edge's producer is found from the id of the name its reader reads, where the
+   * producer's node then had to be looked up in a Map of painting's own (a hash insert per node,
+   * a cache miss per edge). Exact while every node of the scope is in the order and no value has
+   * two writers; otherwise edges find their producer as GraphScope.producerNodeOf says.
    */
-  const producedAt = new Map<string, number>();
+  let writerOf = new Int32Array(256);
   let oneWriterEach = blocked.length === 0;
   const listCode = new Uint8Array(count);
   const color = new Uint8Array(count);
@@ -487,10 +488,16 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     if (outputs) {
       for (let i = 0; i < outputs.length; i++) {
         const name = outputs[i];
-        if (!name) continue;
-        const known = producedAt.size;
-        // A name seen before leaves the size as it was.
-        if (producedAt.set(name, position).size === known) oneWriterEach = false;
+        // A name the index does not know has no producer either (see slotOf).
+        const id = name ? scope.valueIdOf(name) : -1;
+        if (id < 0) continue;
+        if (id >= writerOf.length) {
+          const grown = new Int32Array(Math.max(writerOf.length * 2, id + 1));
+          grown.set(writerOf);
+          writerOf = grown;
+        }
+        if (writerOf[id] !== 0) oneWriterEach = false;
+        writerOf[id] = position + 1;
       }
     }
     let nodeFacts: NodeFacts;
@@ -577,11 +584,13 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   const slotOf = (name: string): number => {
     let producer: number | undefined;
     if (oneWriterEach) {
-      producer = producedAt.get(name);
+      const id = scope.valueIdOf(name);
+      const writer = id >= 0 && id < writerOf.length ? (writerOf[id] as number) : 0;
       // A node outside the order would be a producer that takes no part; none is, but asking is cheap.
-      if (producer === undefined) return scope.producerOf(name) ? SLOT_FP32 : SLOT_OUTSIDE;
+      if (writer === 0) return scope.producerNodeOf(name) ? SLOT_FP32 : SLOT_OUTSIDE;
+      producer = writer - 1;
     } else {
-      const producerNode = scope.producerOf(name)?.node;
+      const producerNode = scope.producerNodeOf(name);
       if (!producerNode) return SLOT_OUTSIDE;
       producer = painted.positionOf(producerNode);
       if (producer === undefined) return SLOT_FP32;
@@ -746,7 +755,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   const isOutsideWeight = (name: string): boolean => {
     for (let owner: GraphScope | undefined = scope; owner; owner = owner.parent) {
       // A value an enclosing scope's node produces is no weight.
-      if (owner !== scope && owner.producerOf(name)) return false;
+      if (owner !== scope && owner.producerNodeOf(name)) return false;
       // An input with a default (an initializer of the same name) or named a weight is a weight.
       if (owner.inputs.has(name)) return owner.initializers.has(name) || options.weightInputs.has(name);
       if (owner.initializers.has(name)) return true;
