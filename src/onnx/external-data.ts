@@ -199,5 +199,7 @@ export function tensorRawBytes(tensor: onnx.ITensorProto): Uint8Array | undefine
 
 export function longToNumber(value: Long | number | null | undefined): number {
   if (value == null) return 0;
-  return typeof value === 'number' ? value : Long.fromValue(value).toNumber();
+  if (typeof value === 'number') return value;
+  // A Long is read in place: Long.fromValue copies even a Long (a new object per dim and int attribute read).
+  return Long.isLong(value) ? value.toNumber() : Long.fromValue(value).toNumber();
 }
