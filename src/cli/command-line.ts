@@ -12,7 +12,7 @@ import type { ReportArgs } from './report-command.js';
 import type { TrainArgs } from './train-command.js';
 import type { TuneArgs } from './tune-command.js';
 import { commandHandler, COMMAND_NAMES, fail, isFile, STRICT_OPTION, type CommandAction } from './command-runner.js';
-import { withoutNotApplicable, unknownCommand } from './option-scope.js';
+import { valuesRequired, withoutNotApplicable, unknownCommand } from './option-scope.js';
 import { rewriteOptions, runRewrite, type RewriteArgs } from './rewrite-command.js';
 
 const inspectCommand = () => import('./inspect-command.js');
@@ -42,16 +42,16 @@ export function commandLineParser(tokens: readonly string[], hooks: CommandLineH
   return yargs([...tokens])
     .scriptName('amp-rewrite')
     .usage('$0 <model.onnx> -o <out.onnx> [options]\n\nAutomatic mixed precision for ONNX models: runs MatMul/Conv/Gemm and their neighbours in float16 or bfloat16, keeps softmax, normalisation, reductions and losses in float32, and inserts Casts only where precision changes.')
-    .command('$0 <model>', 'rewrite a model to mixed precision and print the summary', rewriteOptions, handler<RewriteArgs>('rewrite', runRewrite))
-    .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', withoutNotApplicable('inspect', rewriteOptions), handler<RewriteArgs>('inspect', async (a, p) => (await inspectCommand()).runInspect(a, p)))
-    .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', async (y) => (await executeCommands()).runOptions(y), handler<RunArgs>('run', async (a, p) => (await executeCommands()).runRun(a, p)))
-    .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', async (y) => (await executeCommands()).compareOptions(y), handler<CompareArgs>('compare', async (a, p) => (await executeCommands()).runCompare(a, p)))
-    .command('tune <model>', 'rewrite, then keep the fewest nodes fp32 that make the model pass a tolerance (emulated numerics on cpu)', withoutNotApplicable('tune', async (y) => (await tuneCommand()).tuneOptions(y)), handler<TuneArgs>('tune', async (a, p) => (await tuneCommand()).runTune(a, p)))
-    .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', async (y) => (await trainCommand()).trainOptions(y), handler<TrainArgs>('train', async (a, p) => (await trainCommand()).runTrain(a, p)))
-    .command('doctor', 'say which execution providers can start here, which CUDA/cuDNN libraries and GPUs were found, and what is missing', async (y) => (await doctorCommand()).doctorOptions(y), handler<DoctorArgs>('doctor', async (a, p) => (await doctorCommand()).runDoctor(a, p)))
-    .command('report <audit>', 'draw an audit JSON (--report audit.json) as a self-contained HTML page', async (y) => (await reportCommand()).reportOptions(y), handler<ReportArgs>('report', async (a, p) => (await reportCommand()).runReport(a, p)))
-    .command('example <kind>', "write one of the recipes' training-step graphs (the README's MNIST experiment)", async (y) => (await exampleCommand()).exampleOptions(y), handler<ExampleArgs>('example', async (a, p) => (await exampleCommand()).runExample(a, p)))
-    .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', withoutNotApplicable('bench', async (y) => (await executeCommands()).benchOptions(y)), handler<BenchArgs>('bench', async (a, p) => (await executeCommands()).runBench(a, p)))
+    .command('$0 <model>', 'rewrite a model to mixed precision and print the summary', valuesRequired(rewriteOptions), handler<RewriteArgs>('rewrite', runRewrite))
+    .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', valuesRequired(withoutNotApplicable('inspect', rewriteOptions)), handler<RewriteArgs>('inspect', async (a, p) => (await inspectCommand()).runInspect(a, p)))
+    .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', valuesRequired(async (y) => (await executeCommands()).runOptions(y)), handler<RunArgs>('run', async (a, p) => (await executeCommands()).runRun(a, p)))
+    .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', valuesRequired(async (y) => (await executeCommands()).compareOptions(y)), handler<CompareArgs>('compare', async (a, p) => (await executeCommands()).runCompare(a, p)))
+    .command('tune <model>', 'rewrite, then keep the fewest nodes fp32 that make the model pass a tolerance (emulated numerics on cpu)', valuesRequired(withoutNotApplicable('tune', async (y) => (await tuneCommand()).tuneOptions(y))), handler<TuneArgs>('tune', async (a, p) => (await tuneCommand()).runTune(a, p)))
+    .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', valuesRequired(async (y) => (await trainCommand()).trainOptions(y), ['json']), handler<TrainArgs>('train', async (a, p) => (await trainCommand()).runTrain(a, p)))
+    .command('doctor', 'say which execution providers can start here, which CUDA/cuDNN libraries and GPUs were found, and what is missing', valuesRequired(async (y) => (await doctorCommand()).doctorOptions(y)), handler<DoctorArgs>('doctor', async (a, p) => (await doctorCommand()).runDoctor(a, p)))
+    .command('report <audit>', 'draw an audit JSON (--report audit.json) as a self-contained HTML page', valuesRequired(async (y) => (await reportCommand()).reportOptions(y)), handler<ReportArgs>('report', async (a, p) => (await reportCommand()).runReport(a, p)))
+    .command('example <kind>', "write one of the recipes' training-step graphs (the README's MNIST experiment)", valuesRequired(async (y) => (await exampleCommand()).exampleOptions(y)), handler<ExampleArgs>('example', async (a, p) => (await exampleCommand()).runExample(a, p)))
+    .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', valuesRequired(withoutNotApplicable('bench', async (y) => (await executeCommands()).benchOptions(y))), handler<BenchArgs>('bench', async (a, p) => (await executeCommands()).runBench(a, p)))
     .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')
     .example('$0 model.onnx -o model.amp.onnx --mode bf16 --report audit.md', 'mixed bfloat16 with a readable audit')
     .example('$0 model.onnx --dry-run --verbose', 'the summary and the effective lists, nothing written')
@@ -74,29 +74,44 @@ export function registeredCommands(parser: Argv): string[] {
     .filter((name) => name !== '$0');
 }
 
+/** An option as typed: `o` → `-o`, `weights` → `--weights`. */
+function flagName(name: string): string {
+  return name.length === 1 ? `-${name}` : /^[\w-]+$/.test(name) ? `--${name}` : name;
+}
+
 /** yargs's "Unknown argument: mode" in terms of the command: `--mode is not an option of train`. */
 function unknownOptionMessage(message: string, tokens: readonly string[]): string {
+  const valueless = /^Not enough arguments following: (.+)$/.exec(message);
+  if (valueless) return `${flagName(valueless[1] as string)} needs a value`;
   const unknown = /^Unknown arguments?: (.*)$/.exec(message);
   if (!unknown) return message;
   const first = tokens[0];
   const command = first !== undefined && COMMAND_NAMES.includes(first) ? first : 'the rewrite';
-  const names = (unknown[1] as string).split(', ').map((name) => (name.length === 1 ? `-${name}` : /^[\w-]+$/.test(name) ? `--${name}` : name));
+  const names = (unknown[1] as string).split(', ').map(flagName);
   return `${names.join(', ')} ${names.length > 1 ? 'are not options' : 'is not an option'} of ${command}`;
 }
 
 /** Parses `tokens` and runs the command they name. */
 export async function runCommandLine(tokens: readonly string[]): Promise<void> {
+  const failOnCommandLine = (message: string, error?: Error): never => {
+    if (error) fail(error);
+    const mistyped = /^Unknown argument/.test(message) ? unknownCommand(tokens[0], COMMAND_NAMES, isFile) : undefined;
+    if (mistyped) fail(mistyped);
+    // yargs writes some messages over two lines ("Invalid values:\n  Argument: ..."): errors are one line.
+    const oneLine = unknownOptionMessage(message, tokens).replace(/:?\s*\n\s*/g, ': ');
+    process.stderr.write(`amp-rewrite: error [BAD_OPTION]: ${oneLine} (see amp-rewrite --help)\n`);
+    return process.exit(EXIT_CODES.badInput);
+  };
   const parser = commandLineParser(tokens, {
     handler: (_command, action) => commandHandler(tokens, action),
-    fail: (message, error) => {
-      if (error) fail(error);
-      const mistyped = /^Unknown argument/.test(message) ? unknownCommand(tokens[0], COMMAND_NAMES, isFile) : undefined;
-      if (mistyped) fail(mistyped);
-      // yargs writes some messages over two lines ("Invalid values:\n  Argument: ..."): errors are one line.
-      const oneLine = unknownOptionMessage(message, tokens).replace(/:?\s*\n\s*/g, ': ');
-      process.stderr.write(`amp-rewrite: error [BAD_OPTION]: ${oneLine} (see amp-rewrite --help)\n`);
-      process.exit(EXIT_CODES.badInput);
-    },
+    fail: (message, error) => failOnCommandLine(message, error),
   });
-  await parser.parseAsync();
+  try {
+    await parser.parseAsync();
+  } catch (error) {
+    // With a command's builder async, yargs throws its parse errors ("Not enough arguments
+    // following: weights") instead of handing them to fail(): they are the user's mistakes all the same.
+    if (error instanceof Error && error.name === 'YError') failOnCommandLine(error.message);
+    throw error;
+  }
 }

@@ -64,6 +64,32 @@ export function withoutNotApplicable<R>(command: string, builder: (yargs: Argv) 
   };
 }
 
+/**
+ * Every option of a command that takes a value requires one: yargs reads `--weights` at the end of
+ * the line, or `--weights -o out.onnx`, as the option left unset, and its default then applied
+ * without a word. Options that take several values (arrays) keep their own rules, and so do the
+ * `optionalValue` ones, which mean something given alone (train's `--json`: JSON on stdout).
+ */
+export function valuesRequired<R extends Argv | PromiseLike<Argv>>(
+  builder: (yargs: Argv) => R,
+  optionalValue: readonly string[] = [],
+): (yargs: Argv) => Promise<Argv> {
+  return async (yargs) => {
+    const built = (await builder(yargs)) as Argv;
+    const declared = (built as unknown as { getOptions(): unknown }).getOptions() as {
+      string: string[];
+      number: string[];
+      array: string[];
+      boolean: string[];
+      choices: Record<string, unknown>;
+    };
+    const several = new Set([...declared.array, ...declared.boolean, ...optionalValue]);
+    // An option with choices and no type (--mode, --weights) takes a value too.
+    const valued = [...new Set([...declared.string, ...declared.number, ...Object.keys(declared.choices)])].filter((key) => !several.has(key));
+    return valued.length ? built.requiresArg(valued) : built;
+  };
+}
+
 /** The one-letter aliases the commands define. */
 export const SHORT_ALIASES: Readonly<Record<string, string>> = { o: 'output', q: 'quiet', v: 'verbose', h: 'help' };
 

@@ -37,6 +37,28 @@ describe('commands and their options', () => {
     expect(stderr).toMatch(/^amp-rewrite: error \[BAD_OPTION\]: Invalid values: Argument: mode, Given: "fp8", Choices: "fp16", "bf16" \(see amp-rewrite --help\)\n$/);
   });
 
+  it('an option that takes a value and is given none is an error, never its default taken silently', () => {
+    const out = path.join(work, 'valueless.onnx');
+    // At the end of the line, before another option, for the rewrite (plain and through yargs) and other commands.
+    for (const args of [
+      [transformer, '-o', out, '--weights'],
+      [transformer, '--weights', '-o', out],
+      [transformer, '--mode', '--dry-run'],
+      [transformer, '--dry-run', '--target'],
+      [transformer, '-o'],
+      ['inspect', transformer, '--weights'],
+      ['compare', transformer, transformer, '--atol'],
+      ['train', trainingGraph, '--epochs', '--json'],
+    ]) {
+      const { code, stderr } = cli(args);
+      expect(code, args.join(' ')).toBe(2);
+      expect(stderr, args.join(' ')).toMatch(/^amp-rewrite: error \[BAD_OPTION\]: -{1,2}[a-z-]+ needs a value \(see amp-rewrite --help\)\n$/);
+      expect(existsSync(out)).toBe(false);
+    }
+    // Values that look like options stay values where yargs reads them so: a negative number.
+    expect(cli([transformer, '--dry-run', '-q', '--headroom', '-1']).stderr).not.toMatch(/needs a value/);
+  });
+
   it('an option of another command is an error that says so', () => {
     const train = cli(['train', trainingGraph, '--mode', 'bf16']);
     expect(train.code).toBe(2);
