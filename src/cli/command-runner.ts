@@ -11,7 +11,7 @@ import { AmpError } from '../onnx/errors.js';
 import { printableLine, printableText } from '../onnx/printable.js';
 import { setRuntimeVerbose } from '../runtime/ort.js';
 import { reportWarnings, unknownEnvironment } from './environment-warnings.js';
-import { checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand } from './option-scope.js';
+import { checkListValues, checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand } from './option-scope.js';
 import { COMMAND_NAMES } from './command-names.js';
 
 export { COMMAND_NAMES };
@@ -85,7 +85,9 @@ export function commandHandler<A>(tokens: readonly string[], action: CommandActi
         const mistyped = unknownCommand(parsed.model, COMMAND_NAMES, isFile);
         if (mistyped) throw mistyped;
       }
-      checkOptionsApply(command, givenOptions(tokens, SHORT_ALIASES));
+      const given = givenOptions(tokens, SHORT_ALIASES);
+      checkOptionsApply(command, given);
+      checkListValues(given, args as Record<string, unknown>);
       setRuntimeVerbose(parsed.verbose === true);
       reportWarnings(unknownEnvironment(process.env), Boolean(parsed.strict));
       process.exitCode = await action(args as A, print);

@@ -117,6 +117,18 @@ export function givenOptions(tokens: readonly string[], aliases: Readonly<Record
   return given;
 }
 
+/**
+ * Throws BAD_OPTION for a list option given without a value: yargs reads `--report` at the end of
+ * the line (or before another option) as an empty list, and no report would be written without a
+ * word. (Options of one value are held to theirs by valuesRequired().)
+ */
+export function checkListValues(given: ReadonlySet<string>, args: Readonly<Record<string, unknown>>): void {
+  for (const option of given) {
+    const value = args[option];
+    if (Array.isArray(value) && value.length === 0) throw new AmpError('BAD_OPTION', `--${option} needs a value`, { subject: option });
+  }
+}
+
 /** Throws BAD_OPTION for the first given option that `command` does not use. */
 export function checkOptionsApply(command: string, given: ReadonlySet<string>): void {
   const excluded = NOT_APPLICABLE[command] ?? {};

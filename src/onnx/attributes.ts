@@ -3,8 +3,15 @@ import type { onnx } from './generated/onnx.js';
 import { longToNumber } from './external-data.js';
 import { DataType } from './data-types.js';
 
+/** The node's first attribute of that name (a loop, no callback: every phase asks this for every node). */
 export function findAttribute(node: onnx.INodeProto, name: string): onnx.IAttributeProto | undefined {
-  return node.attribute?.find((attribute) => attribute.name === name);
+  const attributes = node.attribute;
+  if (!attributes) return undefined;
+  for (let i = 0; i < attributes.length; i++) {
+    const attribute = attributes[i] as onnx.IAttributeProto;
+    if (attribute.name === name) return attribute;
+  }
+  return undefined;
 }
 
 export function intAttribute(node: onnx.INodeProto, name: string): number | undefined {

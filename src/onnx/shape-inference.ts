@@ -15,10 +15,10 @@
  * dozen distinct shapes among hundreds of thousands of values), so what the result retains per
  * value is its map entry, not an array of its own.
  */
-import Long from 'long';
-import { dtypeAttribute } from './attributes.js';
+import type Long from 'long';
+import { dtypeAttribute, findAttribute, intAttribute } from './attributes.js';
 import { DataType } from './data-types.js';
-import { isExternal } from './external-data.js';
+import { isExternal, longToNumber } from './external-data.js';
 import { float16BitsToFloat32 } from './float16.js';
 import type { onnx } from './generated/onnx.js';
 import type { GraphScope, ModelGraph } from './graph.js';
@@ -123,7 +123,7 @@ export class ShapeTable {
   /** Interns int64 dims as the decoder gives them (numbers or Longs), through one reused array. */
   internLongs(list: ArrayLike<number | Long> | null | undefined): Shape | undefined {
     const length = list ? list.length : 0;
-    for (let i = 0; i < length; i++) scratch[i] = toNumber((list as ArrayLike<number | Long>)[i]);
+    for (let i = 0; i < length; i++) scratch[i] = longToNumber((list as ArrayLike<number | Long>)[i]);
     return this.intern(scratch, length);
   }
 }
@@ -133,32 +133,6 @@ export class ShapeTable {
  * drops its backing store, and the next write allocates one): the table copies what it keeps.
  */
 const scratch: number[] = [];
-
-/**
- * An int64 field as a number. The decoder gives Long objects: read in place, where longToNumber's
- * Long.fromValue copies each (a garbage object per dim and per attribute read, for every node).
- */
-function toNumber(value: number | Long | null | undefined): number {
-  if (typeof value === 'number') return value;
-  if (value == null) return 0;
-  return value instanceof Long ? value.toNumber() : Long.fromValue(value).toNumber();
-}
-
-/** The node's first attribute of that name (a loop: no callback made per lookup). */
-function attributeNamed(node: onnx.INodeProto, name: string): onnx.IAttributeProto | undefined {
-  const attributes = node.attribute;
-  if (!attributes) return undefined;
-  for (let i = 0; i < attributes.length; i++) {
-    const attribute = attributes[i] as onnx.IAttributeProto;
-    if (attribute.name === name) return attribute;
-  }
-  return undefined;
-}
-
-function intNamed(node: onnx.INodeProto, name: string): number | undefined {
-  const attribute = attributeNamed(node, name);
-  return attribute && attribute.i != null ? toNumber(attribute.i) : undefined;
-}
 
 /**
  * -0 and 0 are one key of a Map, but a rule can compute -0 (0 times a negative scale): such a
@@ -366,14 +340,14 @@ function declaredDims(info: onnx.IValueInfoProto, table: ShapeTable): Shape | un
   for (let i = 0; i < dims.length; i++) {
     const d = dims[i] as onnx.TensorShapeProto.IDimension;
     if (!Object.hasOwn(d, 'dim_value') || d.dim_value == null) return undefined;
-    scratch[i] = toNumber(d.dim_value);
+    scratch[i] = longToNumber(d.dim_value);
   }
   return table.intern(scratch, dims.length);
 }
 
 /** A tensor's dims, not interned (reading an initializer's or attribute's values). */
 function tensorDimsOf(tensor: onnx.ITensorProto): number[] | undefined {
-  const dims = (tensor.dims ?? []).map((d) => toNumber(d));
+  const dims = (tensor.dims ?? []).map((d) => longToNumber(d));
   return validShape(dims) ? dims : undefined;
 }
 
@@ -448,11 +422,11 @@ function tensorValues(tensor: onnx.ITensorProto, dims: Shape): number[] | undefi
   } else {
     switch (type) {
       case DataType.INT64:
-        data = (tensor.int64_data ?? []).map((v) => toNumber(v));
+        data = (tensor.int64_data ?? []).map((v) => longToNumber(v));
         break;
       case DataType.UINT64:
       case DataType.UINT32:
-        data = (tensor.uint64_data ?? []).map((v) => toNumber(v));
+        data = (tensor.uint64_data ?? []).map((v) => longToNumber(v));
         break;
       case DataType.FLOAT:
         data = [...(tensor.float_data ?? [])];
@@ -479,22 +453,22 @@ function tensorValues(tensor: onnx.ITensorProto, dims: Shape): number[] | undefi
 }
 
 function ints(node: onnx.INodeProto, name: string): number[] | undefined {
-  const attribute = attributeNamed(node, name);
+  const attribute = findAttribute(node, name);
   const list = attribute?.ints;
-  return list && list.length ? list.map((v) => toNumber(v)) : undefined;
+  return list && list.length ? list.map((v) => longToNumber(v)) : undefined;
 }
 
 function floats(node: onnx.INodeProto, name: string): number[] | undefined {
-  const list = attributeNamed(node, name)?.floats;
+  const list = findAttribute(node, name)?.floats;
   return list && list.length ? [...list] : undefined;
 }
 
 function int(node: onnx.INodeProto, name: string, fallback: number): number {
-  return intNamed(node, name) ?? fallback;
+  return intAttribute(node, name) ?? fallback;
 }
 
 function str(node: onnx.INodeProto, name: string, fallback: string): string {
-  const attribute = attributeNamed(node, name);
+  const attribute = findAttribute(node, name);
   return attribute?.s && attribute.s.length ? Buffer.from(attribute.s).toString('utf8') : fallback;
 }
 
@@ -679,7 +653,7 @@ function broadcastRule(c: NodeRules, node: onnx.INodeProto): void {
   if (!count) return;
   list.length = count;
   // Before opset 7, the second operand broadcast to the first (attribute `broadcast`).
-  const s = opset < 7 && list.length === 2 && intNamed(node, 'broadcast') ? list[0] : broadcastShapes(list);
+  const s = opset < 7 && list.length === 2 && intAttribute(node, 'broadcast') ? list[0] : broadcastShapes(list);
   if (op === 'PRelu' && s && list[0] && s.length !== list[0].length) return;
   let v: KnownValue | undefined;
   // Values only of small results (shape arithmetic): a big tensor's add costs no value lookups.
@@ -736,15 +710,15 @@ function constantRule(c: NodeRules, node: onnx.INodeProto): void {
       return;
     }
     case 'sparse_value': {
-      const dims = (attribute.sparse_tensor?.dims ?? []).map((d) => toNumber(d));
+      const dims = (attribute.sparse_tensor?.dims ?? []).map((d) => longToNumber(d));
       c.set(0, dims);
       return;
     }
     case 'value_int':
-      c.set(0, [], { data: [toNumber(attribute.i)], type: DataType.INT64 });
+      c.set(0, [], { data: [longToNumber(attribute.i)], type: DataType.INT64 });
       return;
     case 'value_ints': {
-      const data = (attribute.ints ?? []).map((v) => toNumber(v));
+      const data = (attribute.ints ?? []).map((v) => longToNumber(v));
       c.set(0, [data.length], { data, type: DataType.INT64 });
       return;
     }
@@ -1130,7 +1104,7 @@ function topKRule(c: NodeRules, node: onnx.INodeProto): void {
   const opset = c.opset;
   const x = c.shape(0);
   if (!x) return;
-  const k = opset >= 10 ? c.intValues(1)?.[0] : intNamed(node, 'k');
+  const k = opset >= 10 ? c.intValues(1)?.[0] : intAttribute(node, 'k');
   const axis = axisOf(int(node, 'axis', -1), x.length);
   if (k === undefined || axis === undefined || k < 0) return;
   const s = x.map((d, i) => (i === axis ? k : d));
@@ -1145,7 +1119,7 @@ function shapeRule(c: NodeRules, node: onnx.INodeProto): void {
   const rank = x.length;
   const clamp = (v: number): number => Math.min(Math.max(v < 0 ? v + rank : v, 0), rank);
   const start = clamp(int(node, 'start', 0));
-  const end = clamp(intNamed(node, 'end') ?? rank);
+  const end = clamp(intAttribute(node, 'end') ?? rank);
   const data = x.slice(start, Math.max(start, end));
   c.set(0, [data.length], { data, type: DataType.INT64 });
 }
@@ -1160,7 +1134,7 @@ function sizeRule(c: NodeRules): void {
 function constantOfShapeRule(c: NodeRules, node: onnx.INodeProto): void {
   const dims = c.intValues(0);
   if (!dims || dims.some((d) => d < 0)) return;
-  const tensor = attributeNamed(node, 'value')?.t;
+  const tensor = findAttribute(node, 'value')?.t;
   const type = tensor?.data_type ?? DataType.FLOAT;
   let fill = 0;
   if (tensor) {
@@ -1237,7 +1211,7 @@ function resizeRule(c: NodeRules, node: onnx.INodeProto): void {
 function depthSpaceRule(c: NodeRules, node: onnx.INodeProto): void {
   const op = c.op;
   const x = c.shape(0);
-  const block = intNamed(node, 'blocksize');
+  const block = intAttribute(node, 'blocksize');
   if (!x || x.length !== 4 || !block) return;
   const [n, channels, h, w] = x as [number, number, number, number];
   if (op === 'DepthToSpace') {
@@ -1314,7 +1288,7 @@ function lossRule(c: NodeRules, node: onnx.INodeProto): void {
 function recurrentRule(c: NodeRules, node: onnx.INodeProto): void {
   const nOut = c.nOut;
   const x = c.shape(0);
-  const hidden = intNamed(node, 'hidden_size');
+  const hidden = intAttribute(node, 'hidden_size');
   if (!x || x.length !== 3 || !hidden) return;
   const directions = str(node, 'direction', 'forward') === 'bidirectional' ? 2 : 1;
   const layout = int(node, 'layout', 0);

@@ -86,22 +86,9 @@ export interface ScopePaint {
 
 const STANDARD_DOMAINS = new Set(['', 'ai.onnx.ml']);
 
-export function analyzeNode(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes, opsets: OpsetMap, target: number): NodeFacts {
-  const schema = schemaOf(node, opsets);
-  if (!schema) return { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
-  return factsOf(node, schema, typesOfValues(node.input, scope, types, []), typesOfValues(node.output, scope, types, []), target);
-}
-
-/** The element types of `names` into `into` (emptied first; undefined for '' and unknown). */
-function typesOfValues(names: string[] | null | undefined, scope: GraphScope, types: ElemTypes, into: Array<number | undefined>): Array<number | undefined> {
-  into.length = 0;
-  if (names) for (const name of names) into.push(name ? types.get(scope, name) : undefined);
-  return into;
-}
-
 /**
- * Like typesOfValues, and answers their float32 bits (0 beyond MAX_TYPE_BITS, where callers look
- * up): one loop per list instead of a second one over the types.
+ * The element types of `names` into `into` (undefined for '' and unknown), and their float32 bits
+ * (0 beyond MAX_TYPE_BITS, where callers look up): one loop per list, not a second over the types.
  */
 function floatBitsOfValues(names: string[] | null | undefined, scope: GraphScope, types: ElemTypes, into: Array<number | undefined>): number {
   const count = names ? names.length : 0;
@@ -221,10 +208,6 @@ function unlistedReason(lists: OpLists, node: onnx.INodeProto): string {
   return deliberate ? `${node.op_type} is deliberately on no list (rules/unlisted.json): ${deliberate}` : `${node.op_type} is on no list`;
 }
 
-export function hasFloatInput(node: onnx.INodeProto, scope: GraphScope, types: ElemTypes): boolean {
-  return (node.input ?? []).some((name) => name && types.get(scope, name) === DataType.FLOAT);
-}
-
 /**
  * Every decision's castsAdded until cast planning adds one (most nodes get none): frozen, so a
  * push to it throws instead of adding to every node's list.
@@ -335,8 +318,10 @@ class PaintedNodes implements ReadonlyMap<onnx.INodeProto, PaintedNode> {
   }
 }
 
-/** A node's effective list as a byte of the working arrays (a node the target promotes is ALLOW_LIST). */
-const NO_LIST = 0;
+/**
+ * A node's effective list as a byte of the working arrays (a node the target promotes is
+ * ALLOW_LIST); 0, as the arrays start, is no list.
+ */
 const ALLOW_LIST = 1;
 const DENY_LIST = 2;
 const INFER_LIST = 3;
