@@ -45,6 +45,15 @@ function consumerLock(tarball: string): object {
   };
 }
 
+/** The first onnxruntime-node an ancestor of `project` offers through its node_modules, if any. */
+function runtimeAboveProject(project: string): string | undefined {
+  for (let dir = path.dirname(project); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'node_modules', 'onnxruntime-node');
+    if (existsSync(candidate)) return candidate;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
 describe('the packed package, installed offline into an empty project', () => {
   it("npm reads this repository's configuration without warnings (no unknown .npmrc key)", () => {
     const result = npm(['pkg', 'get', 'name'], repoRoot);
@@ -93,8 +102,15 @@ console.log(report.summary.converted);`;
     expect(readFileSync(viaCli)).toEqual(readFileSync(viaApi));
     expect(decodeModel(readFileSync(viaCli)).graph?.node?.some((n) => n.op_type === 'Cast')).toBe(true);
 
+    // Node resolves a package from every ancestor's node_modules too: a machine with ONNX Runtime installed
+    // above the temporary folder (a stray /tmp/node_modules) would lend it to the consumer, and `run` would work.
+    const lentRuntime = runtimeAboveProject(project);
+    if (lentRuntime) {
+      console.warn(`[pack] not checking the missing-runtime error: ${lentRuntime} is visible to the consumer project`);
+      return;
+    }
     const run = spawnSync(path.join(project, 'node_modules/.bin/amp-rewrite'), ['run', viaCli], { cwd: project, encoding: 'utf8' });
-    expect(run.status).toBe(2);
+    expect(run.status, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/^amp-rewrite: error \[RUNTIME_UNAVAILABLE\]: .*npm install onnxruntime-node@1\.29\.0/);
   });
 });
