@@ -49,6 +49,12 @@ const NO_EDGE = 0;
  */
 export class ValueIndex {
   readonly ids = new Map<string, number>();
+  /**
+   * The name of each id: what lets an id remembered from an earlier lookup (a hint, see
+   * hintedId()) be checked with one compare, a pointer compare for the decoder's shared strings,
+   * where the map hashed the name and probed a table bigger than the caches.
+   */
+  readonly names: string[] = [];
 
   idOf(name: string): number {
     const id = this.ids.get(name);
@@ -60,8 +66,19 @@ export class ValueIndex {
     if (id === undefined) {
       id = this.ids.size;
       this.ids.set(name, id);
+      this.names.push(name);
     }
     return id;
+  }
+
+  /** idOf(name), answered by `hint` when that is the name's id (any number may be given: it is checked). */
+  hintedId(hint: number | undefined, name: string): number {
+    return hint !== undefined && hint >= 0 && this.names[hint] === name ? hint : this.idOf(name);
+  }
+
+  /** intern(name), answered by `hint` when that is the name's id (see hintedId()). */
+  hintedIntern(hint: number | undefined, name: string): number {
+    return hint !== undefined && hint >= 0 && this.names[hint] === name ? hint : this.intern(name);
   }
 
   get size(): number {
@@ -104,6 +121,17 @@ export class ModelNames extends ValueIndex {
     const id = this.ids.get(name);
     return (id !== undefined && this.reservedFlags[id] === 1) || this.nodeNames.has(name);
   }
+}
+
+/** How many names a node has (outputs and inputs): its share of a scope's hint table. */
+export function slotCountOf(node: onnx.INodeProto): number {
+  return (node.output ? node.output.length : 0) + (node.input ? node.input.length : 0);
+}
+
+function slotCount(nodes: readonly onnx.INodeProto[]): number {
+  let count = 0;
+  for (const node of nodes) count += slotCountOf(node);
+  return count;
 }
 
 function grownBytes(array: Uint8Array<ArrayBuffer>, index: number): Uint8Array<ArrayBuffer> {
@@ -163,6 +191,17 @@ export class GraphScope {
    * is looked for when it matters, in orderedReads().)
    */
   private twoProducers = false;
+  /**
+   * Value ids of the names of `hintNodes`' nodes, node after node (each node's outputs, then its
+   * inputs; -1 for an empty or unknown name), as looked up when the list was indexed or, after
+   * edits that changed its length, by the next in-order walk over it (inOrderWalk() records them):
+   * hints for the walks over the whole list (topological order, type inference, paint), which
+   * hashed every name again and again. Only hints: each is checked against the name it stands
+   * for (ValueIndex.hintedId()), so a name written behind the graph model's back, a node inserted
+   * or removed, or a list in another order costs a lookup, never a wrong id.
+   */
+  private hintIds: Int32Array | undefined;
+  private hintNodes: onnx.INodeProto[] | undefined;
 
   constructor(
     readonly graph: onnx.IGraphProto,
@@ -186,7 +225,11 @@ export class GraphScope {
     for (const sparse of graph.sparse_initializer ?? []) {
       if (sparse.values) this.initializers.set(sparse.values.name ?? '', sparse.values);
     }
-    for (const node of this.nodes) this.index(node, names);
+    const hints = new Int32Array(slotCount(this.nodes));
+    let at = 0;
+    for (const node of this.nodes) at = this.index(node, names, hints, at);
+    this.hintIds = hints;
+    this.hintNodes = this.nodes;
   }
 
   /**
@@ -196,7 +239,7 @@ export class GraphScope {
    * reserves the node's names (its own, inputs and outputs, unnamed ones included) with the id
    * lookup already made, where a second pass over the model hashed every name again.
    */
-  private index(node: onnx.INodeProto, reserving?: ModelNames): void {
+  private index(node: onnx.INodeProto, reserving?: ModelNames, hints?: Int32Array, at = 0): number {
     const values = this.values;
     if (reserving && node.name) reserving.reserveNodeName(node.name);
     const outputs = node.output;
@@ -207,7 +250,11 @@ export class GraphScope {
           const id = values.intern(name);
           if (this.setProducer(id, node, index)) this.twoProducers = true;
           if (reserving) reserving.reserveId(id);
-        } else if (reserving) reserving.reserve(name);
+          if (hints) hints[at++] = id;
+        } else {
+          if (reserving) reserving.reserve(name);
+          if (hints) hints[at++] = -1;
+        }
       }
     }
     const inputs = node.input;
@@ -218,11 +265,36 @@ export class GraphScope {
           const id = values.intern(name);
           this.addUseOf(id, node, index);
           if (reserving) reserving.reserveId(id);
-        } else if (reserving) reserving.reserve(name);
+          if (hints) hints[at++] = id;
+        } else {
+          if (reserving) reserving.reserve(name);
+          if (hints) hints[at++] = -1;
+        }
       }
     }
     const attributes = node.attribute;
     if (attributes?.length) this.indexSubgraphs(node, attributes);
+    return at;
+  }
+
+  /**
+   * @internal The hint table for a walk over `nodes` (see hintIds), when they look like the list it was
+   * made for; the caller steps through it with slotCountOf() per node.
+   */
+  valueIdHints(nodes: readonly onnx.INodeProto[]): Int32Array | undefined {
+    const hintNodes = this.hintNodes;
+    if (!hintNodes || nodes.length !== hintNodes.length || (nodes.length > 0 && nodes[0] !== hintNodes[0])) return undefined;
+    return this.hintIds;
+  }
+
+  /** @internal valueIdOf(name), answered by a hint from valueIdHints() when it is right. */
+  hintedValueId(hint: number | undefined, name: string): number {
+    return this.values.hintedId(hint, name);
+  }
+
+  /** @internal internValueId(name), answered by a hint from valueIdHints() when it is right. */
+  hintedInternValueId(hint: number | undefined, name: string): number {
+    return this.values.hintedIntern(hint, name);
   }
 
   /** Records `node` as the producer of value `id`; true when the value had a producer already. */
@@ -735,14 +807,24 @@ export class GraphScope {
     const hasSubgraphs = this.childrenByNode.size > 0;
     const unproduced: string[] = [];
     let readsOwnOutput = false;
+    const hints = this.valueIdHints(nodes);
+    // Without hints for this list (edits inserted or removed nodes), the ids this walk looks up
+    // become the hints of the walks that follow on the same list (the type inference's).
+    const recording = hints ? undefined : new Int32Array(slotCount(nodes));
+    let at = 0;
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i] as onnx.INodeProto;
       const inputs = node.input;
+      const outputs = node.output;
+      const outputCount = outputs ? outputs.length : 0;
+      const inputsAt = at + outputCount;
+      at = inputsAt + (inputs ? inputs.length : 0);
       if (inputs) {
         for (let k = 0; k < inputs.length; k++) {
           const name = inputs[k];
           if (!name) continue;
-          const id = values.idOf(name);
+          const id = values.hintedId(hints?.[inputsAt + k], name);
+          if (recording) recording[inputsAt + k] = id;
           const producer = id < 0 ? undefined : producers[id];
           if (producer === undefined) unproduced.push(name);
           else if (producer === node) readsOwnOutput = true;
@@ -759,11 +841,11 @@ export class GraphScope {
           }
         }
       }
-      const outputs = node.output;
       if (outputs) {
-        for (let k = 0; k < outputs.length; k++) {
+        for (let k = 0; k < outputCount; k++) {
           const name = outputs[k];
-          const id = name ? values.idOf(name) : -1;
+          const id = name ? values.hintedId(hints?.[inputsAt - outputCount + k], name) : -1;
+          if (recording) recording[inputsAt - outputCount + k] = id;
           if (id < 0 || producers[id] !== node) continue;
           // Seen already: the same node twice in the list (or one output written twice), which the
           // full sort orders by the last position.
@@ -771,6 +853,10 @@ export class GraphScope {
           placed[id] = 1;
         }
       }
+    }
+    if (recording) {
+      this.hintIds = recording;
+      this.hintNodes = nodes;
     }
     return { order: nodes, blocked: [], inFileOrder: true, readsOwnOutput, unproduced };
   }
@@ -787,6 +873,9 @@ export class GraphScope {
     if (order.length === current.length && order.every((node, i) => node === current[i])) return [];
     this.commit();
     this.nodes = [...order];
+    // Hints by position would all miss: the next in-order walk records new ones.
+    this.hintIds = undefined;
+    this.hintNodes = undefined;
     this.graph.node = this.nodes;
     this.orderCache = undefined;
     return [];
