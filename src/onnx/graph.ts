@@ -104,6 +104,17 @@ export class ModelNames extends ValueIndex {
     return this.reserveId(this.intern(name));
   }
 
+  /**
+   * Marks a value name taken, whether or not a node has it as its name, and returns its id:
+   * reserve() without its node-name lookup, for the names the model already has (where reserve()
+   * telling whether the name was free is of no use).
+   */
+  reserveValueName(name: string): number {
+    const id = this.intern(name);
+    this.reserveId(id);
+    return id;
+  }
+
   /** Marks a node's name taken. */
   reserveNodeName(name: string): void {
     this.nodeNames.add(name);
@@ -202,6 +213,8 @@ export class GraphScope {
    */
   private hintIds: Int32Array | undefined;
   private hintNodes: onnx.INodeProto[] | undefined;
+  /** Hints as hintIds, for the values of `initializers` in its order (see initializerIdHints()). */
+  private initializerHints: Int32Array | undefined;
 
   constructor(
     readonly graph: onnx.IGraphProto,
@@ -285,6 +298,20 @@ export class GraphScope {
     const hintNodes = this.hintNodes;
     if (!hintNodes || nodes.length !== hintNodes.length || (nodes.length > 0 && nodes[0] !== hintNodes[0])) return undefined;
     return this.hintIds;
+  }
+
+  /**
+   * @internal Value ids of `initializers`' names in its order, as hints (checked before use, as
+   * valueIdHints()'s), when a table of its size was noted.
+   */
+  initializerIdHints(): Int32Array | undefined {
+    const hints = this.initializerHints;
+    return hints && hints.length === this.initializers.size ? hints : undefined;
+  }
+
+  /** @internal Notes the ids the next walk over `initializers` may take as hints. */
+  noteInitializerIds(ids: Int32Array): void {
+    this.initializerHints = ids;
   }
 
   /** @internal valueIdOf(name), answered by a hint from valueIdHints() when it is right. */
@@ -924,7 +951,7 @@ export class ModelGraph {
     const collect = (scope: GraphScope): void => {
       this.scopes.push(scope);
       if (scope !== this.main) this.noteNodeNames(scope.graph);
-      this.noteListNames(scope.graph);
+      this.noteListNames(scope);
       scope.children.forEach(collect);
     };
     collect(this.main);
@@ -941,10 +968,19 @@ export class ModelGraph {
     }
   }
 
-  private noteListNames(graph: onnx.IGraphProto): void {
+  private noteListNames(scope: GraphScope): void {
     const names = this.names;
-    for (const list of [graph.input, graph.output, graph.value_info]) for (const info of list ?? []) names.reserve(info.name ?? '');
-    for (const tensor of graph.initializer ?? []) names.reserve(tensor.name ?? '');
+    const graph = scope.graph;
+    for (const list of [graph.input, graph.output, graph.value_info]) for (const info of list ?? []) names.reserveValueName(info.name ?? '');
+    const tensors = graph.initializer ?? [];
+    // The main graph's names are its value ids: the type inference's hints for its initializers
+    // (a list without duplicates or sparse tensors is in the order of scope.initializers).
+    const ids = scope === this.main ? new Int32Array(tensors.length) : undefined;
+    for (let i = 0; i < tensors.length; i++) {
+      const id = names.reserveValueName((tensors[i] as onnx.ITensorProto).name ?? '');
+      if (ids) ids[i] = id;
+    }
+    if (ids) scope.noteInitializerIds(ids);
   }
 
   /**

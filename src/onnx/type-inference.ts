@@ -273,9 +273,20 @@ function inferScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, bodyI
     if (declared !== undefined) types.set(scope, info.name ?? '', internedType(declared, 'declared'));
     else if (fromOwner !== undefined) types.set(scope, info.name ?? '', internedType(fromOwner, 'subgraph'));
   }
+  // The ids of the initializers' names, as hints (see GraphScope.valueIdHints()): noted when the
+  // graph model was built, or by the first inference here for the next.
+  const initializerIds = scope.initializerIdHints();
+  const recording = initializerIds ? undefined : new Int32Array(scope.initializers.size);
+  let position = 0;
   for (const [name, tensor] of scope.initializers) {
-    if (!scope.inputs.has(name) && tensor.data_type) types.set(scope, name, internedType(tensor.data_type, 'initializer'));
+    if (!scope.inputs.has(name) && tensor.data_type) {
+      const id = scope.hintedInternValueId(initializerIds?.[position], name);
+      types.setById(scope, id, internedType(tensor.data_type, 'initializer'));
+      if (recording) recording[position] = id;
+    }
+    position++;
   }
+  if (recording) scope.noteInitializerIds(recording);
   const { order, blocked } = scope.topologicalOrder();
   let allWithinSchema = true;
   const hints = scope.valueIdHints(order);

@@ -12,7 +12,7 @@ import { DataType } from '../../src/onnx/data-types.js';
 import { GraphScope, ModelGraph, ValueIndex, slotCountOf } from '../../src/onnx/graph.js';
 import { opsetsOf } from '../../src/onnx/opsets.js';
 import { ElemTypes, inferElemTypes } from '../../src/onnx/type-inference.js';
-import { model, node, valueInfo } from '../support/models.js';
+import { floatTensor, model, node, valueInfo } from '../support/models.js';
 
 /** A small deterministic generator (mulberry32). */
 function random(seed: number): () => number {
@@ -39,10 +39,11 @@ function mixedModel(): onnx.ModelProto {
   const graphAttribute = (name: string, g: onnx.GraphProto) => onnx.AttributeProto.create({ name, type: onnx.AttributeProto.AttributeType.GRAPH, g });
   return model({
     input: [valueInfo('x'), valueInfo('k', DataType.INT64), valueInfo('cond', DataType.BOOL)],
+    initializer: [floatTensor('w0', [1], [1]), floatTensor('w1', [1], [2])],
     node: [
       node('Relu', ['x'], ['f0']),
       node('Neg', ['k'], ['i0']),
-      node('Add', ['f0', 'x'], ['f1']),
+      node('Add', ['f0', 'w0'], ['f1']),
       node('Mul', ['i0', 'k'], ['i1']),
       node('Identity', ['f1'], ['f2']),
       node('Identity', ['i1'], ['i2']),
@@ -92,9 +93,9 @@ function orderOf(scope: GraphScope): { order: string[]; blocked: string[]; unpro
 function withAndWithoutHints(graph: ModelGraph): { hinted: unknown; plain: unknown } {
   const opsets = opsetsOf(graph.model);
   const hinted = { orders: graph.scopes.map(orderOf), types: typeTable(graph, inferElemTypes(graph, opsets)) };
-  const spy = vi.spyOn(GraphScope.prototype, 'valueIdHints').mockReturnValue(undefined);
+  const spies = [vi.spyOn(GraphScope.prototype, 'valueIdHints').mockReturnValue(undefined), vi.spyOn(GraphScope.prototype, 'initializerIdHints').mockReturnValue(undefined)];
   const plain = { orders: graph.scopes.map(orderOf), types: typeTable(graph, inferElemTypes(graph, opsets)) };
-  spy.mockRestore();
+  for (const spy of spies) spy.mockRestore();
   return { hinted, plain };
 }
 
@@ -145,7 +146,7 @@ describe('value id hints', () => {
     graph.main.topologicalOrder();
     inferElemTypes(graph, opsets);
     expect(idOf).not.toHaveBeenCalled();
-    // The graph inputs, typed by name.
+    // The graph inputs, typed by name (the initializers by their ids noted as the model was indexed).
     expect(intern).toHaveBeenCalledTimes(3);
     const main = graph.main;
     main.insertNodeAfter(main.currentNodes()[0] as onnx.INodeProto, node('Identity', ['f0'], ['f0_copy'], 'copy'));
@@ -173,7 +174,7 @@ describe('value id hints', () => {
         const someName = (): string => (next() < 0.15 ? `new_${made++}` : next() < 0.1 ? 'nowhere' : pick(known));
         const inputs = target.input ?? (target.input = []);
         const slot = Math.floor(next() * Math.max(1, inputs.length));
-        const edit = Math.floor(next() * 9);
+        const edit = Math.floor(next() * 11);
         if (edit === 0) scope.setInput(target, slot, someName());
         else if (edit === 1) inputs[slot] = someName();
         else if (edit === 2 && target.output?.length) target.output[0] = next() < 0.5 ? `out_${made++}` : pick(known);
@@ -184,6 +185,9 @@ describe('value id hints', () => {
         else if (edit === 7) graph.commit();
         // The same name in a string object of its own: equal, but no pointer compare can tell.
         else if (edit === 8 && inputs[slot]) inputs[slot] = [...(inputs[slot] as string)].join('');
+        // Initializers added or taken away behind the graph model's back, typed differently.
+        else if (edit === 9) scope.initializers.set(next() < 0.5 ? someName() : `w_${made++}`, onnx.TensorProto.create({ name: 'w', data_type: pick([DataType.INT64, DataType.FLOAT16]) }));
+        else if (edit === 10) scope.initializers.delete(pick([...scope.initializers.keys(), 'w0']));
         for (const s of graph.scopes) {
           checkHintAnswers(s, s.currentNodes(), `seed ${seed} step ${step} ${s.path} list`);
           checkHintAnswers(s, s.topologicalOrder().order, `seed ${seed} step ${step} ${s.path} order`);

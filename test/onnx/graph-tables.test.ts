@@ -127,8 +127,12 @@ describe('graph model tables', () => {
       node: [node('Relu', ['x'], ['outer'], 'relu_node'), node('Abs', ['outer', ''], ['a', ''], 'shared_name'), ifNode],
       input: [valueInfo('x'), valueInfo('cond', DataType.BOOL)],
       output: [valueInfo('y')],
-      value_info: [valueInfo('annotated_only')],
-      initializer: [{ name: 'weight', data_type: DataType.FLOAT, dims: [1], float_data: [1] }],
+      // Names of the lists that are also node names (a node's name and a value's may be one).
+      value_info: [valueInfo('annotated_only'), valueInfo('relu_node')],
+      initializer: [
+        { name: 'weight', data_type: DataType.FLOAT, dims: [1], float_data: [1] },
+        { name: 'e_node', data_type: DataType.FLOAT, dims: [1], float_data: [1] },
+      ],
     });
     const reference = new Set<string>();
     const note = (g: onnx.IGraphProto): void => {
