@@ -517,6 +517,19 @@ export class GraphScope {
     return { node, index: this.producerSlots ? (this.producerSlots[id] as number) : 0 };
   }
 
+  /** @internal producerNodeOf() for a caller that has the name's id (valueIdOf(), hintedValueId()); -1: none. */
+  producerNodeOfId(id: number): onnx.INodeProto | undefined {
+    return id < 0 ? undefined : this.producerNodes[id];
+  }
+
+  /**
+   * isVisible() for a name that no node here writes (one of lastUnproducedReads()): the inputs,
+   * the initializers and the enclosing scopes are all there is to look at.
+   */
+  isVisibleUnproduced(name: string): boolean {
+    return this.inputs.has(name) || this.initializers.has(name) || (this.parent !== undefined && this.parent.isVisible(name));
+  }
+
   /** The node writing a value here, without producerOf()'s answer object: for callers that need only the node. */
   producerNodeOf(name: string): onnx.INodeProto | undefined {
     const id = this.values.idOf(name);
@@ -814,7 +827,14 @@ export class GraphScope {
     // A node writing a graph input or an initializer: looked for now, over the tables as they are
     // (a lookup per input and initializer, where checking every edit cost three per new output).
     for (const name of this.inputs.keys()) if (this.producerNodeOf(name) !== undefined) return undefined;
-    for (const name of this.initializers.keys()) if (this.producerNodeOf(name) !== undefined) return undefined;
+    const values = this.values;
+    const producers = this.producerNodes;
+    const initializerIds = this.initializerIdHints();
+    let position = 0;
+    for (const name of this.initializers.keys()) {
+      const id = values.hintedId(initializerIds?.[position++], name);
+      if (id >= 0 && producers[id] !== undefined) return undefined;
+    }
     return cache.unproduced;
   }
 
@@ -836,21 +856,40 @@ export class GraphScope {
     let readsOwnOutput = false;
     const hints = this.valueIdHints(nodes);
     // Without hints for this list (edits inserted or removed nodes), the ids this walk looks up
-    // become the hints of the walks that follow on the same list (the type inference's).
+    // become the hints of the walks that follow on the same list (the type inference's). It takes
+    // its own from the old table where it meets the nodes of the old list in their old order (as
+    // commit() keeps them; one removed node skipped): only inserted nodes and rewired reads miss.
     const recording = hints ? undefined : new Int32Array(slotCount(nodes));
+    const oldNodes = recording ? this.hintNodes : undefined;
+    const oldIds = this.hintIds;
+    let oldPosition = 0;
+    let oldAt = 0;
     let at = 0;
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i] as onnx.INodeProto;
       const inputs = node.input;
       const outputs = node.output;
       const outputCount = outputs ? outputs.length : 0;
+      // Where this node's hints start in `table`, outputs first.
+      let table = hints;
+      let base = at;
+      if (oldNodes) {
+        table = undefined;
+        if (oldNodes[oldPosition] !== node && oldNodes[oldPosition + 1] === node) oldAt += slotCountOf(oldNodes[oldPosition++] as onnx.INodeProto);
+        if (oldNodes[oldPosition] === node) {
+          table = oldIds;
+          base = oldAt;
+          oldAt += slotCountOf(node);
+          oldPosition++;
+        }
+      }
       const inputsAt = at + outputCount;
       at = inputsAt + (inputs ? inputs.length : 0);
       if (inputs) {
         for (let k = 0; k < inputs.length; k++) {
           const name = inputs[k];
           if (!name) continue;
-          const id = values.hintedId(hints?.[inputsAt + k], name);
+          const id = values.hintedId(table?.[base + outputCount + k], name);
           if (recording) recording[inputsAt + k] = id;
           const producer = id < 0 ? undefined : producers[id];
           if (producer === undefined) unproduced.push(name);
@@ -871,7 +910,7 @@ export class GraphScope {
       if (outputs) {
         for (let k = 0; k < outputCount; k++) {
           const name = outputs[k];
-          const id = name ? values.hintedId(hints?.[inputsAt - outputCount + k], name) : -1;
+          const id = name ? values.hintedId(table?.[base + k], name) : -1;
           if (recording) recording[inputsAt - outputCount + k] = id;
           if (id < 0 || producers[id] !== node) continue;
           // Seen already: the same node twice in the list (or one output written twice), which the

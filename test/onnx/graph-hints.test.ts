@@ -152,12 +152,23 @@ describe('value id hints', () => {
     main.insertNodeAfter(main.currentNodes()[0] as onnx.INodeProto, node('Identity', ['f0'], ['f0_copy'], 'copy'));
     main.setInput(main.currentNodes()[3] as onnx.INodeProto, 0, 'f0_copy');
     graph.commit();
+    idOf.mockClear();
     main.topologicalOrder();
+    // The walk after the commit takes the old list's hints where it meets its nodes: only the new
+    // node's two names and the rewired read are looked up.
+    expect(idOf).toHaveBeenCalledTimes(3);
     idOf.mockClear();
     intern.mockClear();
     inferElemTypes(graph, opsets);
     expect(idOf).not.toHaveBeenCalled();
     expect(intern).toHaveBeenCalledTimes(3);
+    // A node taken out: the walk steps over it in the old list.
+    main.removeNode(main.currentNodes().find((n) => n.op_type === 'Split') as onnx.INodeProto);
+    main.removeNode(main.currentNodes()[1] as onnx.INodeProto);
+    graph.commit();
+    idOf.mockClear();
+    main.topologicalOrder();
+    expect(idOf).not.toHaveBeenCalled();
   });
 
   it('answer as the map does through seeded random edits, through the graph model and behind its back, in every scope', () => {

@@ -587,7 +587,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       const id = scope.hintedValueId(hint, name);
       const writer = id >= 0 && id < writerOf.length ? (writerOf[id] as number) : 0;
       // A node outside the order would be a producer that takes no part; none is, but asking is cheap.
-      if (writer === 0) return scope.producerNodeOf(name) ? SLOT_FP32 : SLOT_OUTSIDE;
+      if (writer === 0) return scope.producerNodeOfId(id) ? SLOT_FP32 : SLOT_OUTSIDE;
       producer = writer - 1;
     } else {
       const producerNode = scope.producerNodeOf(name);
