@@ -52,9 +52,11 @@ export class ValueIndex {
   /**
    * The name of each id: what lets an id remembered from an earlier lookup (a hint, see
    * hintedId()) be checked with one compare, a pointer compare for the decoder's shared strings,
-   * where the map hashed the name and probed a table bigger than the caches.
+   * where the map hashed the name and probed a table bigger than the caches. Made from the map's
+   * keys (in id order: nothing is ever taken out) when first asked, in one exactly sized array,
+   * where pushing every name as it was interned cost building a big graph's model a tenth more.
    */
-  readonly names: string[] = [];
+  private nameList: string[] | undefined;
 
   idOf(name: string): number {
     const id = this.ids.get(name);
@@ -66,19 +68,24 @@ export class ValueIndex {
     if (id === undefined) {
       id = this.ids.size;
       this.ids.set(name, id);
-      this.names.push(name);
+      if (this.nameList) this.nameList.push(name);
     }
     return id;
   }
 
   /** idOf(name), answered by `hint` when that is the name's id (any number may be given: it is checked). */
   hintedId(hint: number | undefined, name: string): number {
-    return hint !== undefined && hint >= 0 && this.names[hint] === name ? hint : this.idOf(name);
+    return hint !== undefined && hint >= 0 && (this.nameList ?? this.listNames())[hint] === name ? hint : this.idOf(name);
   }
 
   /** intern(name), answered by `hint` when that is the name's id (see hintedId()). */
   hintedIntern(hint: number | undefined, name: string): number {
-    return hint !== undefined && hint >= 0 && this.names[hint] === name ? hint : this.intern(name);
+    return hint !== undefined && hint >= 0 && (this.nameList ?? this.listNames())[hint] === name ? hint : this.intern(name);
+  }
+
+  private listNames(): string[] {
+    this.nameList = Array.from(this.ids.keys());
+    return this.nameList;
   }
 
   get size(): number {
