@@ -83,6 +83,11 @@ export class ValueIndex {
     return hint !== undefined && hint >= 0 && (this.nameList ?? this.listNames())[hint] === name ? hint : this.intern(name);
   }
 
+  /** Lets go of the names' list (made again when next asked). */
+  forgetNameList(): void {
+    this.nameList = undefined;
+  }
+
   private listNames(): string[] {
     this.nameList = Array.from(this.ids.keys());
     return this.nameList;
@@ -314,6 +319,14 @@ export class GraphScope {
   initializerIdHints(): Int32Array | undefined {
     const hints = this.initializerHints;
     return hints && hints.length === this.initializers.size ? hints : undefined;
+  }
+
+  /** Lets go of this scope's hint tables and its names' list (see ModelGraph.releaseValueIdHints()). */
+  releaseValueIdHints(): void {
+    this.hintIds = undefined;
+    this.hintNodes = undefined;
+    this.initializerHints = undefined;
+    this.values.forgetNameList();
   }
 
   /** @internal Notes the ids the next walk over `initializers` may take as hints. */
@@ -1057,6 +1070,16 @@ export class ModelGraph {
   refreshOuterReferences(): void {
     this.main.dropSubgraphUses();
     this.main.resolveOuterReferences();
+  }
+
+  /**
+   * Lets go of every scope's value id hints (GraphScope.valueIdHints()) and the names' lists that
+   * check them: a graph model kept after its pass's last walk (returned with the rewritten model)
+   * then holds no more than its tables. Nothing changes but speed: the next in-order walk of a
+   * scope records its hints again.
+   */
+  releaseValueIdHints(): void {
+    for (const scope of this.scopes) scope.releaseValueIdHints();
   }
 
   nodeCount(): number {

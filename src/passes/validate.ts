@@ -34,6 +34,9 @@ export function validateModel(model: onnx.IModelProto, graph: ModelGraph = new M
     if (!orderProved) checkProducersAndOrder(scope, problems);
     checkTypes(scope, types, opsets, problems, proved.get(scope) === true);
   }
+  // The validation is a pass's last walk over its graph model (which the pass returns with the
+  // model): the hints that sped up the walks are of no more use.
+  graph.releaseValueIdHints();
   return problems;
 }
 

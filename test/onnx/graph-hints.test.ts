@@ -12,6 +12,7 @@ import { DataType } from '../../src/onnx/data-types.js';
 import { GraphScope, ModelGraph, ValueIndex, slotCountOf } from '../../src/onnx/graph.js';
 import { opsetsOf } from '../../src/onnx/opsets.js';
 import { ElemTypes, inferElemTypes } from '../../src/onnx/type-inference.js';
+import { validateModel } from '../../src/passes/validate.js';
 import { floatTensor, model, node, valueInfo } from '../support/models.js';
 
 /** A small deterministic generator (mulberry32). */
@@ -169,6 +170,24 @@ describe('value id hints', () => {
     idOf.mockClear();
     main.topologicalOrder();
     expect(idOf).not.toHaveBeenCalled();
+  });
+
+  it('are let go by the validation, a pass\'s last walk, and recorded again by the next in-order walk', () => {
+    const m = mixedModel();
+    const graph = new ModelGraph(m);
+    const opsets = opsetsOf(m);
+    const types = inferElemTypes(graph, opsets);
+    expect(validateModel(m, graph, types)).toEqual([]);
+    for (const scope of graph.scopes) {
+      expect(scope.valueIdHints(scope.currentNodes()), scope.path).toBeUndefined();
+      expect(scope.initializerIdHints(), scope.path).toBeUndefined();
+    }
+    const { hinted, plain } = withAndWithoutHints(graph);
+    expect(hinted).toEqual(plain);
+    for (const scope of graph.scopes) {
+      expect(scope.valueIdHints(scope.topologicalOrder().order), scope.path).toBeDefined();
+      checkHintAnswers(scope, scope.topologicalOrder().order, scope.path);
+    }
   });
 
   it('answer as the map does through seeded random edits, through the graph model and behind its back, in every scope', () => {
