@@ -98,17 +98,99 @@ export class ValueIndex {
   }
 }
 
+/** A 32-bit hash of a string's characters (FNV-1a, then mixed so that the low bits vary too). */
+function stringHash(text: string): number {
+  let hash = 0x811c9dc5 ^ text.length;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  return hash ^ (hash >>> 13);
+}
+
+/**
+ * A set of strings that is only added to: the strings in a list, each with its hash, and an
+ * open-addressing table (linear probing, at most half full) of positions in the list. A
+ * Set<string> of a big model's node names took three times as long to fill (its table growing
+ * by rehashing, a cache miss per insertion), and as long again to be asked about every name the
+ * rewrite mints; this one is sized once from the node count.
+ */
+export class StringSet {
+  private readonly list: string[] = [];
+  private hashes: Int32Array<ArrayBuffer>;
+  /** Position + 1 in `list` (0: empty). */
+  private slots: Int32Array<ArrayBuffer>;
+  private mask: number;
+
+  constructor(expected = 0) {
+    let capacity = 32;
+    while (capacity < expected * 2) capacity *= 2;
+    this.slots = new Int32Array(capacity);
+    this.mask = capacity - 1;
+    this.hashes = new Int32Array(Math.max(16, expected));
+  }
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  has(text: string): boolean {
+    return this.find(text, stringHash(text)) >= 0;
+  }
+
+  add(text: string): void {
+    const hash = stringHash(text);
+    const found = this.find(text, hash);
+    if (found >= 0) return;
+    const position = this.list.length;
+    this.list.push(text);
+    if (position >= this.hashes.length) this.hashes = grownInts(this.hashes, position);
+    this.hashes[position] = hash;
+    this.slots[~found] = position + 1;
+    if ((position + 1) * 2 > this.mask + 1) this.rehash();
+  }
+
+  /** The slot holding `text`, or ~(the empty slot where it would go). */
+  private find(text: string, hash: number): number {
+    const slots = this.slots;
+    const mask = this.mask;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = slots[slot] as number;
+      if (entry === 0) return ~slot;
+      if (this.hashes[entry - 1] === hash && this.list[entry - 1] === text) return slot;
+    }
+  }
+
+  private rehash(): void {
+    const capacity = (this.mask + 1) * 2;
+    const slots = new Int32Array(capacity);
+    const mask = capacity - 1;
+    for (let position = 0; position < this.list.length; position++) {
+      let slot = (this.hashes[position] as number) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = position + 1;
+    }
+    this.slots = slots;
+    this.mask = mask;
+  }
+}
+
 /**
  * The model's names: the main graph's value index, which also holds the model's other value names
  * (subgraph values, minted names), with a flag per name telling whether uniqueName() must avoid it
  * (seen when the graph model was built, or handed out since), and the node names. One table serves
  * both for values: a separate Set of every name cost a hash-table entry per name on top of the
- * index's. Node names have their own Set: in the index they would have doubled its table (and the
+ * index's. Node names have their own set: in the index they would have doubled its table (and the
  * lookups every value's name makes in it) and taken a slot in each per-value array.
  */
 export class ModelNames extends ValueIndex {
   private reservedFlags = new Uint8Array(1024);
-  private readonly nodeNames = new Set<string>();
+  private readonly nodeNames: StringSet;
+
+  /** `nodeCount`: the main graph's, to size the node names' table once. */
+  constructor(nodeCount = 0) {
+    super();
+    this.nodeNames = new StringSet(nodeCount);
+  }
 
   /** Marks a name taken; false when it was already. */
   reserve(name: string): boolean {
@@ -999,10 +1081,11 @@ export class ModelGraph {
   /** Every scope, the main graph first, parents before children. */
   readonly scopes: GraphScope[] = [];
   /** The main graph's value index, and which names uniqueName() must avoid (see ModelNames). */
-  private readonly names = new ModelNames();
+  private readonly names: ModelNames;
 
   constructor(readonly model: onnx.IModelProto) {
     if (!model.graph) throw new Error('model has no graph');
+    this.names = new ModelNames(model.graph.node?.length ?? 0);
     // The main graph reserves its nodes' names as it indexes them; the lists below and every
     // subgraph are noted after.
     this.main = new GraphScope(model.graph, undefined, undefined, 'graph', this.names);

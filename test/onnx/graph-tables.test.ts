@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { onnx } from '../../src/onnx/generated/onnx.js';
-import { ModelGraph, type ValueUse } from '../../src/onnx/graph.js';
+import { ModelGraph, StringSet, type ValueUse } from '../../src/onnx/graph.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { ElemTypes, inferElemTypes } from '../../src/onnx/type-inference.js';
 import { opsetsOf } from '../../src/onnx/opsets.js';
@@ -117,6 +117,38 @@ describe('graph model tables', () => {
     const reader = before[0];
     if (reader) scope.setInput(reader.node, reader.index, 'elsewhere');
     expect(before[0]).toEqual(reader);
+  });
+
+  it('StringSet answers as a Set through seeded random additions, growing past the size it was made for', () => {
+    for (const expected of [0, 5, 300]) {
+      const next = random(expected + 3);
+      const set = new StringSet(expected);
+      const reference = new Set<string>();
+      // Short names from a small alphabet (many repeats, many equal hashes' neighbours), the empty
+      // name, non-ASCII ones, and equal names in string objects of their own.
+      const someName = (): string => {
+        const length = Math.floor(next() * 4);
+        let name = '';
+        for (let i = 0; i < length; i++) name += 'ab/_é\u{1F600}'.charAt(Math.floor(next() * 6));
+        return next() < 0.5 ? name : [...name].join('');
+      };
+      for (let step = 0; step < 2000; step++) {
+        const name = someName();
+        expect(set.has(name), name).toBe(reference.has(name));
+        if (next() < 0.5) {
+          set.add(name);
+          reference.add(name);
+        }
+        expect(set.size).toBe(reference.size);
+      }
+      for (let i = 0; i < 1000; i++) {
+        const name = `n${i % 700}`;
+        set.add(name);
+        reference.add(name);
+      }
+      expect(set.size).toBe(reference.size);
+      for (const name of [...reference, 'n700', 'x', '']) expect(set.has(name), name).toBe(reference.has(name));
+    }
   });
 
   it('answers uniqueName like a Set of every name seen when built or handed out since, after renames and removals', () => {
