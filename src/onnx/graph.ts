@@ -36,6 +36,8 @@ interface OrderResult {
   readsOwnOutput: boolean;
   /** Names read by nodes (not inside subgraphs) that no node of the list produces. */
   unproduced: string[];
+  /** The ids of `unproduced` (-1: a name the index does not know), when the in-order walk found them. */
+  unproducedIds?: number[];
 }
 
 /** Edge id 0 marks the end of a list of uses (typed arrays start zeroed: no fill needed). */
@@ -908,6 +910,37 @@ export class GraphScope {
     return this.orderCache?.unproduced;
   }
 
+  /**
+   * Whether every read lastUnproducedReads() lists is of a value visible here (a graph input or an
+   * initializer of this scope, or visible in an enclosing one); undefined without such a list. By
+   * the ids the in-order walk found for them, against the ids of the inputs and initializers
+   * (hinted, see initializerIdHints()), where each read was two lookups (most are a weight's).
+   */
+  unproducedReadsVisible(): boolean | undefined {
+    const cache = this.orderCache;
+    if (!cache) return undefined;
+    const { unproduced, unproducedIds } = cache;
+    if (!unproduced.length) return true;
+    if (!unproducedIds) return unproduced.every((name) => this.isVisibleUnproduced(name));
+    const values = this.values;
+    const local = new Uint8Array(values.size);
+    for (const name of this.inputs.keys()) {
+      const id = values.idOf(name);
+      if (id >= 0) local[id] = 1;
+    }
+    const initializerIds = this.initializerIdHints();
+    let position = 0;
+    for (const name of this.initializers.keys()) {
+      const id = values.hintedId(initializerIds?.[position++], name);
+      if (id >= 0) local[id] = 1;
+    }
+    for (let i = 0; i < unproduced.length; i++) {
+      const id = unproducedIds[i] as number;
+      if ((id < 0 || local[id] === 0) && !this.isVisibleUnproduced(unproduced[i] as string)) return false;
+    }
+    return true;
+  }
+
   /** The node order topologicalOrder() last gave, while no edit has come since; nothing is computed. */
   lastOrder(): readonly onnx.INodeProto[] | undefined {
     return this.orderCache?.order;
@@ -955,6 +988,7 @@ export class GraphScope {
     const placed = new Uint8Array(values.size);
     const hasSubgraphs = this.childrenByNode.size > 0;
     const unproduced: string[] = [];
+    const unproducedIds: number[] = [];
     let readsOwnOutput = false;
     const hints = this.valueIdHints(nodes);
     // Without hints for this list (edits inserted or removed nodes), the ids this walk looks up
@@ -994,8 +1028,10 @@ export class GraphScope {
           const id = values.hintedId(table?.[base + outputCount + k], name);
           if (recording) recording[inputsAt + k] = id;
           const producer = id < 0 ? undefined : producers[id];
-          if (producer === undefined) unproduced.push(name);
-          else if (producer === node) readsOwnOutput = true;
+          if (producer === undefined) {
+            unproduced.push(name);
+            unproducedIds.push(id);
+          } else if (producer === node) readsOwnOutput = true;
           else if (placed[id] === 0) return undefined;
         }
       }
@@ -1026,7 +1062,7 @@ export class GraphScope {
       this.hintIds = recording;
       this.hintNodes = nodes;
     }
-    return { order: nodes, blocked: [], inFileOrder: true, readsOwnOutput, unproduced };
+    return { order: nodes, blocked: [], inFileOrder: true, readsOwnOutput, unproduced, unproducedIds };
   }
 
   /**
@@ -1037,6 +1073,8 @@ export class GraphScope {
   sortTopologically(): onnx.INodeProto[] {
     const { order, blocked } = this.topologicalOrder();
     if (blocked.length) return blocked;
+    // The in-order walk's answer is the node list itself, which no edit has changed since.
+    if ((this.orderCache as OrderResult).inFileOrder) return [];
     const current = this.currentNodes();
     if (order.length === current.length && order.every((node, i) => node === current[i])) return [];
     this.commit();

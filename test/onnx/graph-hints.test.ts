@@ -221,6 +221,8 @@ describe('value id hints', () => {
         for (const s of graph.scopes) {
           checkHintAnswers(s, s.currentNodes(), `seed ${seed} step ${step} ${s.path} list`);
           checkHintAnswers(s, s.topologicalOrder().order, `seed ${seed} step ${step} ${s.path} order`);
+          const visible = (name: string): boolean => s.inputs.has(name) || s.initializers.has(name) || (s.parent?.isVisible(name) ?? false);
+          expect(s.unproducedReadsVisible(), `seed ${seed} step ${step} ${s.path} unproduced`).toBe((s.lastUnproducedReads() as readonly string[]).every(visible));
           const size = [...s.valueIds()].length;
           for (const name of ['x', 'f1', 'nowhere', ...(target.input ?? [])]) {
             if (!name) continue;
