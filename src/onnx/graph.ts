@@ -235,12 +235,6 @@ export function slotCountOf(node: onnx.INodeProto): number {
   return (node.output ? node.output.length : 0) + (node.input ? node.input.length : 0);
 }
 
-function slotCount(nodes: readonly onnx.INodeProto[]): number {
-  let count = 0;
-  for (const node of nodes) count += slotCountOf(node);
-  return count;
-}
-
 function grownBytes(array: Uint8Array<ArrayBuffer>, index: number): Uint8Array<ArrayBuffer> {
   const grown = new Uint8Array(Math.max(array.length * 2, index + 1));
   grown.set(array);
@@ -334,10 +328,16 @@ export class GraphScope {
     for (const sparse of graph.sparse_initializer ?? []) {
       if (sparse.values) this.initializers.set(sparse.values.name ?? '', sparse.values);
     }
-    const hints = new Int32Array(slotCount(this.nodes));
+    // Sized by a guess and trimmed after: counting the names first was a pass over every node
+    // object before the one that indexes them (a cache miss or two per node on a big graph).
+    let hints = new Int32Array(this.nodes.length * 4 + 16);
     let at = 0;
-    for (const node of this.nodes) at = this.index(node, names, hints, at);
-    this.hintIds = hints;
+    for (const node of this.nodes) {
+      const end = at + slotCountOf(node);
+      if (end > hints.length) hints = grownInts(hints, end);
+      at = this.index(node, names, hints, at);
+    }
+    this.hintIds = at === hints.length ? hints : hints.slice(0, at);
     this.hintNodes = this.nodes;
   }
 
@@ -995,7 +995,7 @@ export class GraphScope {
     // become the hints of the walks that follow on the same list (the type inference's). It takes
     // its own from the old table where it meets the nodes of the old list in their old order (as
     // commit() keeps them; one removed node skipped): only inserted nodes and rewired reads miss.
-    const recording = hints ? undefined : new Int32Array(slotCount(nodes));
+    let recording = hints ? undefined : new Int32Array(nodes.length * 4 + 16);
     const oldNodes = recording ? this.hintNodes : undefined;
     const oldIds = this.hintIds;
     let oldPosition = 0;
@@ -1021,6 +1021,7 @@ export class GraphScope {
       }
       const inputsAt = at + outputCount;
       at = inputsAt + (inputs ? inputs.length : 0);
+      if (recording && at > recording.length) recording = grownInts(recording, at);
       if (inputs) {
         for (let k = 0; k < inputs.length; k++) {
           const name = inputs[k];
@@ -1059,7 +1060,7 @@ export class GraphScope {
       }
     }
     if (recording) {
-      this.hintIds = recording;
+      this.hintIds = at === recording.length ? recording : recording.slice(0, at);
       this.hintNodes = nodes;
     }
     return { order: nodes, blocked: [], inFileOrder: true, readsOwnOutput, unproduced, unproducedIds };

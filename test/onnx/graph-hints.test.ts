@@ -136,6 +136,26 @@ describe('value id hints', () => {
     }
   });
 
+  it('are exact for nodes with more names than the table\'s first guess allows (it grows)', () => {
+    const many = Array.from({ length: 40 }, (_, i) => `x${i}`);
+    const m = model({ input: many.map((name) => valueInfo(name)), node: [node('Concat', many, ['c'], 'concat', { attribute: [onnx.AttributeProto.create({ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 })] })], output: [valueInfo('c')] });
+    const graph = new ModelGraph(m);
+    const main = graph.main;
+    const exact = (nodes: readonly onnx.INodeProto[]): void => {
+      const hints = main.valueIdHints(nodes) as Int32Array;
+      let at = 0;
+      for (const n of nodes) {
+        [...(n.output ?? []), ...(n.input ?? [])].forEach((name, k) => expect(hints[at + k], name).toBe(main.valueIdOf(name)));
+        at += slotCountOf(n);
+      }
+      expect(hints.length).toBe(at);
+    };
+    exact(main.currentNodes());
+    main.insertNodeAfter(null, node('Concat', [...many, ...many], ['d'], 'twice'));
+    graph.commit();
+    exact(main.topologicalOrder().order);
+  });
+
   it('spare the in-order walk and the type inference every lookup of a node\'s names in an unedited list, and the inference after a commit', () => {
     const m = mixedModel();
     m.graph!.node = m.graph!.node!.filter((n) => n.op_type !== 'If' && n.op_type !== 'Sub');
