@@ -110,15 +110,16 @@ function stringHash(text: string): number {
 }
 
 /**
- * A set of strings that is only added to: the strings in a list, each with its hash, and an
- * open-addressing table (linear probing, at most half full) of positions in the list. A
- * Set<string> of a big model's node names took three times as long to fill (its table growing
- * by rehashing, a cache miss per insertion), and as long again to be asked about every name the
- * rewrite mints; this one is sized once from the node count.
+ * A set of strings that is only added to: the strings in a list and an open-addressing table
+ * (linear probing, at most half full) of positions in the list, by a hash computed here. A
+ * Set<string> of a big model's node names took three times as long to fill (its table growing by
+ * rehashing, a cache miss per insertion), and as long again to be asked about every name the
+ * rewrite mints, in more memory; this one is sized once from the node count. No hash is kept per
+ * string: a probe compares the strings (most differ in length), and growing hashes them again.
  */
 export class StringSet {
-  private readonly list: string[] = [];
-  private hashes: Int32Array<ArrayBuffer>;
+  private list: string[];
+  private count = 0;
   /** Position + 1 in `list` (0: empty). */
   private slots: Int32Array<ArrayBuffer>;
   private mask: number;
@@ -128,11 +129,12 @@ export class StringSet {
     while (capacity < expected * 2) capacity *= 2;
     this.slots = new Int32Array(capacity);
     this.mask = capacity - 1;
-    this.hashes = new Int32Array(Math.max(16, expected));
+    // Sized once (filled in order, so never holey where it is read).
+    this.list = new Array<string>(expected);
   }
 
   get size(): number {
-    return this.list.length;
+    return this.count;
   }
 
   has(text: string): boolean {
@@ -140,15 +142,12 @@ export class StringSet {
   }
 
   add(text: string): void {
-    const hash = stringHash(text);
-    const found = this.find(text, hash);
+    const found = this.find(text, stringHash(text));
     if (found >= 0) return;
-    const position = this.list.length;
-    this.list.push(text);
-    if (position >= this.hashes.length) this.hashes = grownInts(this.hashes, position);
-    this.hashes[position] = hash;
+    const position = this.count++;
+    this.list[position] = text;
     this.slots[~found] = position + 1;
-    if ((position + 1) * 2 > this.mask + 1) this.rehash();
+    if (this.count * 2 > this.mask + 1) this.rehash();
   }
 
   /** The slot holding `text`, or ~(the empty slot where it would go). */
@@ -158,7 +157,7 @@ export class StringSet {
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const entry = slots[slot] as number;
       if (entry === 0) return ~slot;
-      if (this.hashes[entry - 1] === hash && this.list[entry - 1] === text) return slot;
+      if (this.list[entry - 1] === text) return slot;
     }
   }
 
@@ -166,8 +165,8 @@ export class StringSet {
     const capacity = (this.mask + 1) * 2;
     const slots = new Int32Array(capacity);
     const mask = capacity - 1;
-    for (let position = 0; position < this.list.length; position++) {
-      let slot = (this.hashes[position] as number) & mask;
+    for (let position = 0; position < this.count; position++) {
+      let slot = stringHash(this.list[position] as string) & mask;
       while (slots[slot] !== 0) slot = (slot + 1) & mask;
       slots[slot] = position + 1;
     }
