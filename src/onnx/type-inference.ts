@@ -256,8 +256,37 @@ export function schemaOf(node: onnx.INodeProto, opsets: OpsetMap): OpSchema | un
 
 export function inferElemTypes(graph: ModelGraph, opsets: OpsetMap): ElemTypes {
   const types = new ElemTypes();
-  inferScope(graph.main, types, opsets);
+  inferScope(graph.main, types, new Schemas(opsets));
   return types;
+}
+
+/** What typing a node's outputs reads of its op: its schema and its rule of dtype-attributes.json. */
+interface OpRules {
+  schema: OpSchema | undefined;
+  /** The dtype rule; 'constant' for Constant (typed by its value), undefined for none. */
+  rule: DtypeRule | 'constant' | undefined;
+}
+
+/**
+ * An op's rules for one inference: the default domain's by op type, one lookup per node where
+ * schemaOf() made four (domain, opset, table, op) and the dtype rule two more per output, twice
+ * per pass for every node.
+ */
+class Schemas {
+  private readonly byOp = new Map<string, OpRules>();
+
+  constructor(readonly opsets: OpsetMap) {}
+
+  of(node: onnx.INodeProto): OpRules {
+    if (node.domain && node.domain !== 'ai.onnx') return { schema: schemaOf(node, this.opsets), rule: undefined };
+    const op = node.op_type ?? '';
+    let rules = this.byOp.get(op);
+    if (rules === undefined) {
+      rules = { schema: schemaOf(node, this.opsets), rule: op === 'Constant' ? 'constant' : attributeTypedOps().get(op) };
+      this.byOp.set(op, rules);
+    }
+    return rules;
+  }
 }
 
 function declaredType(info: onnx.IValueInfoProto | undefined): number | undefined {
@@ -265,7 +294,7 @@ function declaredType(info: onnx.IValueInfoProto | undefined): number | undefine
   return elemType ? elemType : undefined;
 }
 
-function inferScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, bodyInputTypes: Array<number | undefined> = []): void {
+function inferScope(scope: GraphScope, types: ElemTypes, schemas: Schemas, bodyInputTypes: Array<number | undefined> = []): void {
   let inputIndex = 0;
   for (const info of scope.inputs.values()) {
     const declared = declaredType(info);
@@ -292,13 +321,13 @@ function inferScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, bodyI
   const hints = scope.valueIdHints(order);
   let at = 0;
   for (const node of order) {
-    if (!inferNode(scope, node, types, opsets, hints, at)) allWithinSchema = false;
+    if (!inferNode(scope, node, types, schemas, hints, at)) allWithinSchema = false;
     at += slotCountOf(node);
   }
-  for (const node of blocked) inferNode(scope, node, types, opsets, undefined, 0);
+  for (const node of blocked) inferNode(scope, node, types, schemas, undefined, 0);
   // Nodes that could not be placed are typed but not counted: a list with any is never proved in
   // order, so the validator checks it in full anyway.
-  types.noteNodeTypesChecked(scope, allWithinSchema ? order : null, opsets);
+  types.noteNodeTypesChecked(scope, allWithinSchema ? order : null, schemas.opsets);
 }
 
 /** Output types of the node being typed, for its constraint check (reused: one node at a time). */
@@ -309,7 +338,7 @@ const outputTypesScratch: Array<number | undefined> = [];
  * Returns whether the node's types keep its schema's constraints: checked here, where its types
  * are at hand, so that the validation need not look them all up again.
  */
-function inferNode(scope: GraphScope, node: onnx.INodeProto, types: ElemTypes, opsets: OpsetMap, hints: Int32Array | undefined, at: number): boolean {
+function inferNode(scope: GraphScope, node: onnx.INodeProto, types: ElemTypes, schemas: Schemas, hints: Int32Array | undefined, at: number): boolean {
   const inputs = node.input ?? [];
   const outputs = node.output ?? [];
   const inputsAt = at + outputs.length;
@@ -319,14 +348,19 @@ function inferNode(scope: GraphScope, node: onnx.INodeProto, types: ElemTypes, o
     inputTypes[i] = name ? types.infoById(scope, scope.hintedValueId(hints?.[inputsAt + i], name), name)?.elemType : undefined;
   }
   const subgraphs = scope.subgraphsOf(node);
-  for (const child of subgraphs) inferScope(child, types, opsets, bodyInputs(node, child, inputTypes));
-  const schema = schemaOf(node, opsets);
+  for (const child of subgraphs) inferScope(child, types, schemas, bodyInputs(node, child, inputTypes));
+  const rules = schemas.of(node);
+  const schema = rules.schema;
   const outputTypes = outputTypesScratch;
   for (let index = 0; index < outputs.length; index++) {
     const name = outputs[index];
     outputTypes[index] = undefined;
     if (!name) continue;
-    const found = inferOutputType(node, index, inputTypes, schema) ?? typeFromSubgraphs(node, index, subgraphs, types);
+    // inferOutputType(), with the op's rules looked up once.
+    const found =
+      (rules.rule === 'constant' ? (index === 0 ? constantType(node) : undefined) : typeFromRule(node, index, inputTypes, rules.rule)) ??
+      typeFromSchema(schema, index, inputTypes) ??
+      typeFromSubgraphs(node, index, subgraphs, types);
     if (found) {
       types.setById(scope, scope.hintedInternValueId(hints?.[at + index], name), found);
       outputTypes[index] = found.elemType;
@@ -366,7 +400,11 @@ function bodyInputs(node: onnx.INodeProto, child: GraphScope, inputTypes: Array<
 function typeFromAttributes(node: onnx.INodeProto, outputIndex: number, inputTypes: Array<number | undefined>): InferredType | undefined {
   if (normalizeDomain(node.domain) !== '') return undefined;
   if (node.op_type === 'Constant') return outputIndex === 0 ? constantType(node) : undefined;
-  const rule = attributeTypedOps().get(node.op_type ?? '');
+  return typeFromRule(node, outputIndex, inputTypes, attributeTypedOps().get(node.op_type ?? ''));
+}
+
+/** typeFromAttributes() past the domain and Constant, with the op's dtype rule. */
+function typeFromRule(node: onnx.INodeProto, outputIndex: number, inputTypes: Array<number | undefined>, rule: DtypeRule | undefined): InferredType | undefined {
   if (!rule || !(rule.outputs ?? [0]).includes(outputIndex)) return undefined;
   if (rule.attribute) {
     const elemType = dtypeAttribute(node, rule.attribute);
