@@ -37,7 +37,7 @@ interface OrderResult {
   /** Names read by nodes (not inside subgraphs) that no node of the list produces. */
   unproduced: string[];
   /** The ids of `unproduced` (-1: a name the index does not know), when the in-order walk found them. */
-  unproducedIds?: number[];
+  unproducedIds?: Int32Array;
 }
 
 /** Edge id 0 marks the end of a list of uses (typed arrays start zeroed: no fill needed). */
@@ -987,7 +987,8 @@ export class GraphScope {
     const placed = new Uint8Array(values.size);
     const hasSubgraphs = this.childrenByNode.size > 0;
     const unproduced: string[] = [];
-    const unproducedIds: number[] = [];
+    // An Int32Array (trimmed at the end): the order cache keeps it, a read of a weight per node or so.
+    let unproducedIds = new Int32Array(Math.max(16, nodes.length));
     let readsOwnOutput = false;
     const hints = this.valueIdHints(nodes);
     // Without hints for this list (edits inserted or removed nodes), the ids this walk looks up
@@ -1029,8 +1030,9 @@ export class GraphScope {
           if (recording) recording[inputsAt + k] = id;
           const producer = id < 0 ? undefined : producers[id];
           if (producer === undefined) {
+            if (unproduced.length === unproducedIds.length) unproducedIds = grownInts(unproducedIds, unproduced.length);
+            unproducedIds[unproduced.length] = id;
             unproduced.push(name);
-            unproducedIds.push(id);
           } else if (producer === node) readsOwnOutput = true;
           else if (placed[id] === 0) return undefined;
         }
@@ -1062,7 +1064,7 @@ export class GraphScope {
       this.hintIds = at === recording.length ? recording : recording.slice(0, at);
       this.hintNodes = nodes;
     }
-    return { order: nodes, blocked: [], inFileOrder: true, readsOwnOutput, unproduced, unproducedIds };
+    return { order: nodes, blocked: [], inFileOrder: true, readsOwnOutput, unproduced, unproducedIds: unproducedIds.slice(0, unproduced.length) };
   }
 
   /**
