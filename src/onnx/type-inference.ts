@@ -268,22 +268,30 @@ interface OpRules {
 }
 
 /**
- * An op's rules for one inference: the default domain's by op type, one lookup per node where
- * schemaOf() made four (domain, opset, table, op) and the dtype rule two more per output, twice
- * per pass for every node.
+ * An op's rules for one inference, by op type (and domain): one lookup per node where schemaOf()
+ * made four (domain, opset, table, op) and the dtype rule two more per output, twice per pass for
+ * every node.
  */
 class Schemas {
   private readonly byOp = new Map<string, OpRules>();
+  /** Other domains' ops (the dtype rules are the default domain's only). */
+  private readonly byDomain = new Map<string, Map<string, OpRules>>();
 
   constructor(readonly opsets: OpsetMap) {}
 
   of(node: onnx.INodeProto): OpRules {
-    if (node.domain && node.domain !== 'ai.onnx') return { schema: schemaOf(node, this.opsets), rule: undefined };
     const op = node.op_type ?? '';
-    let rules = this.byOp.get(op);
+    const domain = normalizeDomain(node.domain);
+    let byOp = this.byOp;
+    if (domain !== '') {
+      let other = this.byDomain.get(domain);
+      if (!other) this.byDomain.set(domain, (other = new Map()));
+      byOp = other;
+    }
+    let rules = byOp.get(op);
     if (rules === undefined) {
-      rules = { schema: schemaOf(node, this.opsets), rule: op === 'Constant' ? 'constant' : attributeTypedOps().get(op) };
-      this.byOp.set(op, rules);
+      const rule = domain !== '' ? undefined : op === 'Constant' ? 'constant' : attributeTypedOps().get(op);
+      byOp.set(op, (rules = { schema: schemaOf(node, this.opsets), rule }));
     }
     return rules;
   }
