@@ -91,3 +91,32 @@ describe('element-type inference', () => {
     expect(types.get(graph.main, 't_out')).toBeUndefined();
   });
 });
+
+describe('element-type inference, op rules looked up once per op', () => {
+  it('types each Constant by its own value, and an op of another domain by its own (absent) schema, not by the default domain\'s op of that name', () => {
+    const int = (name: string, value: number) => onnx.AttributeProto.create({ name, type: onnx.AttributeProto.AttributeType.INT, i: value });
+    const halfValue = onnx.AttributeProto.create({ name: 'value', type: onnx.AttributeProto.AttributeType.TENSOR, t: onnx.TensorProto.create({ data_type: DataType.FLOAT16, dims: [1], raw_data: new Uint8Array(2) }) });
+    const m = model({
+      input: [valueInfo('x')],
+      node: [
+        node('Constant', [], ['c_half'], 'c_half', { attribute: [halfValue] }),
+        node('Constant', [], ['c_int'], 'c_int', { attribute: [int('value_int', 3)] }),
+        node('Cast', ['x'], ['x_int'], 'cast', { attribute: [int('to', DataType.INT32)] }),
+        node('Cast', ['x'], ['x_bool'], 'cast2', { attribute: [int('to', DataType.BOOL)] }),
+        node('Relu', ['x'], ['r'], 'relu'),
+        node('Relu', ['x'], ['r_custom'], 'relu_custom', { domain: 'com.example' }),
+        node('Cast', ['x'], ['cast_custom'], 'cast_custom', { domain: 'com.example', attribute: [int('to', DataType.INT8)] }),
+      ],
+      output: [valueInfo('r')],
+    });
+    const graph = new ModelGraph(m);
+    const types = inferElemTypes(graph, opsetsOf(m));
+    expect(types.info(graph.main, 'c_half')).toEqual({ elemType: DataType.FLOAT16, source: 'attribute' });
+    expect(types.info(graph.main, 'c_int')).toEqual({ elemType: DataType.INT64, source: 'attribute' });
+    expect(types.info(graph.main, 'x_int')).toEqual({ elemType: DataType.INT32, source: 'attribute' });
+    expect(types.info(graph.main, 'x_bool')).toEqual({ elemType: DataType.BOOL, source: 'attribute' });
+    expect(types.info(graph.main, 'r')).toEqual({ elemType: DataType.FLOAT, source: 'schema' });
+    expect(types.info(graph.main, 'r_custom')).toBeUndefined();
+    expect(types.info(graph.main, 'cast_custom')).toBeUndefined();
+  });
+});
