@@ -67,7 +67,7 @@ export function inferShapesAndValues(graph: ModelGraph, options: ShapeInferenceO
 }
 
 function inferInto(graph: ModelGraph, options: ShapeInferenceOptions): ShapeInferenceResult {
-  const shapes = new Map<string, Shape>();
+  const shapes = new ShapesById(graph.main);
   const values = new KnownValues(graph.main.initializers);
   try {
     const opset = opsetsOf(graph.model).get('') ?? DEFAULT_OPSET;
@@ -76,6 +76,101 @@ function inferInto(graph: ModelGraph, options: ShapeInferenceOptions): ShapeInfe
     // Never fail the caller: whatever was inferred before the surprise stays.
   }
   return { shapes, values };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes by value
+
+/**
+ * Value name -> shape, kept by the scope's value ids: a small code per value (which of the few
+ * distinct shapes it has) in a typed array, where a Map of every value's name grew its table
+ * insertion by insertion and hashed each name a second time (a big model's shape inference spent
+ * most of its own time inserting). Names the scope's index does not know (an initializer no node
+ * reads, a graph input) go to a Map of their own.
+ */
+export class ShapesById implements ReadonlyMap<string, Shape> {
+  /** By value id: 0 not known, else 1 + the shape's index in `distinct`. */
+  private codes = new Int32Array(1024);
+  private readonly distinct: Shape[] = [];
+  /** The code of each shape array in `distinct` (a handful of entries: shapes are interned). */
+  private readonly codeOf = new Map<Shape, number>();
+  private readonly unindexed = new Map<string, Shape>();
+  private indexedCount = 0;
+
+  constructor(private readonly scope: GraphScope) {}
+
+  get size(): number {
+    return this.indexedCount + this.unindexed.size;
+  }
+
+  get(name: string): Shape | undefined {
+    const id = this.scope.valueIdOf(name);
+    if (id < 0) return this.unindexed.get(name);
+    const code = id < this.codes.length ? (this.codes[id] as number) : 0;
+    return code === 0 ? undefined : this.distinct[code - 1];
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  set(name: string, shape: Shape): this {
+    const id = this.scope.valueIdOf(name);
+    if (id < 0) {
+      this.unindexed.set(name, shape);
+      return this;
+    }
+    let code = this.codeOf.get(shape);
+    if (code === undefined) {
+      this.distinct.push(shape);
+      code = this.distinct.length;
+      this.codeOf.set(shape, code);
+    }
+    let codes = this.codes;
+    if (id >= codes.length) {
+      codes = new Int32Array(Math.max(codes.length * 2, id + 1));
+      codes.set(this.codes);
+      this.codes = codes;
+    }
+    if (codes[id] === 0) this.indexedCount++;
+    codes[id] = code;
+    return this;
+  }
+
+  delete(name: string): boolean {
+    const id = this.scope.valueIdOf(name);
+    if (id < 0) return this.unindexed.delete(name);
+    if (id >= this.codes.length || this.codes[id] === 0) return false;
+    this.codes[id] = 0;
+    this.indexedCount--;
+    return true;
+  }
+
+  /** Indexed names in id order, then the others in insertion order. */
+  *entries(): MapIterator<[string, Shape]> {
+    const codes = this.codes;
+    for (const [name, id] of this.scope.valueIds()) {
+      const code = id < codes.length ? (codes[id] as number) : 0;
+      if (code !== 0) yield [name, this.distinct[code - 1] as Shape];
+    }
+    yield* this.unindexed.entries();
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+
+  *values(): MapIterator<Shape> {
+    for (const [, shape] of this.entries()) yield shape;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Shape]> {
+    return this.entries();
+  }
+
+  forEach(callback: (shape: Shape, name: string, map: ReadonlyMap<string, Shape>) => void, thisArg?: unknown): void {
+    for (const [name, shape] of this.entries()) callback.call(thisArg, shape, name, this);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,7 +280,7 @@ class KnownValues extends Map<string, KnownValue> {
 function run(
   scope: GraphScope,
   opset: number,
-  shapes: Map<string, Shape>,
+  shapes: ShapesById,
   values: KnownValues,
   inputs: ReadonlyMap<string, onnx.IValueInfoProto> | undefined,
 ): void {
