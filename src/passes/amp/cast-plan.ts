@@ -57,164 +57,78 @@ const suffixOf = (type: number): string => (type === DataType.FLOAT ? 'fp32' : t
 const castSuffix = (type: number): string => `/to_${suffixOf(type)}`;
 
 export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>, types: ElemTypes, options: CastOptions): CastStats {
-  const plan = new CastPlan(graph, paints, types, options);
-  for (const scope of graph.scopes) {
-    const paint = paints.get(scope);
-    if (paint) new ScopeCasts(plan, scope, paint).run();
-  }
-  return plan.stats;
-}
-
-/**
- * What the cast planning of every scope shares: the options, the counts, the lowered values and
- * the Casts made so far, by scope.
- */
-class CastPlan {
-  readonly stats: CastStats = {
+  const stats: CastStats = {
     castsToTarget: 0, weightCasts: 0, castsToFloat32: 0, weightsConverted: [], weightsKept: [], castsRetargeted: 0,
   };
-  /** Casts are made like the model's own nodes: sharing the frozen empty fields when those do. */
-  readonly sharedEmptyFields: boolean;
-  readonly noteCasts: boolean;
-  readonly target: number;
-  readonly renameSuffix: string;
-  readonly toTarget: string;
-  readonly toFloat: string;
-  readonly mainScope: GraphScope;
-  private readonly lowered = new Map<GraphScope, Set<string>>();
-  private readonly mainLowered: Set<string>;
-  /** Casts made per scope, by type, then by value: one Cast per (value, type) in each scope. */
-  private readonly castsMade = new Map<GraphScope, Map<number, Map<string, string>>>();
-
-  constructor(
-    readonly graph: ModelGraph,
-    readonly paints: Map<GraphScope, ScopePaint>,
-    readonly types: ElemTypes,
-    readonly options: CastOptions,
-  ) {
-    this.sharedEmptyFields = sharesEmptyFields(graph.main.graph.node?.[0]);
-    this.noteCasts = options.noteCasts ?? true;
-    this.target = options.target;
-    this.renameSuffix = `/${suffixOf(options.target)}`;
-    this.toTarget = castSuffix(options.target);
-    this.toFloat = castSuffix(DataType.FLOAT);
-    this.mainScope = graph.main;
-    this.mainLowered = this.loweredIn(graph.main);
-  }
-
-  loweredIn(scope: GraphScope): Set<string> {
-    let low = this.lowered.get(scope);
-    if (!low) this.lowered.set(scope, (low = new Set()));
-    return low;
-  }
-
-  isLowered(scope: GraphScope, name: string): boolean {
+  // Casts are made like the model's own nodes: sharing the frozen empty fields when those do.
+  const sharedEmptyFields = sharesEmptyFields(graph.main.graph.node?.[0]);
+  const noteCasts = options.noteCasts ?? true;
+  const lowered = new Map<GraphScope, Set<string>>();
+  const loweredIn = (scope: GraphScope): Set<string> => lowered.get(scope) ?? lowered.set(scope, new Set()).get(scope)!;
+  const isLowered = (scope: GraphScope, name: string): boolean => {
     // In the main graph every name is its own (resolve would answer the scope itself or nothing).
-    if (!scope.parent) return (scope === this.mainScope ? this.mainLowered : this.loweredIn(scope)).has(name);
+    if (!scope.parent) return (scope === mainScope ? mainLowered : loweredIn(scope)).has(name);
     // The scope that defines the name (resolve() without allocating its answer), else this one.
     let owner: GraphScope | undefined = scope;
     while (owner && !owner.definesLocally(name)) owner = owner.parent;
-    return this.loweredIn(owner ?? scope).has(name);
-  }
-
-  castsIn(home: GraphScope, type: number): Map<string, string> {
-    let byType = this.castsMade.get(home);
-    if (!byType) this.castsMade.set(home, (byType = new Map()));
-    let made = byType.get(type);
-    if (!made) byType.set(type, (made = new Map()));
-    return made;
-  }
-
+    return loweredIn(owner ?? scope).has(name);
+  };
+  const mainScope = graph.main;
+  const mainLowered = loweredIn(mainScope);
+  const target = options.target;
+  const renameSuffix = `/${suffixOf(target)}`;
+  const toTarget = castSuffix(target);
+  const toFloat = castSuffix(DataType.FLOAT);
+  const wiring = options.wiring;
   /**
    * Keeps a node's wiring before its first edit. Its outputs are copied only when they are about
    * to be renamed: a node whose inputs are rewired has had its outputs renamed already, if at all
    * (graph outputs come first in each scope), and they do not change after, so the audit reads
    * them from the node (an array less per rewired node).
    */
-  remember(node: onnx.INodeProto, renamingOutputs = false): void {
-    const wiring = this.options.wiring;
+  const remember = (node: onnx.INodeProto, renamingOutputs = false): void => {
     if (!wiring || wiring.has(node)) return;
     // slice() copies a string array without the iterator protocol a spread goes through.
     const inputs = node.input ? node.input.slice() : [];
     wiring.set(node, renamingOutputs ? { inputs, outputs: node.output ? node.output.slice() : [] } : { inputs });
-  }
-}
+  };
+  /** Casts made per scope, by type, then by value: one Cast per (value, type) in each scope. */
+  const castsMade = new Map<GraphScope, Map<number, Map<string, string>>>();
+  const castsIn = (home: GraphScope, type: number): Map<string, string> => {
+    let byType = castsMade.get(home);
+    if (!byType) castsMade.set(home, (byType = new Map()));
+    let made = byType.get(type);
+    if (!made) byType.set(type, (made = new Map()));
+    return made;
+  };
 
-/**
- * The cast planning of one scope. Each step is a method of its own, not a loop of one long
- * function: V8 then optimizes each loop with the type feedback of its own runs, where one function
- * holding every loop was compiled on the first loops' feedback and thrown back to the interpreter
- * at each later loop (three deoptimizations per run).
- */
-class ScopeCasts {
-  private readonly painted: ScopePaint['nodes'];
-  private readonly nodes: onnx.INodeProto[];
-  private readonly low: Set<string>;
-  /** Each node's painting, looked up once for the steps below (undefined for an unpainted node). */
-  private readonly paintedAt: Array<PaintedNode | undefined>;
-  private readonly target: number;
-  /** Graph outputs renamed to their low-precision value: output name -> the producer's new name. */
-  private readonly lowAlias = new Map<string, string>();
-  /**
-   * This scope's constant sources (few), so that a Cast of a node's output asks a small Set, not
-   * the Map of every painted node. The rules are final when it is filled: Casts change no rule.
-   */
-  private readonly constantSources = new Set<onnx.INodeProto>();
-  /** This scope's Casts by type, found once per scope instead of through two Maps per edge. */
-  private madeToTarget: Map<string, string> | undefined;
-  private madeToFloat: Map<string, string> | undefined;
-  /** Input types of one node, reused: one list per input count, written by index, never emptied. */
-  private readonly convertedByArity: Array<Array<number | undefined>> = [];
-
-  constructor(
-    private readonly plan: CastPlan,
-    private readonly scope: GraphScope,
-    paint: ScopePaint,
-  ) {
-    this.painted = paint.nodes;
-    this.nodes = scope.currentNodes();
-    this.low = plan.loweredIn(scope);
-    this.target = plan.target;
-    const nodes = this.nodes;
+  for (const scope of graph.scopes) {
+    const paint = paints.get(scope);
+    if (!paint) continue;
+    const painted = paint.nodes;
+    const nodes = scope.currentNodes();
+    const low = loweredIn(scope);
+    // Each node's painting, looked up once for the passes below (undefined for an unpainted node).
     const paintedAt: Array<PaintedNode | undefined> = new Array(nodes.length);
-    for (let position = 0; position < nodes.length; position++) paintedAt[position] = this.painted.get(nodes[position] as onnx.INodeProto);
-    this.paintedAt = paintedAt;
-  }
+    for (let position = 0; position < nodes.length; position++) paintedAt[position] = painted.get(nodes[position] as onnx.INodeProto);
 
-  run(): void {
-    this.lowerAllowOutputs();
-    this.retargetCasts();
-    if (this.plan.options.weights === 'fp16') {
-      this.convertInitializers();
-      this.convertConstants();
-    }
-    this.renameGraphOutputs();
-    this.noteConstantSources();
-    this.castInputs();
-    for (const name of this.low) setValueInfoType(this.scope, name, name, this.target);
-  }
+    /** The type a painted node wants on input `index`; callers with many inputs look the node up once. */
+    const wantsOf = (found: PaintedNode | undefined, index: number): number => {
+      const schema = found?.facts.schema;
+      if (found?.decision.color !== 'ALLOW' || !schema) return DataType.FLOAT;
+      return found.facts.convertedVars.has(typeVariableOfInput(schema, index)?.typeStr ?? '') ? target : DataType.FLOAT;
+    };
+    const wants = (node: onnx.INodeProto, index: number): number => wantsOf(painted.get(node), index);
+    /** Whether every reader of `name` in this scope wants the target type (none reads it from a subgraph). */
+    const allReadersWantTarget = (name: string): boolean => {
+      const uses = scope.consumersOf(name);
+      return uses.length > 0 && !scope.isGraphOutput(name) && uses.every((use) => use.index >= 0 && wants(use.node, use.index) === target);
+    };
 
-  /** The type a painted node wants on input `index`; callers with many inputs look the node up once. */
-  private wantsOf(found: PaintedNode | undefined, index: number): number {
-    const schema = found?.facts.schema;
-    if (found?.decision.color !== 'ALLOW' || !schema) return DataType.FLOAT;
-    return found.facts.convertedVars.has(typeVariableOfInput(schema, index)?.typeStr ?? '') ? this.target : DataType.FLOAT;
-  }
-
-  /** Whether every reader of `name` in this scope wants the target type (none reads it from a subgraph). */
-  private allReadersWantTarget(name: string): boolean {
-    const scope = this.scope;
-    const uses = scope.consumersOf(name);
-    return uses.length > 0 && !scope.isGraphOutput(name) && uses.every((use) => use.index >= 0 && this.wantsOf(this.painted.get(use.node), use.index) === this.target);
-  }
-
-  /**
-   * Outputs of ALLOW nodes change type as the schema or the op's dtype rule says they follow the
-   * converted inputs (the same inference validation runs afterwards).
-   */
-  private lowerAllowOutputs(): void {
-    const { nodes, paintedAt, scope, low, target } = this;
-    const types = this.plan.types;
+    /** Input types of one node, reused: one list per input count, written by index, never emptied. */
+    const convertedByArity: Array<Array<number | undefined>> = [];
+    // Outputs of ALLOW nodes change type as the schema or the op's dtype rule says they follow
+    // the converted inputs (the same inference validation runs afterwards).
     for (let position = 0; position < nodes.length; position++) {
       const found = paintedAt[position];
       if (found?.decision.color !== 'ALLOW' || !found.facts.schema) continue;
@@ -222,7 +136,7 @@ class ScopeCasts {
       const nodeFacts = found.facts;
       const inputs = node.input ?? [];
       // Dense (undefined for an omitted input), as inferOutputType expects.
-      const converted = (this.convertedByArity[inputs.length] ??= new Array<number | undefined>(inputs.length).fill(undefined));
+      const converted = (convertedByArity[inputs.length] ??= new Array<number | undefined>(inputs.length).fill(undefined));
       let generator = true;
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
@@ -230,7 +144,7 @@ class ScopeCasts {
           converted[index] = undefined;
           continue;
         }
-        const type = isFloatInput(found, node, index, scope, types) ? this.wantsOf(found, index) : types.get(scope, name);
+        const type = isFloatInput(found, node, index, scope, types) ? wantsOf(found, index) : types.get(scope, name);
         converted[index] = type;
         if (type === target) generator = false;
       }
@@ -249,14 +163,9 @@ class ScopeCasts {
         if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.add(name);
       }
     }
-  }
 
-  /**
-   * Step 7, existing Casts: a Cast to float32 that feeds only ALLOW nodes casts straight to the
-   * target type, instead of gaining a second Cast after it. A Cast from fp16/bf16 stays.
-   */
-  private retargetCasts(): void {
-    const { nodes, paintedAt, scope, low, target } = this;
+    // Step 7, existing Casts: a Cast to float32 that feeds only ALLOW nodes casts straight to the
+    // target type, instead of gaining a second Cast after it. A Cast from fp16/bf16 stays.
     for (let position = 0; position < nodes.length; position++) {
       const node = nodes[position] as onnx.INodeProto;
       if (node.op_type !== 'Cast') continue;
@@ -266,108 +175,130 @@ class ScopeCasts {
       const input = node.input?.[0];
       const output = node.output?.[0];
       if (!to || !input || !output || dtypeAttribute(node, 'to') !== DataType.FLOAT) continue;
-      const from = this.plan.types.get(scope, input);
-      if (from === DataType.FLOAT16 || from === DataType.BFLOAT16 || !this.allReadersWantTarget(output)) continue;
+      const from = types.get(scope, input);
+      if (from === DataType.FLOAT16 || from === DataType.BFLOAT16 || !allReadersWantTarget(output)) continue;
       setDtypeAttribute(to, target);
       low.add(output);
       decision.color = 'ALLOW';
       decision.rule = 'cast-retarget';
       decision.reason = `casts to ${dataTypeName(target)} directly: every reader computes in it`;
-      this.plan.stats.castsRetargeted++;
+      stats.castsRetargeted++;
     }
-  }
 
-  /** --weights fp16: a reduced-precision copy of each float initializer that only target-type readers use. */
-  private convertInitializers(): void {
-    const { scope, low, target } = this;
-    const stats = this.plan.stats;
-    const initializers = scope.graph.initializer ?? [];
-    initializers.forEach((tensor, position) => {
-      const name = tensor.name ?? '';
-      if (tensor.data_type !== DataType.FLOAT || scope.inputs.has(name) || !this.allReadersWantTarget(name)) return;
-      const copy = lowPrecisionCopy(tensor, target);
-      if (!copy.ok) {
-        stats.weightsKept.push({ name, reason: copy.reason });
-        return;
+    // --weights fp16: store a reduced-precision copy of a weight that only target-type readers use.
+    if (options.weights === 'fp16') {
+      const initializers = scope.graph.initializer ?? [];
+      initializers.forEach((tensor, position) => {
+        const name = tensor.name ?? '';
+        if (tensor.data_type !== DataType.FLOAT || scope.inputs.has(name) || !allReadersWantTarget(name)) return;
+        const copy = lowPrecisionCopy(tensor, target);
+        if (!copy.ok) {
+          stats.weightsKept.push({ name, reason: copy.reason });
+          return;
+        }
+        initializers[position] = copy.tensor;
+        scope.initializers.set(name, copy.tensor);
+        low.add(name);
+        stats.weightsConverted.push(name);
+      });
+      for (let position = 0; position < nodes.length; position++) {
+        const node = nodes[position] as onnx.INodeProto;
+        const output = node.output?.[0];
+        // Constant and ConstantOfShape hold their float data in a 'value' tensor attribute.
+        const value = paintedAt[position]?.decision.rule === 'constant-source' ? findAttribute(node, 'value') : undefined;
+        if (!output || !value?.t || value.t.data_type !== DataType.FLOAT || !allReadersWantTarget(output)) continue;
+        const copy = lowPrecisionCopy(value.t, target);
+        if (!copy.ok) {
+          stats.weightsKept.push({ name: output, reason: copy.reason });
+          continue;
+        }
+        value.t = copy.tensor;
+        low.add(output);
+        stats.weightsConverted.push(output);
       }
-      initializers[position] = copy.tensor;
-      scope.initializers.set(name, copy.tensor);
-      low.add(name);
-      stats.weightsConverted.push(name);
-    });
-  }
-
-  /** --weights fp16: Constant and ConstantOfShape hold their float data in a 'value' tensor attribute. */
-  private convertConstants(): void {
-    const { nodes, paintedAt, low, target } = this;
-    const stats = this.plan.stats;
-    for (let position = 0; position < nodes.length; position++) {
-      const node = nodes[position] as onnx.INodeProto;
-      const output = node.output?.[0];
-      const value = paintedAt[position]?.decision.rule === 'constant-source' ? findAttribute(node, 'value') : undefined;
-      if (!output || !value?.t || value.t.data_type !== DataType.FLOAT || !this.allReadersWantTarget(output)) continue;
-      const copy = lowPrecisionCopy(value.t, target);
-      if (!copy.ok) {
-        stats.weightsKept.push({ name: output, reason: copy.reason });
-        continue;
-      }
-      value.t = copy.tensor;
-      low.add(output);
-      stats.weightsConverted.push(output);
     }
-  }
 
-  /**
-   * Graph outputs keep their types: the producer writes a renamed low-precision value and a Cast
-   * to float32 feeds the output's own name.
-   */
-  private renameGraphOutputs(): void {
-    const { scope, low, target, plan } = this;
-    const graph = plan.graph;
+    // Graph outputs keep their types: the producer writes a renamed low-precision value and a
+    // Cast to float32 feeds the output's own name.
+    const lowAlias = new Map<string, string>();
     for (const name of [...scope.outputs.keys()]) {
       if (!low.has(name)) continue;
       const producer = scope.producerOf(name);
       if (!producer) continue;
-      const renamed = graph.uniqueName(name + plan.renameSuffix);
-      plan.remember(producer.node, true);
+      const renamed = graph.uniqueName(name + renameSuffix);
+      remember(producer.node, true);
       scope.renameNodeOutput(producer.node, producer.index, renamed);
-      const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(name + plan.toFloat), plan.sharedEmptyFields);
+      const cast = castNode(renamed, name, DataType.FLOAT, name === renamed ? graph.uniqueName(name) : graph.uniqueName(name + toFloat), sharedEmptyFields);
       scope.insertNodeAfter(producer.node, cast);
-      const producerDecision = plan.noteCasts ? this.painted.get(producer.node)?.decision : undefined;
+      const producerDecision = noteCasts ? painted.get(producer.node)?.decision : undefined;
       if (producerDecision) (producerDecision.castsOnOutputs ??= []).push(cast.name);
-      plan.stats.castsToFloat32++;
+      stats.castsToFloat32++;
       low.delete(name);
       low.add(renamed);
-      this.lowAlias.set(name, renamed);
+      lowAlias.set(name, renamed);
       setValueInfoType(scope, renamed, name, target);
     }
-  }
 
-  private noteConstantSources(): void {
-    const { nodes, paintedAt, constantSources } = this;
+    // This scope's constant sources (few), so that a Cast of a node's output asks a small Set, not
+    // the Map of every painted node. The rules are final here: Casts change no decision's rule.
+    const constantSources = new Set<onnx.INodeProto>();
     for (let position = 0; position < nodes.length; position++) {
       if (paintedAt[position]?.decision.rule === 'constant-source') constantSources.add(nodes[position] as onnx.INodeProto);
     }
-  }
+    const isConstantSource = (owner: GraphScope, node: onnx.INodeProto): boolean =>
+      owner === scope ? constantSources.has(node) : paints.get(owner)?.nodes.get(node)?.decision.rule === 'constant-source';
+    // This scope's Casts by type, found once per scope instead of through two Maps per edge.
+    let madeToTarget: Map<string, string> | undefined;
+    let madeToFloat: Map<string, string> | undefined;
+    const madeHere = (type: number): Map<string, string> =>
+      type === target ? (madeToTarget ??= castsIn(scope, type)) : type === DataType.FLOAT ? (madeToFloat ??= castsIn(scope, type)) : castsIn(scope, type);
+    const castTo = (name: string, type: number): string => {
+      // In the main graph every Cast lives in the main graph: a Cast made before is found without
+      // resolving the name (most calls find one).
+      if (!scope.parent) {
+        const existing = madeHere(type).get(name);
+        if (existing) return existing;
+      }
+      // Where the name is defined, as resolve() would say, without allocating its answer.
+      let owner: GraphScope | undefined = scope;
+      let producer: onnx.INodeProto | undefined;
+      let isInput = false;
+      for (; owner; owner = owner.parent) {
+        producer = owner.producerNodeOf(name);
+        if (producer) break;
+        if (owner.inputs.has(name)) {
+          isInput = true;
+          break;
+        }
+        if (owner.initializers.has(name)) break;
+      }
+      const isWeight =
+        owner !== undefined &&
+        (producer
+          ? isConstantSource(owner, producer)
+          : // An initializer (found above), or an input with a default (an initializer of the same name) or named a weight.
+            !isInput || owner.initializers.has(name) || options.weightInputs.has(name));
+      // A weight from an enclosing scope is cast where it is defined, once: inside a Loop or Scan
+      // body the Cast would run at every iteration. Its readers see the result as an outer value.
+      const home = isWeight && owner ? owner : scope;
+      const made = home === scope ? madeHere(type) : castsIn(home, type);
+      // The main graph's Casts were looked for above.
+      if (scope.parent) {
+        const existing = made.get(name);
+        if (existing) return existing;
+      }
+      const output = graph.uniqueName(name + (type === target ? toTarget : type === DataType.FLOAT ? toFloat : castSuffix(type)));
+      const cast = castNode(name, output, type, output, sharedEmptyFields);
+      const anchor = producer && owner === home ? producer : null;
+      home.insertNodeAfter(anchor, cast);
+      if (type !== DataType.FLOAT) {
+        if (isWeight) stats.weightCasts++;
+        else stats.castsToTarget++;
+      } else stats.castsToFloat32++;
+      made.set(name, output);
+      return output;
+    };
 
-  private isConstantSource(owner: GraphScope, node: onnx.INodeProto): boolean {
-    return owner === this.scope ? this.constantSources.has(node) : this.plan.paints.get(owner)?.nodes.get(node)?.decision.rule === 'constant-source';
-  }
-
-  private madeHere(type: number): Map<string, string> {
-    const plan = this.plan;
-    if (type === this.target) return (this.madeToTarget ??= plan.castsIn(this.scope, type));
-    if (type === DataType.FLOAT) return (this.madeToFloat ??= plan.castsIn(this.scope, type));
-    return plan.castsIn(this.scope, type);
-  }
-
-  /** Every node's inputs in the type it wants: through a shared Cast where the value's type differs. */
-  private castInputs(): void {
-    const { nodes, paintedAt, scope, low, target, lowAlias, plan } = this;
-    const types = plan.types;
-    const noteCasts = plan.noteCasts;
-    const inSubgraph = scope.parent !== undefined;
-    // No graph output renamed (the common case): no alias lookup per input.
     const anyAlias = lowAlias.size > 0;
     for (let position = 0; position < nodes.length; position++) {
       const node = nodes[position] as onnx.INodeProto;
@@ -378,18 +309,19 @@ class ScopeCasts {
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
         if (!name) continue;
+        // No graph output renamed (the common case): no alias lookup per input.
         const alias = anyAlias ? lowAlias.get(name) : undefined;
         if (!alias && !isFloatInput(found, node, index, scope, types)) continue;
-        const want = this.wantsOf(found, index);
+        const want = wantsOf(found, index);
         if (want === target && alias) {
-          plan.remember(node);
+          remember(node);
           scope.setInput(node, index, alias);
           continue;
         }
-        const have = (inSubgraph ? plan.isLowered(scope, name) : low.has(name)) ? target : DataType.FLOAT;
+        const have = (scope.parent ? isLowered(scope, name) : low.has(name)) ? target : DataType.FLOAT;
         if (have === want) continue;
-        const cast = this.castTo(name, want);
-        plan.remember(node);
+        const cast = castTo(name, want);
+        remember(node);
         scope.setInput(node, index, cast);
         if (decision && noteCasts) {
           // Painting shares one frozen empty list among its decisions: a list per node only when a Cast is added.
@@ -398,62 +330,10 @@ class ScopeCasts {
         }
       }
     }
-  }
 
-  /** The name of `name` cast to `type`: a Cast made before, else a new one placed after the value's producer. */
-  private castTo(name: string, type: number): string {
-    const { scope, plan } = this;
-    // In the main graph every Cast lives in the main graph: a Cast made before is found without
-    // resolving the name (most calls find one).
-    if (!scope.parent) {
-      const existing = this.madeHere(type).get(name);
-      if (existing) return existing;
-    }
-    // Where the name is defined, as resolve() would say, without allocating its answer.
-    let owner: GraphScope | undefined = scope;
-    let producer: onnx.INodeProto | undefined;
-    let isInput = false;
-    let isInitializer = false;
-    for (; owner; owner = owner.parent) {
-      producer = owner.producerNodeOf(name);
-      if (producer) break;
-      if (owner.inputs.has(name)) {
-        isInput = true;
-        break;
-      }
-      if (owner.initializers.has(name)) {
-        isInitializer = true;
-        break;
-      }
-    }
-    const isWeight =
-      owner !== undefined &&
-      (producer
-        ? this.isConstantSource(owner, producer)
-        : // An initializer, or an input with a default (an initializer of the same name) or named a weight.
-          isInitializer || owner.initializers.has(name) || plan.options.weightInputs.has(name));
-    // A weight from an enclosing scope is cast where it is defined, once: inside a Loop or Scan
-    // body the Cast would run at every iteration. Its readers see the result as an outer value.
-    const home = isWeight && owner ? owner : scope;
-    const made = home === scope ? this.madeHere(type) : plan.castsIn(home, type);
-    // The main graph's Casts were looked for above.
-    if (scope.parent) {
-      const existing = made.get(name);
-      if (existing) return existing;
-    }
-    const target = this.target;
-    const output = plan.graph.uniqueName(name + (type === target ? plan.toTarget : type === DataType.FLOAT ? plan.toFloat : castSuffix(type)));
-    const cast = castNode(name, output, type, output, plan.sharedEmptyFields);
-    const anchor = producer && owner === home ? producer : null;
-    home.insertNodeAfter(anchor, cast);
-    const stats = plan.stats;
-    if (type !== DataType.FLOAT) {
-      if (isWeight) stats.weightCasts++;
-      else stats.castsToTarget++;
-    } else stats.castsToFloat32++;
-    made.set(name, output);
-    return output;
+    for (const name of low) setValueInfoType(scope, name, name, target);
   }
+  return stats;
 }
 
 /** Keeps value_info true: a value that changed type must not still be declared float32. */
