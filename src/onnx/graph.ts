@@ -36,6 +36,8 @@ interface OrderResult {
   readsOwnOutput: boolean;
   /** Names read by nodes (not inside subgraphs) that no node of the list produces. */
   unproduced: string[];
+  /** The ids of `unproduced` (-1: a name the index does not know), when the in-order walk found them. */
+  unproducedIds?: number[];
 }
 
 /** Edge id 0 marks the end of a list of uses (typed arrays start zeroed: no fill needed). */
@@ -49,6 +51,14 @@ const NO_EDGE = 0;
  */
 export class ValueIndex {
   readonly ids = new Map<string, number>();
+  /**
+   * The name of each id: what lets an id remembered from an earlier lookup (a hint, see
+   * hintedId()) be checked with one compare, a pointer compare for the decoder's shared strings,
+   * where the map hashed the name and probed a table bigger than the caches. Made from the map's
+   * keys (in id order: nothing is ever taken out) when first asked, in one exactly sized array,
+   * where pushing every name as it was interned cost building a big graph's model a tenth more.
+   */
+  private nameList: string[] | undefined;
 
   idOf(name: string): number {
     const id = this.ids.get(name);
@@ -60,12 +70,108 @@ export class ValueIndex {
     if (id === undefined) {
       id = this.ids.size;
       this.ids.set(name, id);
+      if (this.nameList) this.nameList.push(name);
     }
     return id;
   }
 
+  /** idOf(name), answered by `hint` when that is the name's id (any number may be given: it is checked). */
+  hintedId(hint: number | undefined, name: string): number {
+    return hint !== undefined && hint >= 0 && (this.nameList ?? this.listNames())[hint] === name ? hint : this.idOf(name);
+  }
+
+  /** intern(name), answered by `hint` when that is the name's id (see hintedId()). */
+  hintedIntern(hint: number | undefined, name: string): number {
+    return hint !== undefined && hint >= 0 && (this.nameList ?? this.listNames())[hint] === name ? hint : this.intern(name);
+  }
+
+  /** Lets go of the names' list (made again when next asked). */
+  forgetNameList(): void {
+    this.nameList = undefined;
+  }
+
+  private listNames(): string[] {
+    this.nameList = Array.from(this.ids.keys());
+    return this.nameList;
+  }
+
   get size(): number {
     return this.ids.size;
+  }
+}
+
+/** A 32-bit hash of a string's characters (FNV-1a, then mixed so that the low bits vary too). */
+function stringHash(text: string): number {
+  let hash = 0x811c9dc5 ^ text.length;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  return hash ^ (hash >>> 13);
+}
+
+/**
+ * A set of strings that is only added to: the strings in a list and an open-addressing table
+ * (linear probing, at most half full) of positions in the list, by a hash computed here. A
+ * Set<string> of a big model's node names took three times as long to fill (its table growing by
+ * rehashing, a cache miss per insertion), and as long again to be asked about every name the
+ * rewrite mints, in more memory; this one is sized once from the node count. No hash is kept per
+ * string: a probe compares the strings (most differ in length), and growing hashes them again.
+ */
+export class StringSet {
+  private list: string[];
+  private count = 0;
+  /** Position + 1 in `list` (0: empty). */
+  private slots: Int32Array<ArrayBuffer>;
+  private mask: number;
+
+  constructor(expected = 0) {
+    let capacity = 32;
+    while (capacity < expected * 2) capacity *= 2;
+    this.slots = new Int32Array(capacity);
+    this.mask = capacity - 1;
+    // Sized once (filled in order, so never holey where it is read).
+    this.list = new Array<string>(expected);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(text: string): boolean {
+    return this.find(text, stringHash(text)) >= 0;
+  }
+
+  add(text: string): void {
+    const found = this.find(text, stringHash(text));
+    if (found >= 0) return;
+    const position = this.count++;
+    this.list[position] = text;
+    this.slots[~found] = position + 1;
+    if (this.count * 2 > this.mask + 1) this.rehash();
+  }
+
+  /** The slot holding `text`, or ~(the empty slot where it would go). */
+  private find(text: string, hash: number): number {
+    const slots = this.slots;
+    const mask = this.mask;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = slots[slot] as number;
+      if (entry === 0) return ~slot;
+      if (this.list[entry - 1] === text) return slot;
+    }
+  }
+
+  private rehash(): void {
+    const capacity = (this.mask + 1) * 2;
+    const slots = new Int32Array(capacity);
+    const mask = capacity - 1;
+    for (let position = 0; position < this.count; position++) {
+      let slot = stringHash(this.list[position] as string) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = position + 1;
+    }
+    this.slots = slots;
+    this.mask = mask;
   }
 }
 
@@ -74,17 +180,34 @@ export class ValueIndex {
  * (subgraph values, minted names), with a flag per name telling whether uniqueName() must avoid it
  * (seen when the graph model was built, or handed out since), and the node names. One table serves
  * both for values: a separate Set of every name cost a hash-table entry per name on top of the
- * index's. Node names have their own Set: in the index they would have doubled its table (and the
+ * index's. Node names have their own set: in the index they would have doubled its table (and the
  * lookups every value's name makes in it) and taken a slot in each per-value array.
  */
 export class ModelNames extends ValueIndex {
   private reservedFlags = new Uint8Array(1024);
-  private readonly nodeNames = new Set<string>();
+  private readonly nodeNames: StringSet;
+
+  /** `nodeCount`: the main graph's, to size the node names' table once. */
+  constructor(nodeCount = 0) {
+    super();
+    this.nodeNames = new StringSet(nodeCount);
+  }
 
   /** Marks a name taken; false when it was already. */
   reserve(name: string): boolean {
     if (this.nodeNames.has(name)) return false;
     return this.reserveId(this.intern(name));
+  }
+
+  /**
+   * Marks a value name taken, whether or not a node has it as its name, and returns its id:
+   * reserve() without its node-name lookup, for the names the model already has (where reserve()
+   * telling whether the name was free is of no use).
+   */
+  reserveValueName(name: string): number {
+    const id = this.intern(name);
+    this.reserveId(id);
+    return id;
   }
 
   /** Marks a node's name taken. */
@@ -104,6 +227,11 @@ export class ModelNames extends ValueIndex {
     const id = this.ids.get(name);
     return (id !== undefined && this.reservedFlags[id] === 1) || this.nodeNames.has(name);
   }
+}
+
+/** How many names a node has (outputs and inputs): its share of a scope's hint table. */
+export function slotCountOf(node: onnx.INodeProto): number {
+  return (node.output ? node.output.length : 0) + (node.input ? node.input.length : 0);
 }
 
 function grownBytes(array: Uint8Array<ArrayBuffer>, index: number): Uint8Array<ArrayBuffer> {
@@ -163,6 +291,19 @@ export class GraphScope {
    * is looked for when it matters, in orderedReads().)
    */
   private twoProducers = false;
+  /**
+   * Value ids of the names of `hintNodes`' nodes, node after node (each node's outputs, then its
+   * inputs; -1 for an empty or unknown name), as looked up when the list was indexed or, after
+   * edits that changed its length, by the next in-order walk over it (inOrderWalk() records them):
+   * hints for the walks over the whole list (topological order, type inference, paint), which
+   * hashed every name again and again. Only hints: each is checked against the name it stands
+   * for (ValueIndex.hintedId()), so a name written behind the graph model's back, a node inserted
+   * or removed, or a list in another order costs a lookup, never a wrong id.
+   */
+  private hintIds: Int32Array | undefined;
+  private hintNodes: onnx.INodeProto[] | undefined;
+  /** Hints as hintIds, for the values of `initializers` in its order (see initializerIdHints()). */
+  private initializerHints: Int32Array | undefined;
 
   constructor(
     readonly graph: onnx.IGraphProto,
@@ -186,7 +327,17 @@ export class GraphScope {
     for (const sparse of graph.sparse_initializer ?? []) {
       if (sparse.values) this.initializers.set(sparse.values.name ?? '', sparse.values);
     }
-    for (const node of this.nodes) this.index(node, names);
+    // Sized by a guess and trimmed after: counting the names first was a pass over every node
+    // object before the one that indexes them (a cache miss or two per node on a big graph).
+    let hints = new Int32Array(this.nodes.length * 4 + 16);
+    let at = 0;
+    for (const node of this.nodes) {
+      const end = at + slotCountOf(node);
+      if (end > hints.length) hints = grownInts(hints, end);
+      at = this.index(node, names, hints, at);
+    }
+    this.hintIds = at === hints.length ? hints : hints.slice(0, at);
+    this.hintNodes = this.nodes;
   }
 
   /**
@@ -196,7 +347,7 @@ export class GraphScope {
    * reserves the node's names (its own, inputs and outputs, unnamed ones included) with the id
    * lookup already made, where a second pass over the model hashed every name again.
    */
-  private index(node: onnx.INodeProto, reserving?: ModelNames): void {
+  private index(node: onnx.INodeProto, reserving?: ModelNames, hints?: Int32Array, at = 0): number {
     const values = this.values;
     if (reserving && node.name) reserving.reserveNodeName(node.name);
     const outputs = node.output;
@@ -207,7 +358,11 @@ export class GraphScope {
           const id = values.intern(name);
           if (this.setProducer(id, node, index)) this.twoProducers = true;
           if (reserving) reserving.reserveId(id);
-        } else if (reserving) reserving.reserve(name);
+          if (hints) hints[at++] = id;
+        } else {
+          if (reserving) reserving.reserve(name);
+          if (hints) hints[at++] = -1;
+        }
       }
     }
     const inputs = node.input;
@@ -218,11 +373,58 @@ export class GraphScope {
           const id = values.intern(name);
           this.addUseOf(id, node, index);
           if (reserving) reserving.reserveId(id);
-        } else if (reserving) reserving.reserve(name);
+          if (hints) hints[at++] = id;
+        } else {
+          if (reserving) reserving.reserve(name);
+          if (hints) hints[at++] = -1;
+        }
       }
     }
     const attributes = node.attribute;
     if (attributes?.length) this.indexSubgraphs(node, attributes);
+    return at;
+  }
+
+  /**
+   * @internal The hint table for a walk over `nodes` (see hintIds), when they look like the list it was
+   * made for; the caller steps through it with slotCountOf() per node.
+   */
+  valueIdHints(nodes: readonly onnx.INodeProto[]): Int32Array | undefined {
+    const hintNodes = this.hintNodes;
+    if (!hintNodes || nodes.length !== hintNodes.length || (nodes.length > 0 && nodes[0] !== hintNodes[0])) return undefined;
+    return this.hintIds;
+  }
+
+  /**
+   * @internal Value ids of `initializers`' names in its order, as hints (checked before use, as
+   * valueIdHints()'s), when a table of its size was noted.
+   */
+  initializerIdHints(): Int32Array | undefined {
+    const hints = this.initializerHints;
+    return hints && hints.length === this.initializers.size ? hints : undefined;
+  }
+
+  /** Lets go of this scope's hint tables and its names' list (see ModelGraph.releaseValueIdHints()). */
+  releaseValueIdHints(): void {
+    this.hintIds = undefined;
+    this.hintNodes = undefined;
+    this.initializerHints = undefined;
+    this.values.forgetNameList();
+  }
+
+  /** @internal Notes the ids the next walk over `initializers` may take as hints. */
+  noteInitializerIds(ids: Int32Array): void {
+    this.initializerHints = ids;
+  }
+
+  /** @internal valueIdOf(name), answered by a hint from valueIdHints() when it is right. */
+  hintedValueId(hint: number | undefined, name: string): number {
+    return this.values.hintedId(hint, name);
+  }
+
+  /** @internal internValueId(name), answered by a hint from valueIdHints() when it is right. */
+  hintedInternValueId(hint: number | undefined, name: string): number {
+    return this.values.hintedIntern(hint, name);
   }
 
   /** Records `node` as the producer of value `id`; true when the value had a producer already. */
@@ -416,6 +618,19 @@ export class GraphScope {
     const node = id < 0 ? undefined : this.producerNodes[id];
     if (node === undefined) return undefined;
     return { node, index: this.producerSlots ? (this.producerSlots[id] as number) : 0 };
+  }
+
+  /** @internal producerNodeOf() for a caller that has the name's id (valueIdOf(), hintedValueId()); -1: none. */
+  producerNodeOfId(id: number): onnx.INodeProto | undefined {
+    return id < 0 ? undefined : this.producerNodes[id];
+  }
+
+  /**
+   * isVisible() for a name that no node here writes (one of lastUnproducedReads()): the inputs,
+   * the initializers and the enclosing scopes are all there is to look at.
+   */
+  isVisibleUnproduced(name: string): boolean {
+    return this.inputs.has(name) || this.initializers.has(name) || (this.parent !== undefined && this.parent.isVisible(name));
   }
 
   /** The node writing a value here, without producerOf()'s answer object: for callers that need only the node. */
@@ -694,6 +909,37 @@ export class GraphScope {
     return this.orderCache?.unproduced;
   }
 
+  /**
+   * Whether every read lastUnproducedReads() lists is of a value visible here (a graph input or an
+   * initializer of this scope, or visible in an enclosing one); undefined without such a list. By
+   * the ids the in-order walk found for them, against the ids of the inputs and initializers
+   * (hinted, see initializerIdHints()), where each read was two lookups (most are a weight's).
+   */
+  unproducedReadsVisible(): boolean | undefined {
+    const cache = this.orderCache;
+    if (!cache) return undefined;
+    const { unproduced, unproducedIds } = cache;
+    if (!unproduced.length) return true;
+    if (!unproducedIds) return unproduced.every((name) => this.isVisibleUnproduced(name));
+    const values = this.values;
+    const local = new Uint8Array(values.size);
+    for (const name of this.inputs.keys()) {
+      const id = values.idOf(name);
+      if (id >= 0) local[id] = 1;
+    }
+    const initializerIds = this.initializerIdHints();
+    let position = 0;
+    for (const name of this.initializers.keys()) {
+      const id = values.hintedId(initializerIds?.[position++], name);
+      if (id >= 0) local[id] = 1;
+    }
+    for (let i = 0; i < unproduced.length; i++) {
+      const id = unproducedIds[i] as number;
+      if ((id < 0 || local[id] === 0) && !this.isVisibleUnproduced(unproduced[i] as string)) return false;
+    }
+    return true;
+  }
+
   /** The node order topologicalOrder() last gave, while no edit has come since; nothing is computed. */
   lastOrder(): readonly onnx.INodeProto[] | undefined {
     return this.orderCache?.order;
@@ -715,7 +961,14 @@ export class GraphScope {
     // A node writing a graph input or an initializer: looked for now, over the tables as they are
     // (a lookup per input and initializer, where checking every edit cost three per new output).
     for (const name of this.inputs.keys()) if (this.producerNodeOf(name) !== undefined) return undefined;
-    for (const name of this.initializers.keys()) if (this.producerNodeOf(name) !== undefined) return undefined;
+    const values = this.values;
+    const producers = this.producerNodes;
+    const initializerIds = this.initializerIdHints();
+    let position = 0;
+    for (const name of this.initializers.keys()) {
+      const id = values.hintedId(initializerIds?.[position++], name);
+      if (id >= 0 && producers[id] !== undefined) return undefined;
+    }
     return cache.unproduced;
   }
 
@@ -734,18 +987,51 @@ export class GraphScope {
     const placed = new Uint8Array(values.size);
     const hasSubgraphs = this.childrenByNode.size > 0;
     const unproduced: string[] = [];
+    const unproducedIds: number[] = [];
     let readsOwnOutput = false;
+    const hints = this.valueIdHints(nodes);
+    // Without hints for this list (edits inserted or removed nodes), the ids this walk looks up
+    // become the hints of the walks that follow on the same list (the type inference's). It takes
+    // its own from the old table where it meets the nodes of the old list in their old order (as
+    // commit() keeps them; one removed node skipped): only inserted nodes and rewired reads miss.
+    let recording = hints ? undefined : new Int32Array(nodes.length * 4 + 16);
+    const oldNodes = recording ? this.hintNodes : undefined;
+    const oldIds = this.hintIds;
+    let oldPosition = 0;
+    let oldAt = 0;
+    let at = 0;
     for (let i = 0; i < nodes.length; i++) {
       const node = nodes[i] as onnx.INodeProto;
       const inputs = node.input;
+      const outputs = node.output;
+      const outputCount = outputs ? outputs.length : 0;
+      // Where this node's hints start in `table`, outputs first.
+      let table = hints;
+      let base = at;
+      if (oldNodes) {
+        table = undefined;
+        if (oldNodes[oldPosition] !== node && oldNodes[oldPosition + 1] === node) oldAt += slotCountOf(oldNodes[oldPosition++] as onnx.INodeProto);
+        if (oldNodes[oldPosition] === node) {
+          table = oldIds;
+          base = oldAt;
+          oldAt += slotCountOf(node);
+          oldPosition++;
+        }
+      }
+      const inputsAt = at + outputCount;
+      at = inputsAt + (inputs ? inputs.length : 0);
+      if (recording && at > recording.length) recording = grownInts(recording, at);
       if (inputs) {
         for (let k = 0; k < inputs.length; k++) {
           const name = inputs[k];
           if (!name) continue;
-          const id = values.idOf(name);
+          const id = values.hintedId(table?.[base + outputCount + k], name);
+          if (recording) recording[inputsAt + k] = id;
           const producer = id < 0 ? undefined : producers[id];
-          if (producer === undefined) unproduced.push(name);
-          else if (producer === node) readsOwnOutput = true;
+          if (producer === undefined) {
+            unproduced.push(name);
+            unproducedIds.push(id);
+          } else if (producer === node) readsOwnOutput = true;
           else if (placed[id] === 0) return undefined;
         }
       }
@@ -759,11 +1045,11 @@ export class GraphScope {
           }
         }
       }
-      const outputs = node.output;
       if (outputs) {
-        for (let k = 0; k < outputs.length; k++) {
+        for (let k = 0; k < outputCount; k++) {
           const name = outputs[k];
-          const id = name ? values.idOf(name) : -1;
+          const id = name ? values.hintedId(table?.[base + k], name) : -1;
+          if (recording) recording[inputsAt - outputCount + k] = id;
           if (id < 0 || producers[id] !== node) continue;
           // Seen already: the same node twice in the list (or one output written twice), which the
           // full sort orders by the last position.
@@ -772,7 +1058,11 @@ export class GraphScope {
         }
       }
     }
-    return { order: nodes, blocked: [], inFileOrder: true, readsOwnOutput, unproduced };
+    if (recording) {
+      this.hintIds = at === recording.length ? recording : recording.slice(0, at);
+      this.hintNodes = nodes;
+    }
+    return { order: nodes, blocked: [], inFileOrder: true, readsOwnOutput, unproduced, unproducedIds };
   }
 
   /**
@@ -783,10 +1073,15 @@ export class GraphScope {
   sortTopologically(): onnx.INodeProto[] {
     const { order, blocked } = this.topologicalOrder();
     if (blocked.length) return blocked;
+    // The in-order walk's answer is the node list itself, which no edit has changed since.
+    if ((this.orderCache as OrderResult).inFileOrder) return [];
     const current = this.currentNodes();
     if (order.length === current.length && order.every((node, i) => node === current[i])) return [];
     this.commit();
     this.nodes = [...order];
+    // Hints by position would all miss: the next in-order walk records new ones.
+    this.hintIds = undefined;
+    this.hintNodes = undefined;
     this.graph.node = this.nodes;
     this.orderCache = undefined;
     return [];
@@ -824,10 +1119,11 @@ export class ModelGraph {
   /** Every scope, the main graph first, parents before children. */
   readonly scopes: GraphScope[] = [];
   /** The main graph's value index, and which names uniqueName() must avoid (see ModelNames). */
-  private readonly names = new ModelNames();
+  private readonly names: ModelNames;
 
   constructor(readonly model: onnx.IModelProto) {
     if (!model.graph) throw new Error('model has no graph');
+    this.names = new ModelNames(model.graph.node?.length ?? 0);
     // The main graph reserves its nodes' names as it indexes them; the lists below and every
     // subgraph are noted after.
     this.main = new GraphScope(model.graph, undefined, undefined, 'graph', this.names);
@@ -835,7 +1131,7 @@ export class ModelGraph {
     const collect = (scope: GraphScope): void => {
       this.scopes.push(scope);
       if (scope !== this.main) this.noteNodeNames(scope.graph);
-      this.noteListNames(scope.graph);
+      this.noteListNames(scope);
       scope.children.forEach(collect);
     };
     collect(this.main);
@@ -852,10 +1148,19 @@ export class ModelGraph {
     }
   }
 
-  private noteListNames(graph: onnx.IGraphProto): void {
+  private noteListNames(scope: GraphScope): void {
     const names = this.names;
-    for (const list of [graph.input, graph.output, graph.value_info]) for (const info of list ?? []) names.reserve(info.name ?? '');
-    for (const tensor of graph.initializer ?? []) names.reserve(tensor.name ?? '');
+    const graph = scope.graph;
+    for (const list of [graph.input, graph.output, graph.value_info]) for (const info of list ?? []) names.reserveValueName(info.name ?? '');
+    const tensors = graph.initializer ?? [];
+    // The main graph's names are its value ids: the type inference's hints for its initializers
+    // (a list without duplicates or sparse tensors is in the order of scope.initializers).
+    const ids = scope === this.main ? new Int32Array(tensors.length) : undefined;
+    for (let i = 0; i < tensors.length; i++) {
+      const id = names.reserveValueName((tensors[i] as onnx.ITensorProto).name ?? '');
+      if (ids) ids[i] = id;
+    }
+    if (ids) scope.noteInitializerIds(ids);
   }
 
   /**
@@ -886,6 +1191,16 @@ export class ModelGraph {
   refreshOuterReferences(): void {
     this.main.dropSubgraphUses();
     this.main.resolveOuterReferences();
+  }
+
+  /**
+   * Lets go of every scope's value id hints (GraphScope.valueIdHints()) and the names' lists that
+   * check them: a graph model kept after its pass's last walk (returned with the rewritten model)
+   * then holds no more than its tables. Nothing changes but speed: the next in-order walk of a
+   * scope records its hints again.
+   */
+  releaseValueIdHints(): void {
+    for (const scope of this.scopes) scope.releaseValueIdHints();
   }
 
   nodeCount(): number {

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { dtypeAttribute, findAttribute } from './attributes.js';
 import { DataType, dataTypeCode } from './data-types.js';
 import type { onnx } from './generated/onnx.js';
-import type { GraphScope, ModelGraph } from './graph.js';
+import { slotCountOf, type GraphScope, type ModelGraph } from './graph.js';
 import { normalizeDomain, type OpsetMap } from './opsets.js';
 import { elemTypeOfTypeString } from './type-strings.js';
 import { nodeTypesWithinSchema } from './type-constraints.js';
@@ -118,9 +118,12 @@ export class ElemTypes {
 
   /** The type a scope itself holds for a value (no enclosing scope looked at). */
   private localInfo(scope: GraphScope, name: string): InferredType | undefined {
+    return this.localInfoById(scope, scope.valueIdOf(name));
+  }
+
+  private localInfoById(scope: GraphScope, id: number): InferredType | undefined {
     const table = this.tableOf(scope);
     if (table === undefined) return undefined;
-    const id = scope.valueIdOf(name);
     if (id < 0 || id >= table.codes.length) return undefined;
     const code = table.codes[id] as number;
     if (code === NO_TYPE) return undefined;
@@ -133,6 +136,21 @@ export class ElemTypes {
     // main graph, which has no parent), so one lookup answers nearly every call.
     const found = this.localInfo(scope, name);
     if (found !== undefined || scope.parent === undefined) return found;
+    return this.outerInfo(scope, name);
+  }
+
+  /**
+   * info(scope, name) for a caller that has the name's id in the scope's index already
+   * (GraphScope.hintedValueId()), saving the lookup of the name where the scope types it.
+   */
+  infoById(scope: GraphScope, id: number, name: string): InferredType | undefined {
+    const found = this.localInfoById(scope, id);
+    if (found !== undefined || scope.parent === undefined) return found;
+    return this.outerInfo(scope, name);
+  }
+
+  /** info() for a name that `scope` itself has no type for. */
+  private outerInfo(scope: GraphScope, name: string): InferredType | undefined {
     for (let s: GraphScope | undefined = scope; s; s = s.parent) {
       if (s !== scope) {
         const outer = this.localInfo(s, name);
@@ -148,12 +166,16 @@ export class ElemTypes {
   }
 
   set(scope: GraphScope, name: string, type: InferredType): void {
+    this.setById(scope, scope.internValueId(name), type);
+  }
+
+  /** set() for a caller that has the value's id in the scope's index (GraphScope.hintedInternValueId()). */
+  setById(scope: GraphScope, id: number, type: InferredType): void {
     let table = this.tableOf(scope);
     if (!table) {
       this.byScope.set(scope, (table = new ScopeTypes()));
       this.lastTable = table;
     }
-    const id = scope.internValueId(name);
     let codes = table.codes;
     if (id >= codes.length) {
       codes = new Uint16Array(Math.max(codes.length * 2, id + 1));
@@ -251,13 +273,29 @@ function inferScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, bodyI
     if (declared !== undefined) types.set(scope, info.name ?? '', internedType(declared, 'declared'));
     else if (fromOwner !== undefined) types.set(scope, info.name ?? '', internedType(fromOwner, 'subgraph'));
   }
+  // The ids of the initializers' names, as hints (see GraphScope.valueIdHints()): noted when the
+  // graph model was built, or by the first inference here for the next.
+  const initializerIds = scope.initializerIdHints();
+  const recording = initializerIds ? undefined : new Int32Array(scope.initializers.size);
+  let position = 0;
   for (const [name, tensor] of scope.initializers) {
-    if (!scope.inputs.has(name) && tensor.data_type) types.set(scope, name, internedType(tensor.data_type, 'initializer'));
+    if (!scope.inputs.has(name) && tensor.data_type) {
+      const id = scope.hintedInternValueId(initializerIds?.[position], name);
+      types.setById(scope, id, internedType(tensor.data_type, 'initializer'));
+      if (recording) recording[position] = id;
+    }
+    position++;
   }
+  if (recording) scope.noteInitializerIds(recording);
   const { order, blocked } = scope.topologicalOrder();
   let allWithinSchema = true;
-  for (const node of order) if (!inferNode(scope, node, types, opsets)) allWithinSchema = false;
-  for (const node of blocked) inferNode(scope, node, types, opsets);
+  const hints = scope.valueIdHints(order);
+  let at = 0;
+  for (const node of order) {
+    if (!inferNode(scope, node, types, opsets, hints, at)) allWithinSchema = false;
+    at += slotCountOf(node);
+  }
+  for (const node of blocked) inferNode(scope, node, types, opsets, undefined, 0);
   // Nodes that could not be placed are typed but not counted: a list with any is never proved in
   // order, so the validator checks it in full anyway.
   types.noteNodeTypesChecked(scope, allWithinSchema ? order : null, opsets);
@@ -271,17 +309,18 @@ const outputTypesScratch: Array<number | undefined> = [];
  * Returns whether the node's types keep its schema's constraints: checked here, where its types
  * are at hand, so that the validation need not look them all up again.
  */
-function inferNode(scope: GraphScope, node: onnx.INodeProto, types: ElemTypes, opsets: OpsetMap): boolean {
+function inferNode(scope: GraphScope, node: onnx.INodeProto, types: ElemTypes, opsets: OpsetMap, hints: Int32Array | undefined, at: number): boolean {
   const inputs = node.input ?? [];
+  const outputs = node.output ?? [];
+  const inputsAt = at + outputs.length;
   const inputTypes = new Array<number | undefined>(inputs.length);
   for (let i = 0; i < inputs.length; i++) {
     const name = inputs[i];
-    inputTypes[i] = name ? types.get(scope, name) : undefined;
+    inputTypes[i] = name ? types.infoById(scope, scope.hintedValueId(hints?.[inputsAt + i], name), name)?.elemType : undefined;
   }
   const subgraphs = scope.subgraphsOf(node);
   for (const child of subgraphs) inferScope(child, types, opsets, bodyInputs(node, child, inputTypes));
   const schema = schemaOf(node, opsets);
-  const outputs = node.output ?? [];
   const outputTypes = outputTypesScratch;
   for (let index = 0; index < outputs.length; index++) {
     const name = outputs[index];
@@ -289,12 +328,12 @@ function inferNode(scope: GraphScope, node: onnx.INodeProto, types: ElemTypes, o
     if (!name) continue;
     const found = inferOutputType(node, index, inputTypes, schema) ?? typeFromSubgraphs(node, index, subgraphs, types);
     if (found) {
-      types.set(scope, name, found);
+      types.setById(scope, scope.hintedInternValueId(hints?.[at + index], name), found);
       outputTypes[index] = found.elemType;
     } else {
       const declared = scope.declaredElemType(name);
       if (declared !== undefined) {
-        types.set(scope, name, internedType(declared, 'declared'));
+        types.setById(scope, scope.hintedInternValueId(hints?.[at + index], name), internedType(declared, 'declared'));
         outputTypes[index] = declared;
       }
     }

@@ -34,24 +34,23 @@ export function validateModel(model: onnx.IModelProto, graph: ModelGraph = new M
     if (!orderProved) checkProducersAndOrder(scope, problems);
     checkTypes(scope, types, opsets, problems, proved.get(scope) === true);
   }
+  // The validation is a pass's last walk over its graph model (which the pass returns with the
+  // model): the hints that sped up the walks are of no more use.
+  graph.releaseValueIdHints();
   return problems;
 }
 
 /**
  * Whether checkProducersAndOrder() would find nothing, told from the topological order the type
  * inference has just computed on the same node list (every read after its producer, one
- * definition per name) plus a lookup per read that no node produces. On a big graph that is a
+ * definition per name) plus a check of each read that no node produces (by id, see
+ * GraphScope.unproducedReadsVisible()). On a big graph that is a
  * few percent of the full check, which hashed every value name; the pass rewires most nodes, so
  * checking only what it edited would save less. Any doubt, and every failure, goes to the full
  * check, which reports the problems in file order.
  */
 function orderIsValid(scope: GraphScope): boolean {
-  const unproduced = scope.orderedReads();
-  if (!unproduced) return false;
-  for (const name of unproduced) {
-    if (!scope.inputs.has(name) && !scope.initializers.has(name) && !scope.parent?.isVisible(name)) return false;
-  }
-  return true;
+  return scope.orderedReads() !== undefined && scope.unproducedReadsVisible() === true;
 }
 
 function checkProducersAndOrder(scope: GraphScope, problems: ValidationProblem[]): void {

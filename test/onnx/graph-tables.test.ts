@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { onnx } from '../../src/onnx/generated/onnx.js';
-import { ModelGraph, type ValueUse } from '../../src/onnx/graph.js';
+import { ModelGraph, StringSet, type ValueUse } from '../../src/onnx/graph.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { ElemTypes, inferElemTypes } from '../../src/onnx/type-inference.js';
 import { opsetsOf } from '../../src/onnx/opsets.js';
@@ -119,6 +119,38 @@ describe('graph model tables', () => {
     expect(before[0]).toEqual(reader);
   });
 
+  it('StringSet answers as a Set through seeded random additions, growing past the size it was made for', () => {
+    for (const expected of [0, 5, 300]) {
+      const next = random(expected + 3);
+      const set = new StringSet(expected);
+      const reference = new Set<string>();
+      // Short names from a small alphabet (many repeats, many equal hashes' neighbours), the empty
+      // name, non-ASCII ones, and equal names in string objects of their own.
+      const someName = (): string => {
+        const length = Math.floor(next() * 4);
+        let name = '';
+        for (let i = 0; i < length; i++) name += 'ab/_é\u{1F600}'.charAt(Math.floor(next() * 6));
+        return next() < 0.5 ? name : [...name].join('');
+      };
+      for (let step = 0; step < 2000; step++) {
+        const name = someName();
+        expect(set.has(name), name).toBe(reference.has(name));
+        if (next() < 0.5) {
+          set.add(name);
+          reference.add(name);
+        }
+        expect(set.size).toBe(reference.size);
+      }
+      for (let i = 0; i < 1000; i++) {
+        const name = `n${i % 700}`;
+        set.add(name);
+        reference.add(name);
+      }
+      expect(set.size).toBe(reference.size);
+      for (const name of [...reference, 'n700', 'x', '']) expect(set.has(name), name).toBe(reference.has(name));
+    }
+  });
+
   it('answers uniqueName like a Set of every name seen when built or handed out since, after renames and removals', () => {
     const thenBranch = { name: 'then', node: [node('Identity', ['outer'], ['t_out'], 'shared_name')], output: [valueInfo('t_out')] };
     const elseBranch = { name: 'else', node: [node('Neg', ['outer'], ['e_out'], 'e_node')], output: [valueInfo('e_out')] };
@@ -127,8 +159,12 @@ describe('graph model tables', () => {
       node: [node('Relu', ['x'], ['outer'], 'relu_node'), node('Abs', ['outer', ''], ['a', ''], 'shared_name'), ifNode],
       input: [valueInfo('x'), valueInfo('cond', DataType.BOOL)],
       output: [valueInfo('y')],
-      value_info: [valueInfo('annotated_only')],
-      initializer: [{ name: 'weight', data_type: DataType.FLOAT, dims: [1], float_data: [1] }],
+      // Names of the lists that are also node names (a node's name and a value's may be one).
+      value_info: [valueInfo('annotated_only'), valueInfo('relu_node')],
+      initializer: [
+        { name: 'weight', data_type: DataType.FLOAT, dims: [1], float_data: [1] },
+        { name: 'e_node', data_type: DataType.FLOAT, dims: [1], float_data: [1] },
+      ],
     });
     const reference = new Set<string>();
     const note = (g: onnx.IGraphProto): void => {

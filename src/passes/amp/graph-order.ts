@@ -24,7 +24,7 @@ export function sortGraph(graph: ModelGraph): void {
     // The sort has just looked every read up: only those it found no producer for can be
     // unresolved, and only when one is does the walk below run to name the first such node.
     const unproduced = scope.lastUnproducedReads();
-    if (unproduced && unproduced.every((name) => scope.isVisible(name))) continue;
+    if (unproduced && scope.unproducedReadsVisible()) continue;
     for (const node of scope.currentNodes()) {
       for (const name of node.input ?? []) {
         if (name && !scope.isVisible(name)) {

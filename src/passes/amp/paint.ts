@@ -6,7 +6,7 @@
  */
 import { DataType, tensorTypeString } from '../../onnx/data-types.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
-import type { GraphScope } from '../../onnx/graph.js';
+import { slotCountOf, type GraphScope } from '../../onnx/graph.js';
 import { normalizeDomain, type OpsetMap } from '../../onnx/opsets.js';
 import { typeVariableOfInput, typeVariableOfOutput, typesOf, type OpSchema } from '../../onnx/schema.js';
 import { schemaOf, type ElemTypes } from '../../onnx/type-inference.js';
@@ -90,12 +90,19 @@ const STANDARD_DOMAINS = new Set(['', 'ai.onnx.ml']);
  * The element types of `names` into `into` (undefined for '' and unknown), and their float32 bits
  * (0 beyond MAX_TYPE_BITS, where callers look up): one loop per list, not a second over the types.
  */
-function floatBitsOfValues(names: string[] | null | undefined, scope: GraphScope, types: ElemTypes, into: Array<number | undefined>): number {
+function floatBitsOfValues(
+  names: string[] | null | undefined,
+  scope: GraphScope,
+  types: ElemTypes,
+  into: Array<number | undefined>,
+  hints: Int32Array | undefined,
+  hintsAt: number,
+): number {
   const count = names ? names.length : 0;
   let bits = 0;
   for (let i = 0; i < count; i++) {
     const name = (names as string[])[i];
-    const type = name ? types.get(scope, name) : undefined;
+    const type = name ? types.infoById(scope, scope.hintedValueId(hints?.[hintsAt + i], name), name)?.elemType : undefined;
     // Written over, not pushed after emptying: `length = 0` let go of the store, and every node
     // allocated a new one.
     into[i] = type;
@@ -461,20 +468,28 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   /** Inputs of the processable nodes: at least as many as their float32 input slots. */
   let processableInputs = 0;
 
+  // The ids of the nodes' names as the topological order or the type inference last looked them
+  // up (checked before use, see GraphScope.valueIdHints()): each node's outputs, then its inputs.
+  const hints = scope.valueIdHints(nodes);
+  const hintsAt = new Int32Array(count);
+  let at = 0;
   // Classification: list membership and whether the node takes part at all.
   for (let position = 0; position < count; position++) {
     const node = nodes[position] as onnx.INodeProto;
     const info = opInfoOf(node);
     const schema = info ? info.schema : schemaOf(node, opsets);
-    // Every node's types, schema or not: cast planning reads them as bits.
-    const floatInputs = floatBitsOfValues(node.input, scope, types, inputTypes);
-    const floatOutputs = floatBitsOfValues(node.output, scope, types, outputTypes);
     const outputs = node.output;
+    const outputCount = outputs ? outputs.length : 0;
+    hintsAt[position] = at;
+    // Every node's types, schema or not: cast planning reads them as bits.
+    const floatInputs = floatBitsOfValues(node.input, scope, types, inputTypes, hints, at + outputCount);
+    const floatOutputs = floatBitsOfValues(outputs, scope, types, outputTypes, hints, at);
+    at += slotCountOf(node);
     if (outputs) {
       for (let i = 0; i < outputs.length; i++) {
         const name = outputs[i];
         // A name the index does not know has no producer either (see slotOf).
-        const id = name ? scope.valueIdOf(name) : -1;
+        const id = name ? scope.hintedValueId(hints?.[hintsAt[position] + i], name) : -1;
         if (id < 0) continue;
         if (id >= writerOf.length) {
           const grown = new Int32Array(Math.max(writerOf.length * 2, id + 1));
@@ -566,13 +581,13 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   if (promoted.size) for (const node of promoted.keys()) listCode[painted.positionOf(node) as number] = ALLOW_LIST;
 
   /** The slot of a float32 input of a processable node (see SLOT_WEIGHT). */
-  const slotOf = (name: string): number => {
+  const slotOf = (name: string, hint: number | undefined): number => {
     let producer: number | undefined;
     if (oneWriterEach) {
-      const id = scope.valueIdOf(name);
+      const id = scope.hintedValueId(hint, name);
       const writer = id >= 0 && id < writerOf.length ? (writerOf[id] as number) : 0;
       // A node outside the order would be a producer that takes no part; none is, but asking is cheap.
-      if (writer === 0) return scope.producerNodeOf(name) ? SLOT_FP32 : SLOT_OUTSIDE;
+      if (writer === 0) return scope.producerNodeOfId(id) ? SLOT_FP32 : SLOT_OUTSIDE;
       producer = writer - 1;
     } else {
       const producerNode = scope.producerNodeOf(name);
@@ -597,10 +612,11 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     const node = decision.node;
     const inputs = node.input;
     if (!inputs) continue;
+    const inputsAt = (hintsAt[position] as number) + (node.output ? node.output.length : 0);
     for (let i = 0; i < inputs.length; i++) {
       const name = inputs[i];
       if (!name || !isFloatInput(decision, node, i, scope, types)) continue;
-      const slot = slotOf(name);
+      const slot = slotOf(name, hints?.[inputsAt + i]);
       if (slot >= 0) outStart[slot + 1]++;
       slots[slotCount++] = slot;
     }
