@@ -21,7 +21,7 @@ import { DataType } from './data-types.js';
 import { isExternal, longToNumber } from './external-data.js';
 import { float16BitsToFloat32 } from './float16.js';
 import type { onnx } from './generated/onnx.js';
-import type { GraphScope, ModelGraph } from './graph.js';
+import { slotCountOf, type GraphScope, type ModelGraph } from './graph.js';
 import { normalizeDomain, opsetsOf } from './opsets.js';
 
 /** Dims of a value. Shapes returned by inference are shared between values and frozen: never mutate one. */
@@ -103,6 +103,13 @@ export class ShapesById implements ReadonlyMap<string, Shape> {
     return this.indexedCount + this.unindexed.size;
   }
 
+  /** get(name), given the name's id in the scope's index (-1: none), as a checked hint answers it. */
+  getById(id: number, name: string): Shape | undefined {
+    if (id < 0) return this.unindexed.get(name);
+    const code = id < this.codes.length ? (this.codes[id] as number) : 0;
+    return code === 0 ? undefined : this.distinct[code - 1];
+  }
+
   get(name: string): Shape | undefined {
     const id = this.scope.valueIdOf(name);
     if (id < 0) return this.unindexed.get(name);
@@ -115,7 +122,11 @@ export class ShapesById implements ReadonlyMap<string, Shape> {
   }
 
   set(name: string, shape: Shape): this {
-    const id = this.scope.valueIdOf(name);
+    return this.setById(this.scope.valueIdOf(name), name, shape);
+  }
+
+  /** set(name, shape), given the name's id in the scope's index (-1: none). */
+  setById(id: number, name: string, shape: Shape): this {
     if (id < 0) {
       this.unindexed.set(name, shape);
       return this;
@@ -304,18 +315,24 @@ function run(
     if (dims) shapes.set(name, dims);
   });
 
-  const rules = new NodeRules(opset, shapes, values, table);
   const order = scope.topologicalOrder().order;
+  // The ids of the nodes' names by position (each node's outputs, then its inputs), checked against
+  // the name before use: no name of an unedited graph is hashed again to find its shape.
+  const hints = scope.valueIdHints(order);
+  const rules = new NodeRules(opset, shapes, values, table, scope, hints);
+  let at = 0;
   for (let n = 0; n < order.length; n++) {
     const node = order[n] as onnx.INodeProto;
     const outputs = node.output;
+    const slotAt = at;
+    if (hints) at += slotCountOf(node);
     if (!outputs?.length) continue;
-    rules.reset(node);
+    rules.reset(node, slotAt);
     if (normalizeDomain(node.domain) === '' && !scope.subgraphsOf(node).length) {
       try {
         inferNode(rules, node);
       } catch {
-        rules.reset(node);
+        rules.reset(node, slotAt);
       }
     }
     const inferred = rules.out;
@@ -326,7 +343,7 @@ function run(
       // Rules' shapes are interned (and checked) by set(); declarations fill in the rest.
       const known = inferred[i] ?? declaredShape(scope, name, table);
       if (!known) continue;
-      shapes.set(name, known);
+      shapes.setById(scope.hintedValueId(hints ? hints[slotAt + i] : undefined, name), name, known);
       const value = inferredValues[i];
       if (value && known.length <= 1 && product(known) === value.data.length && value.data.every(Number.isFinite)) values.set(name, value);
     }
@@ -349,13 +366,20 @@ class NodeRules {
 
   constructor(
     readonly opset: number,
-    private readonly shapes: ReadonlyMap<string, Shape>,
+    private readonly shapes: ShapesById,
     private readonly values: ReadonlyMap<string, KnownValue>,
     private readonly table: ShapeTable,
+    private readonly scope: GraphScope,
+    /** The scope's id hints for the order walked (GraphScope.valueIdHints()), if any. */
+    private readonly hints: Int32Array | undefined,
   ) {}
 
-  reset(node: onnx.INodeProto): void {
+  /** Where this node's input ids start in `hints`. */
+  private inputSlots = 0;
+
+  reset(node: onnx.INodeProto, slotAt = 0): void {
     this.inputs = node.input ?? [];
+    this.inputSlots = slotAt + (node.output ?? []).length;
     this.nOut = (node.output ?? []).length;
     this.op = node.op_type ?? '';
     // Cleared by index, not by length = 0, which would drop the arrays' backing stores.
@@ -369,7 +393,9 @@ class NodeRules {
 
   shape(i: number): Shape | undefined {
     const name = this.inputs[i];
-    return name ? this.shapes.get(name) : undefined;
+    if (!name) return undefined;
+    const hints = this.hints;
+    return this.shapes.getById(this.scope.hintedValueId(hints ? hints[this.inputSlots + i] : undefined, name), name);
   }
 
   value(i: number): KnownValue | undefined {

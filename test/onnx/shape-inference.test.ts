@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { onnx } from '../../src/onnx/codec.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { longToNumber } from '../../src/onnx/external-data.js';
-import { ModelGraph } from '../../src/onnx/graph.js';
+import { GraphScope, ModelGraph, ValueIndex } from '../../src/onnx/graph.js';
 import { loadModel } from '../../src/onnx/model-io.js';
 import { broadcastShapes, inferShapes, inferShapesAndValues, matmulShape, ShapesById, ShapeTable } from '../../src/onnx/shape-inference.js';
 import { staticInputs, withStaticDims } from '../../src/passes/amp/static-dims.js';
@@ -31,6 +31,10 @@ function attr(name: string, value: number | number[] | string): onnx.AttributePr
   if (Array.isArray(value)) return onnx.AttributeProto.create({ name, ints: value, type: onnx.AttributeProto.AttributeType.INTS });
   return onnx.AttributeProto.create({ name, i: value, type: onnx.AttributeProto.AttributeType.INT });
 }
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('static shape inference', () => {
   it.skipIf(!corpusAvailable)('agrees with every fully declared graph-output shape of the node tests (declarations stripped first)', () => {
@@ -224,6 +228,33 @@ describe('shared shapes', () => {
       visited.push(name);
     });
     expect(visited.sort()).toEqual([...reference.keys()].sort());
+  });
+
+  it('reads the ids of node names from the hint table: the same shapes as without it, and no node name hashed', () => {
+    const sortedEntries = (shapes: ReadonlyMap<string, readonly number[]>) => [...shapes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const files = [
+      path.join(repoRoot, 'fixtures/transformer-block/model.onnx'),
+      path.join(repoRoot, 'fixtures/conv-block/model.onnx'),
+      ...(corpusAvailable ? corpusModels('light-models').slice(0, 6).map((relative) => path.join(corpusDir, relative)) : []),
+    ];
+    for (const file of files) {
+      const m = loadModel(file, { externalData: 'ignore' });
+      const graph = new ModelGraph(m);
+      graph.main.topologicalOrder();
+      const idOf = vi.spyOn(ValueIndex.prototype, 'idOf');
+      const hinted = inferShapes(graph);
+      // Only the seeds (initializers, graph inputs) are looked up by name.
+      const seeds = graph.main.initializers.size + graph.main.inputs.size + (m.graph?.sparse_initializer?.length ?? 0);
+      expect(idOf.mock.calls.length, file).toBeLessThanOrEqual(seeds);
+      idOf.mockClear();
+      const noHints = vi.spyOn(GraphScope.prototype, 'valueIdHints').mockReturnValue(undefined);
+      const plain = inferShapes(graph);
+      expect(idOf.mock.calls.length, file).toBeGreaterThan(seeds);
+      noHints.mockRestore();
+      idOf.mockRestore();
+      expect(hinted.size, file).toBeGreaterThan(0);
+      expect(sortedEntries(hinted), file).toEqual(sortedEntries(plain));
+    }
   });
 
   it('interns a copy of valid dims only, and keeps a computed -0 apart from 0', () => {

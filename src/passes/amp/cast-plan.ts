@@ -7,7 +7,7 @@
 import { dtypeAttribute, findAttribute, setDtypeAttribute } from '../../onnx/attributes.js';
 import { DataType, dataTypeName } from '../../onnx/data-types.js';
 import { onnx } from '../../onnx/generated/onnx.js';
-import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
+import { slotCountOf, type GraphScope, type ModelGraph } from '../../onnx/graph.js';
 import { typeVariableOfInput } from '../../onnx/schema.js';
 import { lowPrecisionCopy } from '../../onnx/tensor-data.js';
 import { attributeTypedOps, inferOutputType, type ElemTypes } from '../../onnx/type-inference.js';
@@ -63,8 +63,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   // Casts are made like the model's own nodes: sharing the frozen empty fields when those do.
   const sharedEmptyFields = sharesEmptyFields(graph.main.graph.node?.[0]);
   const noteCasts = options.noteCasts ?? true;
-  const lowered = new Map<GraphScope, Set<string>>();
-  const loweredIn = (scope: GraphScope): Set<string> => lowered.get(scope) ?? lowered.set(scope, new Set()).get(scope)!;
+  const lowered = new Map<GraphScope, LoweredValues>();
+  const loweredIn = (scope: GraphScope): LoweredValues => lowered.get(scope) ?? lowered.set(scope, new LoweredValues(scope)).get(scope)!;
   const isLowered = (scope: GraphScope, name: string): boolean => {
     // In the main graph every name is its own (resolve would answer the scope itself or nothing).
     if (!scope.parent) return (scope === mainScope ? mainLowered : loweredIn(scope)).has(name);
@@ -111,6 +111,13 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     // Each node's painting, looked up once for the passes below (undefined for an unpainted node).
     const paintedAt: Array<PaintedNode | undefined> = new Array(nodes.length);
     for (let position = 0; position < nodes.length; position++) paintedAt[position] = painted.get(nodes[position] as onnx.INodeProto);
+    // The ids of the nodes' names by position (GraphScope.valueIdHints(): each node's outputs, then
+    // its inputs, checked against the name before use), so that asking whether an input is lowered
+    // reads a byte by id instead of hashing the name into a Set; slotStart: where each node's start.
+    const hints = scope.valueIdHints(nodes);
+    const slotStart = new Int32Array(nodes.length + 1);
+    if (hints) for (let position = 0; position < nodes.length; position++) slotStart[position + 1] = (slotStart[position] as number) + slotCountOf(nodes[position] as onnx.INodeProto);
+    const outputId = (position: number, index: number, name: string): number => scope.hintedValueId(hints ? hints[(slotStart[position] as number) + index] : undefined, name);
 
     /** The type a painted node wants on input `index`; callers with many inputs look the node up once. */
     const wantsOf = (found: PaintedNode | undefined, index: number): number => {
@@ -153,14 +160,14 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         // dtype attribute or value tensor is retyped, and its float output follows.
         retypeDtypeAttribute(node, target);
         const output = node.output?.[0];
-        if (output && isFloatOutput(found, node, 0, scope, types)) low.add(output);
+        if (output && isFloatOutput(found, node, 0, scope, types)) low.addId(outputId(position, 0, output), output);
         continue;
       }
       const outputs = node.output ?? [];
       for (let index = 0; index < outputs.length; index++) {
         const name = outputs[index];
         if (!name || !isFloatOutput(found, node, index, scope, types)) continue;
-        if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.add(name);
+        if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.addId(outputId(position, index, name), name);
       }
     }
 
@@ -306,6 +313,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       if (!inputs) continue;
       const found = paintedAt[position];
       const decision = found?.decision as NodeDecision | undefined;
+      const inputSlots = hints ? (slotStart[position] as number) + (node.output ? node.output.length : 0) : 0;
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
         if (!name) continue;
@@ -318,7 +326,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
           scope.setInput(node, index, alias);
           continue;
         }
-        const have = (scope.parent ? isLowered(scope, name) : low.has(name)) ? target : DataType.FLOAT;
+        const have = (scope.parent ? isLowered(scope, name) : low.hasId(scope.hintedValueId(hints ? hints[inputSlots + index] : undefined, name), name)) ? target : DataType.FLOAT;
         if (have === want) continue;
         const cast = castTo(name, want);
         remember(node);
@@ -331,9 +339,68 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       }
     }
 
-    for (const name of low) setValueInfoType(scope, name, name, target);
+    for (const name of low.names()) setValueInfoType(scope, name, name, target);
   }
   return stats;
+}
+
+/**
+ * @internal The values of one scope that now hold the target type, by the scope's value ids: with
+ * the id from a checked hint, asking and adding cost a byte read or write, where a Set of names
+ * hashed every float input's name. Names the scope's index does not know keep a Set of their own.
+ */
+export class LoweredValues {
+  /** By value id: 1 lowered, 2 lowered once and no longer. */
+  private flags = new Uint8Array(1024);
+  private readonly unindexed = new Set<string>();
+  /** Every name lowered at some point, once, in the order first lowered. */
+  private readonly listed: string[] = [];
+
+  constructor(private readonly scope: GraphScope) {}
+
+  has(name: string): boolean {
+    return this.hasId(this.scope.valueIdOf(name), name);
+  }
+
+  /** has(name), given the name's id in the scope's index (-1: none). */
+  hasId(id: number, name: string): boolean {
+    if (id < 0) return this.unindexed.has(name);
+    return id < this.flags.length && this.flags[id] === 1;
+  }
+
+  add(name: string): void {
+    this.addId(this.scope.valueIdOf(name), name);
+  }
+
+  /** add(name), given the name's id in the scope's index (-1: none). */
+  addId(id: number, name: string): void {
+    if (id < 0) {
+      if (!this.unindexed.has(name)) {
+        this.unindexed.add(name);
+        this.listed.push(name);
+      }
+      return;
+    }
+    let flags = this.flags;
+    if (id >= flags.length) {
+      flags = new Uint8Array(Math.max(flags.length * 2, id + 1));
+      flags.set(this.flags);
+      this.flags = flags;
+    }
+    if (flags[id] === 0) this.listed.push(name);
+    flags[id] = 1;
+  }
+
+  delete(name: string): void {
+    const id = this.scope.valueIdOf(name);
+    if (id < 0) this.unindexed.delete(name);
+    else if (id < this.flags.length && this.flags[id] === 1) this.flags[id] = 2;
+  }
+
+  /** The values lowered now (value_info is retyped for each; the order does not matter). */
+  names(): string[] {
+    return this.listed.filter((name) => this.has(name));
+  }
 }
 
 /** Keeps value_info true: a value that changed type must not still be declared float32. */
