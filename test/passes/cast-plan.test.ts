@@ -9,7 +9,7 @@ import { encodeModel } from '../../src/onnx/codec.js';
 import { GraphScope, ModelGraph } from '../../src/onnx/graph.js';
 import { loadModel } from '../../src/onnx/model-io.js';
 import { ampRewrite, type AmpOptions } from '../../src/passes/amp.js';
-import { LoweredValues } from '../../src/passes/amp/cast-plan.js';
+import { CastsMade, LoweredValues } from '../../src/passes/amp/cast-plan.js';
 import { fixturesDir } from '../support/corpus.js';
 
 afterEach(() => {
@@ -50,6 +50,31 @@ describe('cast planning by value id', () => {
     expect(reference.size).toBeGreaterThan(5);
     expect(lowered.names().sort()).toEqual([...reference].sort());
     expect(new Set(lowered.names()).size).toBe(lowered.names().length);
+  });
+
+  it('keeps the Casts made as a Map of names would, asked by name or by id, for indexed and unindexed names', () => {
+    const m = loadModel(path.join(fixturesDir, 'transformer-block/model.onnx'), { externalData: 'ignore' });
+    const graph = new ModelGraph(m);
+    const indexed = [...new Set((m.graph?.node ?? []).flatMap((n) => [...(n.input ?? []), ...(n.output ?? [])]).filter(Boolean))];
+    const names = indexed.slice(0, 40).concat(['not/in/the/index', 'another unknown name']);
+    const made = new CastsMade(graph.main);
+    const reference = new Map<string, string>();
+    let seed = 5;
+    const random = (n: number): number => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % n;
+    };
+    for (let step = 0; step < 400; step++) {
+      const name = names[random(names.length)] as string;
+      const output = `${name}/cast${step}`;
+      if (random(2) === 0) made.set(name, output);
+      else made.setById(graph.main.valueIdOf(name), name, output);
+      reference.set(name, output);
+      const probe = names[random(names.length)] as string;
+      expect(made.get(probe), probe).toBe(reference.get(probe));
+      expect(made.getById(graph.main.valueIdOf(probe), probe), probe).toBe(reference.get(probe));
+    }
+    expect(reference.size).toBeGreaterThan(20);
   });
 
   it('rewrites as it does with every hint table withheld, and finds each node name by its hint', () => {

@@ -93,12 +93,12 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     wiring.set(node, renamingOutputs ? { inputs, outputs: node.output ? node.output.slice() : [] } : { inputs });
   };
   /** Casts made per scope, by type, then by value: one Cast per (value, type) in each scope. */
-  const castsMade = new Map<GraphScope, Map<number, Map<string, string>>>();
-  const castsIn = (home: GraphScope, type: number): Map<string, string> => {
+  const castsMade = new Map<GraphScope, Map<number, CastsMade>>();
+  const castsIn = (home: GraphScope, type: number): CastsMade => {
     let byType = castsMade.get(home);
     if (!byType) castsMade.set(home, (byType = new Map()));
     let made = byType.get(type);
-    if (!made) byType.set(type, (made = new Map()));
+    if (!made) byType.set(type, (made = new CastsMade(home)));
     return made;
   };
 
@@ -255,15 +255,16 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     const isConstantSource = (owner: GraphScope, node: onnx.INodeProto): boolean =>
       owner === scope ? constantSources.has(node) : paints.get(owner)?.nodes.get(node)?.decision.rule === 'constant-source';
     // This scope's Casts by type, found once per scope instead of through two Maps per edge.
-    let madeToTarget: Map<string, string> | undefined;
-    let madeToFloat: Map<string, string> | undefined;
-    const madeHere = (type: number): Map<string, string> =>
+    let madeToTarget: CastsMade | undefined;
+    let madeToFloat: CastsMade | undefined;
+    const madeHere = (type: number): CastsMade =>
       type === target ? (madeToTarget ??= castsIn(scope, type)) : type === DataType.FLOAT ? (madeToFloat ??= castsIn(scope, type)) : castsIn(scope, type);
-    const castTo = (name: string, type: number): string => {
+    /** `id`: the name's id in this scope's index (-1: none), as hintedValueId() answers it. */
+    const castTo = (name: string, id: number, type: number): string => {
       // In the main graph every Cast lives in the main graph: a Cast made before is found without
       // resolving the name (most calls find one).
       if (!scope.parent) {
-        const existing = madeHere(type).get(name);
+        const existing = madeHere(type).getById(id, name);
         if (existing) return existing;
       }
       // Where the name is defined, as resolve() would say, without allocating its answer.
@@ -271,7 +272,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       let producer: onnx.INodeProto | undefined;
       let isInput = false;
       for (; owner; owner = owner.parent) {
-        producer = owner.producerNodeOf(name);
+        producer = owner === scope ? scope.producerNodeOfId(id) : owner.producerNodeOf(name);
         if (producer) break;
         if (owner.inputs.has(name)) {
           isInput = true;
@@ -291,7 +292,7 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const made = home === scope ? madeHere(type) : castsIn(home, type);
       // The main graph's Casts were looked for above.
       if (scope.parent) {
-        const existing = made.get(name);
+        const existing = home === scope ? made.getById(id, name) : made.get(name);
         if (existing) return existing;
       }
       const output = graph.uniqueName(name + (type === target ? toTarget : type === DataType.FLOAT ? toFloat : castSuffix(type)));
@@ -302,7 +303,9 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         if (isWeight) stats.weightCasts++;
         else stats.castsToTarget++;
       } else stats.castsToFloat32++;
-      made.set(name, output);
+      // By the id asked with, unless the name had none: the Cast's own read has indexed it now.
+      if (home === scope && id >= 0) made.setById(id, name, output);
+      else made.set(name, output);
       return output;
     };
 
@@ -326,9 +329,10 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
           scope.setInput(node, index, alias);
           continue;
         }
-        const have = (scope.parent ? isLowered(scope, name) : low.hasId(scope.hintedValueId(hints ? hints[inputSlots + index] : undefined, name), name)) ? target : DataType.FLOAT;
+        const id = scope.hintedValueId(hints ? hints[inputSlots + index] : undefined, name);
+        const have = (scope.parent ? isLowered(scope, name) : low.hasId(id, name)) ? target : DataType.FLOAT;
         if (have === want) continue;
-        const cast = castTo(name, want);
+        const cast = castTo(name, id, want);
         remember(node);
         scope.setInput(node, index, cast);
         if (decision && noteCasts) {
@@ -342,6 +346,52 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     for (const name of low.names()) setValueInfoType(scope, name, name, target);
   }
   return stats;
+}
+
+/**
+ * @internal The Casts made in one scope to one type: value -> the Cast's output, by the scope's value
+ * ids (an index into the outputs per id), so that a caller with the id from a checked hint finds a
+ * Cast made before, and records a new one, without hashing the name. Names the scope's index does
+ * not know keep a Map of their own.
+ */
+export class CastsMade {
+  /** By value id: 0 none, else 1 + the index of the Cast's output in `outputs`. */
+  private slots = new Int32Array(1024);
+  private readonly outputs: string[] = [];
+  private readonly unindexed = new Map<string, string>();
+
+  constructor(private readonly scope: GraphScope) {}
+
+  get(name: string): string | undefined {
+    return this.getById(this.scope.valueIdOf(name), name);
+  }
+
+  /** get(name), given the name's id in the scope's index (-1: none). */
+  getById(id: number, name: string): string | undefined {
+    if (id < 0) return this.unindexed.get(name);
+    const slot = id < this.slots.length ? (this.slots[id] as number) : 0;
+    return slot === 0 ? undefined : this.outputs[slot - 1];
+  }
+
+  set(name: string, output: string): void {
+    this.setById(this.scope.valueIdOf(name), name, output);
+  }
+
+  /** set(name, output), given the name's id in the scope's index (-1: none). */
+  setById(id: number, name: string, output: string): void {
+    if (id < 0) {
+      this.unindexed.set(name, output);
+      return;
+    }
+    let slots = this.slots;
+    if (id >= slots.length) {
+      slots = new Int32Array(Math.max(slots.length * 2, id + 1));
+      slots.set(this.slots);
+      this.slots = slots;
+    }
+    this.outputs.push(output);
+    slots[id] = this.outputs.length;
+  }
 }
 
 /**
