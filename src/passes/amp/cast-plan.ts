@@ -113,11 +113,9 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     for (let position = 0; position < nodes.length; position++) paintedAt[position] = painted.get(nodes[position] as onnx.INodeProto);
     // The ids of the nodes' names by position (GraphScope.valueIdHints(): each node's outputs, then
     // its inputs, checked against the name before use), so that asking whether an input is lowered
-    // reads a byte by id instead of hashing the name into a Set; slotStart: where each node's start.
+    // reads a byte by id instead of hashing the name into a Set. The loops below step through it
+    // node by node (slotCountOf), every node counted, skipped or not.
     const hints = scope.valueIdHints(nodes);
-    const slotStart = new Int32Array(nodes.length + 1);
-    if (hints) for (let position = 0; position < nodes.length; position++) slotStart[position + 1] = (slotStart[position] as number) + slotCountOf(nodes[position] as onnx.INodeProto);
-    const outputId = (position: number, index: number, name: string): number => scope.hintedValueId(hints ? hints[(slotStart[position] as number) + index] : undefined, name);
 
     /** The type a painted node wants on input `index`; callers with many inputs look the node up once. */
     const wantsOf = (found: PaintedNode | undefined, index: number): number => {
@@ -136,10 +134,12 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     const convertedByArity: Array<Array<number | undefined>> = [];
     // Outputs of ALLOW nodes change type as the schema or the op's dtype rule says they follow
     // the converted inputs (the same inference validation runs afterwards).
-    for (let position = 0; position < nodes.length; position++) {
+    for (let position = 0, next = 0; position < nodes.length; position++) {
+      const node = nodes[position] as onnx.INodeProto;
+      const slotAt = next;
+      if (hints) next += slotCountOf(node);
       const found = paintedAt[position];
       if (found?.decision.color !== 'ALLOW' || !found.facts.schema) continue;
-      const node = nodes[position] as onnx.INodeProto;
       const nodeFacts = found.facts;
       const inputs = node.input ?? [];
       // Dense (undefined for an omitted input), as inferOutputType expects.
@@ -160,14 +160,14 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         // dtype attribute or value tensor is retyped, and its float output follows.
         retypeDtypeAttribute(node, target);
         const output = node.output?.[0];
-        if (output && isFloatOutput(found, node, 0, scope, types)) low.addId(outputId(position, 0, output), output);
+        if (output && isFloatOutput(found, node, 0, scope, types)) low.addId(scope.hintedValueId(hints ? hints[slotAt] : undefined, output), output);
         continue;
       }
       const outputs = node.output ?? [];
       for (let index = 0; index < outputs.length; index++) {
         const name = outputs[index];
         if (!name || !isFloatOutput(found, node, index, scope, types)) continue;
-        if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.addId(outputId(position, index, name), name);
+        if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.addId(scope.hintedValueId(hints ? hints[slotAt + index] : undefined, name), name);
       }
     }
 
@@ -310,13 +310,15 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     };
 
     const anyAlias = lowAlias.size > 0;
-    for (let position = 0; position < nodes.length; position++) {
+    for (let position = 0, next = 0; position < nodes.length; position++) {
       const node = nodes[position] as onnx.INodeProto;
+      const slotAt = next;
+      if (hints) next += slotCountOf(node);
       const inputs = node.input;
       if (!inputs) continue;
       const found = paintedAt[position];
       const decision = found?.decision as NodeDecision | undefined;
-      const inputSlots = hints ? (slotStart[position] as number) + (node.output ? node.output.length : 0) : 0;
+      const inputSlots = slotAt + (node.output ? node.output.length : 0);
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
         if (!name) continue;
