@@ -21,7 +21,7 @@ import { DataType } from './data-types.js';
 import { isExternal, longToNumber } from './external-data.js';
 import { float16BitsToFloat32 } from './float16.js';
 import type { onnx } from './generated/onnx.js';
-import type { GraphScope, ModelGraph } from './graph.js';
+import { slotCountOf, type GraphScope, type ModelGraph } from './graph.js';
 import { normalizeDomain, opsetsOf } from './opsets.js';
 
 /** Dims of a value. Shapes returned by inference are shared between values and frozen: never mutate one. */
@@ -67,7 +67,7 @@ export function inferShapesAndValues(graph: ModelGraph, options: ShapeInferenceO
 }
 
 function inferInto(graph: ModelGraph, options: ShapeInferenceOptions): ShapeInferenceResult {
-  const shapes = new Map<string, Shape>();
+  const shapes = new ShapesById(graph.main);
   const values = new KnownValues(graph.main.initializers);
   try {
     const opset = opsetsOf(graph.model).get('') ?? DEFAULT_OPSET;
@@ -76,6 +76,112 @@ function inferInto(graph: ModelGraph, options: ShapeInferenceOptions): ShapeInfe
     // Never fail the caller: whatever was inferred before the surprise stays.
   }
   return { shapes, values };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shapes by value
+
+/**
+ * Value name -> shape, kept by the scope's value ids: a small code per value (which of the few
+ * distinct shapes it has) in a typed array, where a Map of every value's name grew its table
+ * insertion by insertion and hashed each name a second time (a big model's shape inference spent
+ * most of its own time inserting). Names the scope's index does not know (an initializer no node
+ * reads, a graph input) go to a Map of their own.
+ */
+export class ShapesById implements ReadonlyMap<string, Shape> {
+  /** By value id: 0 not known, else 1 + the shape's index in `distinct`. */
+  private codes = new Int32Array(1024);
+  private readonly distinct: Shape[] = [];
+  /** The code of each shape array in `distinct` (a handful of entries: shapes are interned). */
+  private readonly codeOf = new Map<Shape, number>();
+  private readonly unindexed = new Map<string, Shape>();
+  private indexedCount = 0;
+
+  constructor(private readonly scope: GraphScope) {}
+
+  get size(): number {
+    return this.indexedCount + this.unindexed.size;
+  }
+
+  /** get(name), given the name's id in the scope's index (-1: none), as a checked hint answers it. */
+  getById(id: number, name: string): Shape | undefined {
+    if (id < 0) return this.unindexed.get(name);
+    const code = id < this.codes.length ? (this.codes[id] as number) : 0;
+    return code === 0 ? undefined : this.distinct[code - 1];
+  }
+
+  get(name: string): Shape | undefined {
+    const id = this.scope.valueIdOf(name);
+    if (id < 0) return this.unindexed.get(name);
+    const code = id < this.codes.length ? (this.codes[id] as number) : 0;
+    return code === 0 ? undefined : this.distinct[code - 1];
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== undefined;
+  }
+
+  set(name: string, shape: Shape): this {
+    return this.setById(this.scope.valueIdOf(name), name, shape);
+  }
+
+  /** set(name, shape), given the name's id in the scope's index (-1: none). */
+  setById(id: number, name: string, shape: Shape): this {
+    if (id < 0) {
+      this.unindexed.set(name, shape);
+      return this;
+    }
+    let code = this.codeOf.get(shape);
+    if (code === undefined) {
+      this.distinct.push(shape);
+      code = this.distinct.length;
+      this.codeOf.set(shape, code);
+    }
+    let codes = this.codes;
+    if (id >= codes.length) {
+      codes = new Int32Array(Math.max(codes.length * 2, id + 1));
+      codes.set(this.codes);
+      this.codes = codes;
+    }
+    if (codes[id] === 0) this.indexedCount++;
+    codes[id] = code;
+    return this;
+  }
+
+  delete(name: string): boolean {
+    const id = this.scope.valueIdOf(name);
+    if (id < 0) return this.unindexed.delete(name);
+    if (id >= this.codes.length || this.codes[id] === 0) return false;
+    this.codes[id] = 0;
+    this.indexedCount--;
+    return true;
+  }
+
+  /** Indexed names in id order, then the others in insertion order. */
+  *entries(): MapIterator<[string, Shape]> {
+    const codes = this.codes;
+    for (const [name, id] of this.scope.valueIds()) {
+      const code = id < codes.length ? (codes[id] as number) : 0;
+      if (code !== 0) yield [name, this.distinct[code - 1] as Shape];
+    }
+    yield* this.unindexed.entries();
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+
+  *values(): MapIterator<Shape> {
+    for (const [, shape] of this.entries()) yield shape;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Shape]> {
+    return this.entries();
+  }
+
+  forEach(callback: (shape: Shape, name: string, map: ReadonlyMap<string, Shape>) => void, thisArg?: unknown): void {
+    for (const [name, shape] of this.entries()) callback.call(thisArg, shape, name, this);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,7 +291,7 @@ class KnownValues extends Map<string, KnownValue> {
 function run(
   scope: GraphScope,
   opset: number,
-  shapes: Map<string, Shape>,
+  shapes: ShapesById,
   values: KnownValues,
   inputs: ReadonlyMap<string, onnx.IValueInfoProto> | undefined,
 ): void {
@@ -209,18 +315,24 @@ function run(
     if (dims) shapes.set(name, dims);
   });
 
-  const rules = new NodeRules(opset, shapes, values, table);
   const order = scope.topologicalOrder().order;
+  // The ids of the nodes' names by position (each node's outputs, then its inputs), checked against
+  // the name before use: no name of an unedited graph is hashed again to find its shape.
+  const hints = scope.valueIdHints(order);
+  const rules = new NodeRules(opset, shapes, values, table, scope, hints);
+  let at = 0;
   for (let n = 0; n < order.length; n++) {
     const node = order[n] as onnx.INodeProto;
     const outputs = node.output;
+    const slotAt = at;
+    if (hints) at += slotCountOf(node);
     if (!outputs?.length) continue;
-    rules.reset(node);
+    rules.reset(node, slotAt);
     if (normalizeDomain(node.domain) === '' && !scope.subgraphsOf(node).length) {
       try {
         inferNode(rules, node);
       } catch {
-        rules.reset(node);
+        rules.reset(node, slotAt);
       }
     }
     const inferred = rules.out;
@@ -231,7 +343,7 @@ function run(
       // Rules' shapes are interned (and checked) by set(); declarations fill in the rest.
       const known = inferred[i] ?? declaredShape(scope, name, table);
       if (!known) continue;
-      shapes.set(name, known);
+      shapes.setById(scope.hintedValueId(hints ? hints[slotAt + i] : undefined, name), name, known);
       const value = inferredValues[i];
       if (value && known.length <= 1 && product(known) === value.data.length && value.data.every(Number.isFinite)) values.set(name, value);
     }
@@ -254,13 +366,20 @@ class NodeRules {
 
   constructor(
     readonly opset: number,
-    private readonly shapes: ReadonlyMap<string, Shape>,
+    private readonly shapes: ShapesById,
     private readonly values: ReadonlyMap<string, KnownValue>,
     private readonly table: ShapeTable,
+    private readonly scope: GraphScope,
+    /** The scope's id hints for the order walked (GraphScope.valueIdHints()), if any. */
+    private readonly hints: Int32Array | undefined,
   ) {}
 
-  reset(node: onnx.INodeProto): void {
+  /** Where this node's input ids start in `hints`. */
+  private inputSlots = 0;
+
+  reset(node: onnx.INodeProto, slotAt = 0): void {
     this.inputs = node.input ?? [];
+    this.inputSlots = slotAt + (node.output ?? []).length;
     this.nOut = (node.output ?? []).length;
     this.op = node.op_type ?? '';
     // Cleared by index, not by length = 0, which would drop the arrays' backing stores.
@@ -274,7 +393,9 @@ class NodeRules {
 
   shape(i: number): Shape | undefined {
     const name = this.inputs[i];
-    return name ? this.shapes.get(name) : undefined;
+    if (!name) return undefined;
+    const hints = this.hints;
+    return this.shapes.getById(this.scope.hintedValueId(hints ? hints[this.inputSlots + i] : undefined, name), name);
   }
 
   value(i: number): KnownValue | undefined {

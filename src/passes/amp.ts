@@ -17,14 +17,13 @@ import { planCasts, type CastStats } from './amp/cast-plan.js';
 import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decisions.js';
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
-import { matrixFlops } from './amp/flops.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type PinnedNode } from './amp/weight-range.js';
 import { validateModel } from './validate.js';
 import { phase } from '../onnx/phases.js';
 import { sortGraph } from './amp/graph-order.js';
 import { inlineLocalFunctions, localFunctionKey } from './amp/inline-functions.js';
 import { findKvCache, requireKvCache, storeKvCacheInFloat16, type KvCacheValues } from './amp/kv-cache.js';
-import { tensorCoreLint, type TensorCoreLint } from './amp/tensor-core-lint.js';
+import { matrixFigures, type TensorCoreLint } from './amp/tensor-core-lint.js';
 import { staticInputs } from './amp/static-dims.js';
 import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
 import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
@@ -448,7 +447,7 @@ function shapeFigures(
 ): { flops: AmpSummary['matrixFlops']; lint: TensorCoreLint | null } {
   // Before the casts rename edges: shapes are looked up by the model's own value names.
   const shapes = phase('shapeInferenceMs', () => inferShapes(graph, options.dims?.size ? { inputs: staticInputs(model, options.dims) } : {}));
-  return { flops: matrixFlops(decisions, shapes), lint: options.target === 'cpu' ? null : tensorCoreLint(decisions, shapes) };
+  return matrixFigures(decisions, shapes, options.target !== 'cpu');
 }
 
 /** What the audit is built from, kept by the report until it is read. */

@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { onnx } from '../../src/onnx/codec.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { longToNumber } from '../../src/onnx/external-data.js';
-import { ModelGraph } from '../../src/onnx/graph.js';
+import { GraphScope, ModelGraph, ValueIndex } from '../../src/onnx/graph.js';
 import { loadModel } from '../../src/onnx/model-io.js';
-import { broadcastShapes, inferShapes, inferShapesAndValues, matmulShape, ShapeTable } from '../../src/onnx/shape-inference.js';
+import { broadcastShapes, inferShapes, inferShapesAndValues, matmulShape, ShapesById, ShapeTable } from '../../src/onnx/shape-inference.js';
 import { staticInputs, withStaticDims } from '../../src/passes/amp/static-dims.js';
 import { corpusAvailable, corpusDir, corpusModels, repoRoot } from '../support/corpus.js';
 import { model, node, valueInfo } from '../support/models.js';
@@ -31,6 +31,10 @@ function attr(name: string, value: number | number[] | string): onnx.AttributePr
   if (Array.isArray(value)) return onnx.AttributeProto.create({ name, ints: value, type: onnx.AttributeProto.AttributeType.INTS });
   return onnx.AttributeProto.create({ name, i: value, type: onnx.AttributeProto.AttributeType.INT });
 }
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('static shape inference', () => {
   it.skipIf(!corpusAvailable)('agrees with every fully declared graph-output shape of the node tests (declarations stripped first)', () => {
@@ -183,6 +187,74 @@ describe('shared shapes', () => {
     expect(shapes.get('wt')).toBe(shapes.get('w'));
     for (const shape of shapes.values()) expect(Object.isFrozen(shape)).toBe(true);
     expect(() => (rows as number[]).push(1)).toThrow(TypeError);
+  });
+
+  it('keeps shapes by value id exactly as a Map of names would, for indexed and unindexed names', () => {
+    const m = loadModel(path.join(repoRoot, 'fixtures/transformer-block/model.onnx'), { externalData: 'ignore' });
+    const graph = new ModelGraph(m);
+    const indexed = (m.graph?.node ?? []).flatMap((n) => [...(n.input ?? []), ...(n.output ?? [])]).filter(Boolean);
+    expect(indexed.length).toBeGreaterThan(10);
+    const names = [...new Set(indexed)].slice(0, 40).concat(['not/in/the/index', 'another unknown name']);
+    const shapesList = [Object.freeze([1, 2]), Object.freeze([3]), Object.freeze([]), Object.freeze([1, 2])];
+    const byId = new ShapesById(graph.main);
+    const reference = new Map<string, readonly number[]>();
+    let seed = 7;
+    const random = (n: number): number => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % n;
+    };
+    const sorted = (entries: Iterable<[string, readonly number[]]>) => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (let step = 0; step < 400; step++) {
+      const name = names[random(names.length)] as string;
+      if (random(4) === 0) expect(byId.delete(name), `delete ${name}`).toBe(reference.delete(name));
+      else {
+        const shape = shapesList[random(shapesList.length)] as readonly number[];
+        byId.set(name, shape);
+        reference.set(name, shape);
+      }
+      const probe = names[random(names.length)] as string;
+      expect(byId.get(probe), probe).toBe(reference.get(probe));
+      expect(byId.has(probe), probe).toBe(reference.has(probe));
+      expect(byId.size).toBe(reference.size);
+    }
+    expect(reference.size).toBeGreaterThan(5);
+    expect(sorted(byId)).toEqual(sorted(reference));
+    expect(sorted(byId.entries())).toEqual(sorted(reference.entries()));
+    expect([...byId.keys()].sort()).toEqual([...reference.keys()].sort());
+    expect([...byId.values()].length).toBe(reference.size);
+    const visited: string[] = [];
+    byId.forEach((shape, name) => {
+      expect(shape).toBe(reference.get(name));
+      visited.push(name);
+    });
+    expect(visited.sort()).toEqual([...reference.keys()].sort());
+  });
+
+  it('reads the ids of node names from the hint table: the same shapes as without it, and no node name hashed', () => {
+    const sortedEntries = (shapes: ReadonlyMap<string, readonly number[]>) => [...shapes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const files = [
+      path.join(repoRoot, 'fixtures/transformer-block/model.onnx'),
+      path.join(repoRoot, 'fixtures/conv-block/model.onnx'),
+      ...(corpusAvailable ? corpusModels('light-models').slice(0, 6).map((relative) => path.join(corpusDir, relative)) : []),
+    ];
+    for (const file of files) {
+      const m = loadModel(file, { externalData: 'ignore' });
+      const graph = new ModelGraph(m);
+      graph.main.topologicalOrder();
+      const idOf = vi.spyOn(ValueIndex.prototype, 'idOf');
+      const hinted = inferShapes(graph);
+      // Only the seeds (initializers, graph inputs) are looked up by name.
+      const seeds = graph.main.initializers.size + graph.main.inputs.size + (m.graph?.sparse_initializer?.length ?? 0);
+      expect(idOf.mock.calls.length, file).toBeLessThanOrEqual(seeds);
+      idOf.mockClear();
+      const noHints = vi.spyOn(GraphScope.prototype, 'valueIdHints').mockReturnValue(undefined);
+      const plain = inferShapes(graph);
+      expect(idOf.mock.calls.length, file).toBeGreaterThan(seeds);
+      noHints.mockRestore();
+      idOf.mockRestore();
+      expect(hinted.size, file).toBeGreaterThan(0);
+      expect(sortedEntries(hinted), file).toEqual(sortedEntries(plain));
+    }
   });
 
   it('interns a copy of valid dims only, and keeps a computed -0 apart from 0', () => {

@@ -91,6 +91,26 @@ describe('Tensor Core lint', () => {
     expect(Object.isFrozen(a) && Object.isFrozen(a?.[0])).toBe(true);
   });
 
+  it('tells apart findings with the same sizes off the multiple in other roles, and counts their FLOPs once each', () => {
+    const b = new GraphBuilder('g');
+    const x = b.input('x', F, [16, 30]);
+    const first = b.op('MatMul', [x, b.initializer('w1', [30, 64], filled(30 * 64))], {}, { name: 'inner30' });
+    const second = b.op('MatMul', [first, b.initializer('w2', [64, 30], filled(64 * 30))], {}, { name: 'out30' });
+    b.op('MatMul', [second, b.initializer('w3', [30, 64], filled(30 * 64))], {}, { name: 'again', outputs: ['y'] });
+    b.output('y', F, [16, 64]);
+    const summary = ampRewrite(b.model()).report.summary;
+    const findings = summary.tensorCoreLint?.findings ?? [];
+    expect(findings.map((f) => f.message)).toEqual([
+      "MatMul 'inner30': K (inner) 30 -> pad to 32",
+      "MatMul 'out30': N (output features) 30 -> pad to 32",
+      "MatMul 'again': K (inner) 30 -> pad to 32",
+    ]);
+    expect(findings[2]?.dims).toBe(findings[0]?.dims);
+    expect(findings[1]?.dims).not.toBe(findings[0]?.dims);
+    const flops = 2 * 16 * 30 * 64;
+    expect(summary.matrixFlops).toEqual({ lowPrecision: 3 * flops, total: 3 * flops, unknownNodes: 0, nodes: 3 });
+  });
+
   it('checks only converted ops, and is off under --target cpu', () => {
     expect(ampRewrite(matmul(16, 30, 10), { forceFp32: ['mm'] }).report.summary.tensorCoreLint).toMatchObject({ checked: 0, findings: [] });
     expect(ampRewrite(matmul(16, 30, 10), { target: 'cpu' }).report.summary.tensorCoreLint).toBeNull();

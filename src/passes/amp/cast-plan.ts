@@ -7,7 +7,7 @@
 import { dtypeAttribute, findAttribute, setDtypeAttribute } from '../../onnx/attributes.js';
 import { DataType, dataTypeName } from '../../onnx/data-types.js';
 import { onnx } from '../../onnx/generated/onnx.js';
-import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
+import { slotCountOf, type GraphScope, type ModelGraph } from '../../onnx/graph.js';
 import { typeVariableOfInput } from '../../onnx/schema.js';
 import { lowPrecisionCopy } from '../../onnx/tensor-data.js';
 import { attributeTypedOps, inferOutputType, type ElemTypes } from '../../onnx/type-inference.js';
@@ -63,8 +63,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
   // Casts are made like the model's own nodes: sharing the frozen empty fields when those do.
   const sharedEmptyFields = sharesEmptyFields(graph.main.graph.node?.[0]);
   const noteCasts = options.noteCasts ?? true;
-  const lowered = new Map<GraphScope, Set<string>>();
-  const loweredIn = (scope: GraphScope): Set<string> => lowered.get(scope) ?? lowered.set(scope, new Set()).get(scope)!;
+  const lowered = new Map<GraphScope, LoweredValues>();
+  const loweredIn = (scope: GraphScope): LoweredValues => lowered.get(scope) ?? lowered.set(scope, new LoweredValues(scope)).get(scope)!;
   const isLowered = (scope: GraphScope, name: string): boolean => {
     // In the main graph every name is its own (resolve would answer the scope itself or nothing).
     if (!scope.parent) return (scope === mainScope ? mainLowered : loweredIn(scope)).has(name);
@@ -93,12 +93,12 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     wiring.set(node, renamingOutputs ? { inputs, outputs: node.output ? node.output.slice() : [] } : { inputs });
   };
   /** Casts made per scope, by type, then by value: one Cast per (value, type) in each scope. */
-  const castsMade = new Map<GraphScope, Map<number, Map<string, string>>>();
-  const castsIn = (home: GraphScope, type: number): Map<string, string> => {
+  const castsMade = new Map<GraphScope, Map<number, CastsMade>>();
+  const castsIn = (home: GraphScope, type: number): CastsMade => {
     let byType = castsMade.get(home);
     if (!byType) castsMade.set(home, (byType = new Map()));
     let made = byType.get(type);
-    if (!made) byType.set(type, (made = new Map()));
+    if (!made) byType.set(type, (made = new CastsMade(home)));
     return made;
   };
 
@@ -111,6 +111,11 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     // Each node's painting, looked up once for the passes below (undefined for an unpainted node).
     const paintedAt: Array<PaintedNode | undefined> = new Array(nodes.length);
     for (let position = 0; position < nodes.length; position++) paintedAt[position] = painted.get(nodes[position] as onnx.INodeProto);
+    // The ids of the nodes' names by position (GraphScope.valueIdHints(): each node's outputs, then
+    // its inputs, checked against the name before use), so that asking whether an input is lowered
+    // reads a byte by id instead of hashing the name into a Set. The loops below step through it
+    // node by node (slotCountOf), every node counted, skipped or not.
+    const hints = scope.valueIdHints(nodes);
 
     /** The type a painted node wants on input `index`; callers with many inputs look the node up once. */
     const wantsOf = (found: PaintedNode | undefined, index: number): number => {
@@ -125,27 +130,29 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       return uses.length > 0 && !scope.isGraphOutput(name) && uses.every((use) => use.index >= 0 && wants(use.node, use.index) === target);
     };
 
-    const convertedTypes: Array<number | undefined> = [];
+    /** Input types of one node, reused: one list per input count, written by index, never emptied. */
+    const convertedByArity: Array<Array<number | undefined>> = [];
     // Outputs of ALLOW nodes change type as the schema or the op's dtype rule says they follow
     // the converted inputs (the same inference validation runs afterwards).
-    for (let position = 0; position < nodes.length; position++) {
+    for (let position = 0, next = 0; position < nodes.length; position++) {
+      const node = nodes[position] as onnx.INodeProto;
+      const slotAt = next;
+      if (hints) next += slotCountOf(node);
       const found = paintedAt[position];
       if (found?.decision.color !== 'ALLOW' || !found.facts.schema) continue;
-      const node = nodes[position] as onnx.INodeProto;
       const nodeFacts = found.facts;
       const inputs = node.input ?? [];
-      // Dense (undefined for an omitted input), as inferOutputType expects; one list reused by every node.
-      const converted = convertedTypes;
-      converted.length = 0;
+      // Dense (undefined for an omitted input), as inferOutputType expects.
+      const converted = (convertedByArity[inputs.length] ??= new Array<number | undefined>(inputs.length).fill(undefined));
       let generator = true;
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
         if (!name) {
-          converted.push(undefined);
+          converted[index] = undefined;
           continue;
         }
         const type = isFloatInput(found, node, index, scope, types) ? wantsOf(found, index) : types.get(scope, name);
-        converted.push(type);
+        converted[index] = type;
         if (type === target) generator = false;
       }
       if (generator) {
@@ -153,14 +160,14 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         // dtype attribute or value tensor is retyped, and its float output follows.
         retypeDtypeAttribute(node, target);
         const output = node.output?.[0];
-        if (output && isFloatOutput(found, node, 0, scope, types)) low.add(output);
+        if (output && isFloatOutput(found, node, 0, scope, types)) low.addId(scope.hintedValueId(hints ? hints[slotAt] : undefined, output), output);
         continue;
       }
       const outputs = node.output ?? [];
       for (let index = 0; index < outputs.length; index++) {
         const name = outputs[index];
         if (!name || !isFloatOutput(found, node, index, scope, types)) continue;
-        if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.add(name);
+        if (inferOutputType(node, index, converted, nodeFacts.schema)?.elemType === target) low.addId(scope.hintedValueId(hints ? hints[slotAt + index] : undefined, name), name);
       }
     }
 
@@ -248,23 +255,24 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     const isConstantSource = (owner: GraphScope, node: onnx.INodeProto): boolean =>
       owner === scope ? constantSources.has(node) : paints.get(owner)?.nodes.get(node)?.decision.rule === 'constant-source';
     // This scope's Casts by type, found once per scope instead of through two Maps per edge.
-    let madeToTarget: Map<string, string> | undefined;
-    let madeToFloat: Map<string, string> | undefined;
-    const madeHere = (type: number): Map<string, string> =>
+    let madeToTarget: CastsMade | undefined;
+    let madeToFloat: CastsMade | undefined;
+    const madeHere = (type: number): CastsMade =>
       type === target ? (madeToTarget ??= castsIn(scope, type)) : type === DataType.FLOAT ? (madeToFloat ??= castsIn(scope, type)) : castsIn(scope, type);
-    const castTo = (name: string, type: number): string => {
+    /** `id`: the name's id in this scope's index (-1: none), as hintedValueId() answers it. */
+    const castTo = (name: string, id: number, type: number): string => {
       // In the main graph every Cast lives in the main graph: a Cast made before is found without
       // resolving the name (most calls find one).
       if (!scope.parent) {
-        const existing = madeHere(type).get(name);
+        const existing = madeHere(type).getById(id, name);
         if (existing) return existing;
       }
       // Where the name is defined, as resolve() would say, without allocating its answer.
       let owner: GraphScope | undefined = scope;
-      let producer: ReturnType<GraphScope['producerOf']>;
+      let producer: onnx.INodeProto | undefined;
       let isInput = false;
       for (; owner; owner = owner.parent) {
-        producer = owner.producerOf(name);
+        producer = owner === scope ? scope.producerNodeOfId(id) : owner.producerNodeOf(name);
         if (producer) break;
         if (owner.inputs.has(name)) {
           isInput = true;
@@ -275,8 +283,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const isWeight =
         owner !== undefined &&
         (producer
-          ? isConstantSource(owner, producer.node)
-          : // An initializer, or an input with a default (an initializer of the same name) or named a weight.
+          ? isConstantSource(owner, producer)
+          : // An initializer (found above), or an input with a default (an initializer of the same name) or named a weight.
             !isInput || owner.initializers.has(name) || options.weightInputs.has(name));
       // A weight from an enclosing scope is cast where it is defined, once: inside a Loop or Scan
       // body the Cast would run at every iteration. Its readers see the result as an outer value.
@@ -284,28 +292,33 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       const made = home === scope ? madeHere(type) : castsIn(home, type);
       // The main graph's Casts were looked for above.
       if (scope.parent) {
-        const existing = made.get(name);
+        const existing = home === scope ? made.getById(id, name) : made.get(name);
         if (existing) return existing;
       }
       const output = graph.uniqueName(name + (type === target ? toTarget : type === DataType.FLOAT ? toFloat : castSuffix(type)));
       const cast = castNode(name, output, type, output, sharedEmptyFields);
-      const anchor = producer && owner === home ? producer.node : null;
+      const anchor = producer && owner === home ? producer : null;
       home.insertNodeAfter(anchor, cast);
       if (type !== DataType.FLOAT) {
         if (isWeight) stats.weightCasts++;
         else stats.castsToTarget++;
       } else stats.castsToFloat32++;
-      made.set(name, output);
+      // By the id asked with, unless the name had none: the Cast's own read has indexed it now.
+      if (home === scope && id >= 0) made.setById(id, name, output);
+      else made.set(name, output);
       return output;
     };
 
     const anyAlias = lowAlias.size > 0;
-    for (let position = 0; position < nodes.length; position++) {
+    for (let position = 0, next = 0; position < nodes.length; position++) {
       const node = nodes[position] as onnx.INodeProto;
+      const slotAt = next;
+      if (hints) next += slotCountOf(node);
       const inputs = node.input;
       if (!inputs) continue;
       const found = paintedAt[position];
       const decision = found?.decision as NodeDecision | undefined;
+      const inputSlots = slotAt + (node.output ? node.output.length : 0);
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index];
         if (!name) continue;
@@ -318,9 +331,10 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
           scope.setInput(node, index, alias);
           continue;
         }
-        const have = (scope.parent ? isLowered(scope, name) : low.has(name)) ? target : DataType.FLOAT;
+        const id = scope.hintedValueId(hints ? hints[inputSlots + index] : undefined, name);
+        const have = (scope.parent ? isLowered(scope, name) : low.hasId(id, name)) ? target : DataType.FLOAT;
         if (have === want) continue;
-        const cast = castTo(name, want);
+        const cast = castTo(name, id, want);
         remember(node);
         scope.setInput(node, index, cast);
         if (decision && noteCasts) {
@@ -331,9 +345,114 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       }
     }
 
-    for (const name of low) setValueInfoType(scope, name, name, target);
+    for (const name of low.names()) setValueInfoType(scope, name, name, target);
   }
   return stats;
+}
+
+/**
+ * @internal The Casts made in one scope to one type: value -> the Cast's output, by the scope's value
+ * ids (an index into the outputs per id), so that a caller with the id from a checked hint finds a
+ * Cast made before, and records a new one, without hashing the name. Names the scope's index does
+ * not know keep a Map of their own.
+ */
+export class CastsMade {
+  /** By value id: 0 none, else 1 + the index of the Cast's output in `outputs`. */
+  private slots = new Int32Array(1024);
+  private readonly outputs: string[] = [];
+  private readonly unindexed = new Map<string, string>();
+
+  constructor(private readonly scope: GraphScope) {}
+
+  get(name: string): string | undefined {
+    return this.getById(this.scope.valueIdOf(name), name);
+  }
+
+  /** get(name), given the name's id in the scope's index (-1: none). */
+  getById(id: number, name: string): string | undefined {
+    if (id < 0) return this.unindexed.get(name);
+    const slot = id < this.slots.length ? (this.slots[id] as number) : 0;
+    return slot === 0 ? undefined : this.outputs[slot - 1];
+  }
+
+  set(name: string, output: string): void {
+    this.setById(this.scope.valueIdOf(name), name, output);
+  }
+
+  /** set(name, output), given the name's id in the scope's index (-1: none). */
+  setById(id: number, name: string, output: string): void {
+    if (id < 0) {
+      this.unindexed.set(name, output);
+      return;
+    }
+    let slots = this.slots;
+    if (id >= slots.length) {
+      slots = new Int32Array(Math.max(slots.length * 2, id + 1));
+      slots.set(this.slots);
+      this.slots = slots;
+    }
+    this.outputs.push(output);
+    slots[id] = this.outputs.length;
+  }
+}
+
+/**
+ * @internal The values of one scope that now hold the target type, by the scope's value ids: with
+ * the id from a checked hint, asking and adding cost a byte read or write, where a Set of names
+ * hashed every float input's name. Names the scope's index does not know keep a Set of their own.
+ */
+export class LoweredValues {
+  /** By value id: 1 lowered, 2 lowered once and no longer. */
+  private flags = new Uint8Array(1024);
+  private readonly unindexed = new Set<string>();
+  /** Every name lowered at some point, once, in the order first lowered. */
+  private readonly listed: string[] = [];
+
+  constructor(private readonly scope: GraphScope) {}
+
+  has(name: string): boolean {
+    return this.hasId(this.scope.valueIdOf(name), name);
+  }
+
+  /** has(name), given the name's id in the scope's index (-1: none). */
+  hasId(id: number, name: string): boolean {
+    if (id < 0) return this.unindexed.has(name);
+    return id < this.flags.length && this.flags[id] === 1;
+  }
+
+  add(name: string): void {
+    this.addId(this.scope.valueIdOf(name), name);
+  }
+
+  /** add(name), given the name's id in the scope's index (-1: none). */
+  addId(id: number, name: string): void {
+    if (id < 0) {
+      if (!this.unindexed.has(name)) {
+        this.unindexed.add(name);
+        this.listed.push(name);
+      }
+      return;
+    }
+    let flags = this.flags;
+    if (id >= flags.length) {
+      flags = new Uint8Array(Math.max(flags.length * 2, id + 1));
+      flags.set(this.flags);
+      this.flags = flags;
+    }
+    if (flags[id] === 0) this.listed.push(name);
+    flags[id] = 1;
+  }
+
+  delete(name: string): void {
+    const id = this.scope.valueIdOf(name);
+    if (id < 0) this.unindexed.delete(name);
+    else if (id < this.flags.length && this.flags[id] === 1) this.flags[id] = 2;
+  }
+
+  /** The values lowered now (value_info is retyped for each; the order does not matter). */
+  names(): string[] {
+    return this.listed.filter((name) => this.has(name));
+  }
 }
 
 /** Keeps value_info true: a value that changed type must not still be declared float32. */

@@ -48,20 +48,60 @@ export function knownShape(scope: GraphScope, name: string | null | undefined, i
 const product = (dims: readonly number[]): number => dims.reduce((a, b) => a * b, 1);
 
 /**
- * FLOPs of one node (a multiply-add counts 2), or undefined when its shapes are not known.
- * `inferred`: shapes from inferShapes() for the main graph, used in addition to declared ones.
+ * The shapes one node's figures read (inputs 0 and 1, output 0), each looked up at most once per
+ * node: the FLOPs share and the Tensor Core lint read the same ones, and each lookup hashes the
+ * value's name. One instance serves a whole walk, reset at each node.
  */
-export function nodeFlops(decision: NodeDecision, inferred?: ReadonlyMap<string, Shape>): number | undefined {
-  const { node, scope } = decision;
-  const shape = (i: number) => knownShape(scope, node.input?.[i], inferred);
-  const out = () => knownShape(scope, node.output?.[0], inferred);
+export class NodeShapes {
+  private decision: NodeDecision | undefined;
+  /** Bit i (0, 1: inputs; 2: output 0) set once looked up. */
+  private looked = 0;
+  private first: Shape | undefined;
+  private second: Shape | undefined;
+  private output: Shape | undefined;
+
+  constructor(private readonly inferred: ReadonlyMap<string, Shape> | undefined) {}
+
+  reset(decision: NodeDecision): void {
+    this.decision = decision;
+    this.looked = 0;
+  }
+
+  input(i: number): Shape | undefined {
+    const { node, scope } = this.decision as NodeDecision;
+    if (i > 1) return knownShape(scope, node.input?.[i], this.inferred);
+    if ((this.looked & (1 << i)) === 0) {
+      this.looked |= 1 << i;
+      const found = knownShape(scope, node.input?.[i], this.inferred);
+      if (i === 0) this.first = found;
+      else this.second = found;
+    }
+    return i === 0 ? this.first : this.second;
+  }
+
+  output0(): Shape | undefined {
+    if ((this.looked & 4) === 0) {
+      this.looked |= 4;
+      const { node, scope } = this.decision as NodeDecision;
+      this.output = knownShape(scope, node.output?.[0], this.inferred);
+    }
+    return this.output;
+  }
+}
+
+/**
+ * FLOPs of one node (a multiply-add counts 2), or undefined when its shapes are not known.
+ * `shapes`: the node's shapes, reset to this decision by the caller.
+ */
+function nodeFlops(decision: NodeDecision, shapes: NodeShapes): number | undefined {
+  const node = decision.node;
   switch (node.op_type) {
     case 'MatMul': {
-      const a = shape(0);
-      const b = shape(1);
+      const a = shapes.input(0);
+      const b = shapes.input(1);
       if (!a || !b || !a.length || !b.length) return undefined;
       const k = a[a.length - 1] as number;
-      const y = out();
+      const y = shapes.output0();
       // The output holds every (batch, m, n) once: exact even where batch dims broadcast.
       if (y) return 2 * product(y) * k;
       const m = a.length > 1 ? (a[a.length - 2] as number) : 1;
@@ -70,28 +110,28 @@ export function nodeFlops(decision: NodeDecision, inferred?: ReadonlyMap<string,
       return 2 * batch * m * k * n;
     }
     case 'Gemm': {
-      const a = shape(0);
-      const b = shape(1);
+      const a = shapes.input(0);
+      const b = shapes.input(1);
       if (!a || !b || a.length !== 2 || b.length !== 2) return undefined;
       const [m, k] = intAttribute(node, 'transA') ? [a[1], a[0]] : [a[0], a[1]];
       const n = intAttribute(node, 'transB') ? b[0] : b[1];
       return 2 * (m as number) * (k as number) * (n as number);
     }
     case 'Conv': {
-      const w = shape(1);
-      const y = out();
+      const w = shapes.input(1);
+      const y = shapes.output0();
       return w && y ? 2 * product(y) * product(w.slice(1)) : undefined;
     }
     case 'ConvTranspose': {
-      const x = shape(0);
-      const w = shape(1);
+      const x = shapes.input(0);
+      const w = shapes.input(1);
       return x && w ? 2 * product(x) * product(w.slice(1)) : undefined;
     }
     case 'Einsum': {
       // Two operands: one multiply-add for every combination of label values (a contraction).
       if ((node.input ?? []).length !== 2) return undefined;
-      const a = shape(0);
-      const b = shape(1);
+      const a = shapes.input(0);
+      const b = shapes.input(1);
       const attribute = findAttribute(node, 'equation');
       if (!a || !b || !attribute?.s?.length) return undefined;
       const parsed = einsumLabels(Buffer.from(attribute.s).toString('utf8'), [a, b]);
@@ -102,25 +142,32 @@ export function nodeFlops(decision: NodeDecision, inferred?: ReadonlyMap<string,
   }
 }
 
-/** `shapes`: inferShapes() of the model, computed once by the caller; declared shapes only when absent. */
-export function matrixFlops(
-  decisions: readonly NodeDecision[],
-  shapes?: ReadonlyMap<string, Shape>,
-): { lowPrecision: number; total: number; unknownNodes: number; nodes: number } {
-  let lowPrecision = 0;
-  let total = 0;
-  let unknownNodes = 0;
-  let nodes = 0;
-  for (const decision of decisions) {
-    if (decision.list !== 'allow' || !computesOnFloat32(decision)) continue;
-    nodes++;
+export interface MatrixFlops {
+  lowPrecision: number;
+  total: number;
+  unknownNodes: number;
+  nodes: number;
+}
+
+/** The matrix FLOPs share, node by node. */
+export class FlopsTally {
+  readonly result: MatrixFlops = { lowPrecision: 0, total: 0, unknownNodes: 0, nodes: 0 };
+
+  /** Whether the node counts at all: an allow-list op computing on float32. */
+  static counts(decision: NodeDecision): boolean {
+    return decision.list === 'allow' && computesOnFloat32(decision);
+  }
+
+  /** Adds a node that counts, its shapes reset to it. */
+  add(decision: NodeDecision, shapes: NodeShapes): void {
+    const result = this.result;
+    result.nodes++;
     const flops = nodeFlops(decision, shapes);
     if (flops === undefined) {
-      unknownNodes++;
-      continue;
+      result.unknownNodes++;
+      return;
     }
-    total += flops;
-    if (decision.color === 'ALLOW') lowPrecision += flops;
+    result.total += flops;
+    if (decision.color === 'ALLOW') result.lowPrecision += flops;
   }
-  return { lowPrecision, total, unknownNodes, nodes };
 }

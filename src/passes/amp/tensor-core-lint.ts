@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { intAttribute } from '../../onnx/attributes.js';
 import { describeNode, type NodeDecision } from './decisions.js';
-import { knownShape } from './flops.js';
+import { FlopsTally, NodeShapes, type MatrixFlops } from './flops.js';
 
 interface TensorCoreRules {
   multiple: number;
@@ -49,52 +49,75 @@ export interface TensorCoreLint {
 
 type Shape = readonly number[];
 
-/** The dimensions that must be multiples of 8, by op; undefined when a shape is unknown. */
-function matrixDims(decision: NodeDecision, shapes: ReadonlyMap<string, Shape> | undefined): Array<[string, number]> | undefined {
-  const { node, scope } = decision;
-  const shape = (i: number) => knownShape(scope, node.input?.[i], shapes);
+/** The dimensions of one node that must be multiples of 8: scratch lists reused for every node. */
+class MatrixDims {
+  readonly roles: string[] = [];
+  readonly sizes: number[] = [];
+  count = 0;
+
+  add(role: string, size: number): void {
+    this.roles[this.count] = role;
+    this.sizes[this.count] = size;
+    this.count++;
+  }
+}
+
+/** Fills `into` with the dimensions that must be multiples of 8, by op; false when a shape is unknown. */
+function matrixDims(decision: NodeDecision, shapes: NodeShapes, into: MatrixDims): boolean {
+  const node = decision.node;
+  into.count = 0;
   const last = (s: Shape, from = 1) => s[s.length - from] as number;
   switch (node.op_type) {
     case 'MatMul': {
-      const a = shape(0);
-      const b = shape(1);
-      if (!a?.length || !b?.length) return undefined;
-      const dims: Array<[string, number]> = [['K (inner)', last(a)]];
-      if (b.length > 1) dims.push(['N (output features)', last(b)]);
+      const a = shapes.input(0);
+      const b = shapes.input(1);
+      if (!a?.length || !b?.length) return false;
+      into.add('K (inner)', last(a));
+      if (b.length > 1) into.add('N (output features)', last(b));
       // One row is a vector-matrix product: no padding of it helps, so it is not reported.
-      if (a.length > 1 && last(a, 2) !== 1) dims.push(['M (rows: batch x sequence)', last(a, 2)]);
-      return dims;
+      if (a.length > 1 && last(a, 2) !== 1) into.add('M (rows: batch x sequence)', last(a, 2));
+      return true;
     }
     case 'Gemm': {
-      const a = shape(0);
-      const b = shape(1);
-      if (a?.length !== 2 || b?.length !== 2) return undefined;
+      const a = shapes.input(0);
+      const b = shapes.input(1);
+      if (a?.length !== 2 || b?.length !== 2) return false;
       const [m, k] = intAttribute(node, 'transA') ? [a[1], a[0]] : [a[0], a[1]];
       const n = intAttribute(node, 'transB') ? b[0] : b[1];
-      return [['K (inner)', k as number], ['N (output features)', n as number], ...(m === 1 ? [] : [['M (rows: batch)', m as number] as [string, number]])];
+      into.add('K (inner)', k as number);
+      into.add('N (output features)', n as number);
+      if (m !== 1) into.add('M (rows: batch)', m as number);
+      return true;
     }
     case 'Conv': {
-      const w = shape(1);
-      if (!w || w.length < 3) return undefined;
-      return [['input channels per group', w[1] as number], ['output channels', w[0] as number]];
+      const w = shapes.input(1);
+      if (!w || w.length < 3) return false;
+      into.add('input channels per group', w[1] as number);
+      into.add('output channels', w[0] as number);
+      return true;
     }
     case 'ConvTranspose': {
-      const w = shape(1);
-      if (!w || w.length < 3) return undefined;
+      const w = shapes.input(1);
+      if (!w || w.length < 3) return false;
       const group = intAttribute(node, 'group') ?? 1;
-      return [['input channels', w[0] as number], ['output channels', (w[1] as number) * group]];
+      into.add('input channels', w[0] as number);
+      into.add('output channels', (w[1] as number) * group);
+      return true;
     }
     case 'RNN':
     case 'LSTM':
     case 'GRU': {
-      const x = shape(0);
+      const x = shapes.input(0);
       const hidden = intAttribute(node, 'hidden_size');
-      if (!x || x.length !== 3 || hidden === undefined) return undefined;
+      if (!x || x.length !== 3 || hidden === undefined) return false;
       const batch = intAttribute(node, 'layout') ? x[0] : x[1];
-      return [['input size', x[2] as number], ['hidden size', hidden], ['batch', batch as number]];
+      into.add('input size', x[2] as number);
+      into.add('hidden size', hidden);
+      into.add('batch', batch as number);
+      return true;
     }
     default:
-      return undefined;
+      return false;
   }
 }
 
@@ -106,56 +129,116 @@ interface OffDims {
   text: string;
 }
 
+/** A step of OffDimsTable's trie: the dims off the multiple so far, then by the next one's role and size. */
+interface OffDimsStep {
+  off: OffDims | undefined;
+  next: Map<string, Map<number, OffDimsStep>> | undefined;
+}
+
 /**
  * Off dims by role and size: a big model's findings repeat a handful of them (every projection of a
- * transformer with a batch of 4 has M = 4), so each distinct list, and its text, is made once.
+ * transformer with a batch of 4 has M = 4), so each distinct list, and its text, is made once. Found
+ * through a trie keyed by the roles (a few constant strings) and sizes, with no key string per node.
  */
 class OffDimsTable {
-  private readonly known = new Map<string, OffDims>();
+  private readonly root: OffDimsStep = { off: undefined, next: undefined };
 
   constructor(private readonly multiple: number) {}
 
   /** Undefined when every dim is a multiple. */
-  of(dims: ReadonlyArray<[string, number]>): OffDims | undefined {
-    let key = '';
-    for (const [role, size] of dims) if (size % this.multiple !== 0) key += `${role}\u0000${size}\u0001`;
-    if (!key) return undefined;
-    let off = this.known.get(key);
-    if (!off) {
-      const list = dims
-        .filter(([, size]) => size % this.multiple !== 0)
-        .map(([role, size]) => Object.freeze({ role, size, padTo: padTo(size, this.multiple) }));
-      off = { dims: Object.freeze(list), text: list.map((d) => `${d.role} ${d.size} -> pad to ${d.padTo}`).join(', ') };
-      this.known.set(key, off);
+  of(dims: MatrixDims): OffDims | undefined {
+    const multiple = this.multiple;
+    let step = this.root;
+    for (let i = 0; i < dims.count; i++) {
+      const size = dims.sizes[i] as number;
+      if (size % multiple === 0) continue;
+      const role = dims.roles[i] as string;
+      step.next ??= new Map();
+      let bySize = step.next.get(role);
+      if (!bySize) step.next.set(role, (bySize = new Map()));
+      let next = bySize.get(size);
+      if (!next) bySize.set(size, (next = { off: undefined, next: undefined }));
+      step = next;
     }
-    return off;
+    if (step === this.root) return undefined;
+    if (!step.off) {
+      const list: LintDim[] = [];
+      for (let i = 0; i < dims.count; i++) {
+        const size = dims.sizes[i] as number;
+        if (size % multiple !== 0) list.push(Object.freeze({ role: dims.roles[i] as string, size, padTo: padTo(size, multiple) }));
+      }
+      step.off = { dims: Object.freeze(list), text: list.map((d) => `${d.role} ${d.size} -> pad to ${d.padTo}`).join(', ') };
+    }
+    return step.off;
   }
 }
 
-export function tensorCoreLint(decisions: readonly NodeDecision[], shapes: ReadonlyMap<string, Shape> | undefined): TensorCoreLint {
-  const rules = readTensorCoreRules();
-  const ops = new Set(rules.ops);
-  const lint: TensorCoreLint = { multiple: rules.multiple, checked: 0, unknown: 0, findings: [], source: rules.source };
-  const offDims = new OffDimsTable(rules.multiple);
-  for (const decision of decisions) {
-    const op = decision.node.op_type ?? '';
-    if (decision.color !== 'ALLOW' || !ops.has(op) || decision.node.domain) continue;
-    const dims = matrixDims(decision, shapes);
-    if (!dims || dims.some(([, size]) => !(size > 0))) {
+/** The Tensor Core lint, node by node. */
+class LintCollector {
+  readonly lint: TensorCoreLint;
+  private readonly ops: ReadonlySet<string>;
+  private readonly offDims: OffDimsTable;
+  private readonly dims = new MatrixDims();
+
+  constructor() {
+    const rules = readTensorCoreRules();
+    this.ops = new Set(rules.ops);
+    this.lint = { multiple: rules.multiple, checked: 0, unknown: 0, findings: [], source: rules.source };
+    this.offDims = new OffDimsTable(rules.multiple);
+  }
+
+  /** Whether the lint looks at the node: a converted matrix op of the default domain. */
+  checks(decision: NodeDecision): boolean {
+    return decision.color === 'ALLOW' && this.ops.has(decision.node.op_type ?? '') && !decision.node.domain;
+  }
+
+  /** Adds a node it checks, its shapes reset to it. */
+  add(decision: NodeDecision, shapes: NodeShapes): void {
+    const lint = this.lint;
+    const dims = this.dims;
+    if (!matrixDims(decision, shapes, dims) || !allPositive(dims)) {
       lint.unknown++;
-      continue;
+      return;
     }
     lint.checked++;
-    const off = offDims.of(dims);
-    if (!off) continue;
+    const off = this.offDims.of(dims);
+    if (!off) return;
     lint.findings.push({
       node: decision.node.name || (decision.node.output ?? [])[0] || '?',
-      op,
+      op: decision.node.op_type ?? '',
       dims: off.dims,
       // Joined: one flat string, where a template literal leaves a tree of concatenations (the
       // findings live as long as the report, and a big model has one per matrix op).
       message: [describeNode(decision.node), ': ', off.text].join(''),
     });
   }
-  return lint;
+}
+
+function allPositive(dims: MatrixDims): boolean {
+  for (let i = 0; i < dims.count; i++) if (!((dims.sizes[i] as number) > 0)) return false;
+  return true;
+}
+
+/**
+ * The summary's matrix FLOPs share and, unless `withLint` is false, the Tensor Core lint, in one
+ * walk over the decisions: a node both look at has its shapes looked up once. `shapes`:
+ * inferShapes() of the model, computed once by the caller; declared shapes only when absent.
+ */
+export function matrixFigures(
+  decisions: readonly NodeDecision[],
+  shapes: ReadonlyMap<string, Shape> | undefined,
+  withLint: boolean,
+): { flops: MatrixFlops; lint: TensorCoreLint | null } {
+  const tally = new FlopsTally();
+  const collector = withLint ? new LintCollector() : undefined;
+  const nodeShapes = new NodeShapes(shapes);
+  for (const decision of decisions) {
+    const counted = FlopsTally.counts(decision);
+    const checked = collector !== undefined && collector.checks(decision);
+    if (!counted && !checked) continue;
+    nodeShapes.reset(decision);
+    if (counted) tally.add(decision, nodeShapes);
+    if (checked) collector.add(decision, nodeShapes);
+  }
+  return { flops: tally.result, lint: collector ? collector.lint : null };
 }
