@@ -142,6 +142,33 @@ describe('checkModel', () => {
     expect(errorOf(() => rewriteModel(m)).code).toBe('INVALID_MODEL');
   });
 
+  it('a node reading its own output is a cycle; a read of a later node is none', () => {
+    const self = copy(matmul());
+    mainGraph(self).node.push(node('Add', ['y', 'self'], ['self'], 'loop'));
+    expect(errorOf(() => checkModel(self, { types: false })).message).toContain("the nodes form a cycle (Add node 'loop' depends on its own output)");
+    // Read before its producer in the list, and named by no node at all: sorted or not, no cycle.
+    const later = copy(matmul());
+    mainGraph(later).node.unshift(node('Add', ['y', 'outer'], ['z'], 'early'));
+    expect(() => checkModel(later, { types: false })).not.toThrow();
+  });
+
+  it('a cycle inside a subgraph, under a graph that reads names of the outer scope', () => {
+    const body = (nodes: onnx.NodeProto[]) =>
+      onnx.GraphProto.create({ name: 'body', node: nodes, output: [valueInfo('t', DataType.FLOAT, [1])] });
+    const withBody = (nodes: onnx.NodeProto[]) =>
+      model({
+        node: [
+          node('Relu', ['x'], ['r'], 'relu'),
+          node('If', ['c'], ['y'], 'if', { attribute: [onnx.AttributeProto.create({ name: 'then_branch', type: 5, g: body(nodes) }), onnx.AttributeProto.create({ name: 'else_branch', type: 5, g: body([node('Relu', ['r'], ['t'], 'e')]) })] }),
+        ],
+        input: [valueInfo('c', DataType.BOOL, []), valueInfo('x', DataType.FLOAT, [1])],
+        output: [valueInfo('y', DataType.FLOAT, [1])],
+      });
+    expect(() => checkModel(withBody([node('Relu', ['r'], ['u'], 'outer-read'), node('Relu', ['u'], ['t'], 't')]), { types: false })).not.toThrow();
+    const cyclic = withBody([node('Relu', ['t'], ['u'], 'b1'), node('Relu', ['u'], ['t'], 'b2')]);
+    expect(errorOf(() => checkModel(cyclic, { types: false })).message).toMatch(/^graph\/if\.then_branch: the nodes form a cycle \(Relu node 'b[12]'/);
+  });
+
   it('a string weight into MatMul is a bad input, not "rewritten model invalid"', () => {
     const m = copy(matmul());
     mainGraph(m).initializer[0] = onnx.TensorProto.create({ name: 'w', dims: [2, 2], data_type: DataType.STRING, string_data: ['a', 'b', 'c', 'd'].map((s) => Buffer.from(s)) });
