@@ -141,25 +141,26 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   const dataFiles = new Map<string, Placement[]>();
   const locations = new Map<string, string>();
   const sources = new Set<string>();
-  // Float16 copies still to be made from an input data file: it is read while writing.
+  // Float16 copies still to be made from an input data file: it is read while writing. With
+  // 'keep', the same walk finds the external tensors (a big graph's walks are memory-bound); their
+  // files join the sources after every conversion's, in the order two walks gave.
+  const keptExternal: string[] = [];
+  const files = new Map<string, DataFileInfo>();
   forEachTensor(model, (tensor) => {
     const conversion = pendingConversionOf(tensor);
     if (conversion) sources.add(conversion.source.file);
+    if (mode !== 'keep' || !isExternal(tensor)) return;
+    // A tensor built in memory that points at external data expects it beside the target.
+    const ref = externalRefOf(tensor) ?? resolveExternalData(tensor, targetDir, files);
+    keptExternal.push(ref.file);
+    const destination = path.join(targetDir, path.normalize(ref.location));
+    if (destination === ref.file || isSameFile(destination, ref.file)) return;
+    locations.set(destination, ref.location);
+    placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { file: ref.file, offset: ref.offset } });
   });
+  for (const file of keptExternal) sources.add(file);
 
-  if (mode === 'keep') {
-    const files = new Map<string, DataFileInfo>();
-    forEachTensor(model, (tensor) => {
-      if (!isExternal(tensor)) return;
-      // A tensor built in memory that points at external data expects it beside the target.
-      const ref = externalRefOf(tensor) ?? resolveExternalData(tensor, targetDir, files);
-      sources.add(ref.file);
-      const destination = path.join(targetDir, path.normalize(ref.location));
-      if (destination === ref.file || isSameFile(destination, ref.file)) return;
-      locations.set(destination, ref.location);
-      placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { file: ref.file, offset: ref.offset } });
-    });
-  } else {
+  if (mode !== 'keep') {
     forEachTensor(model, (tensor) => {
       const ref = isExternal(tensor) ? externalRefOf(tensor) : undefined;
       if (ref) sources.add(ref.file);
