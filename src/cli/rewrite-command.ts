@@ -22,6 +22,7 @@ import type { onnx } from '../onnx/generated/onnx.js';
 import type { Calibration } from '../runtime/calibration.js';
 import { loadOrt } from '../runtime/ort.js';
 import { mark, phase } from '../onnx/phases.js';
+import { writeStderr } from './standard-streams.js';
 
 export interface RewriteArgs {
   model: string;
@@ -377,7 +378,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     }
     report = undefined;
   }
-  for (const note of notes) process.stderr.write(`amp-rewrite: note: ${note}\n`);
+  for (const note of notes) writeStderr(`amp-rewrite: note: ${note}\n`);
   if (!args.quiet) {
     const { summary, lists, training } = printed;
     const text = renderSummary(summary) + (training ? renderTrainingSummary(training) : '');
