@@ -344,12 +344,45 @@ function storedFields(tensor: onnx.ITensorProto): readonly (typeof TYPED_FIELDS)
   return stored ?? NO_FIELDS;
 }
 
+/**
+ * Whether the usual stored tensor (dims below 2^31, a whole number of bytes per element, its
+ * values in raw_data, or none for an empty one) passes checkTensor's checks, told with number
+ * arithmetic, exact far past the byte limit. A big graph has a hundred thousand tensors, and
+ * checkTensor's BigInts allocate at each step. Anything else, and anything to report, is left to
+ * checkTensor's exact path, which reports as it always did.
+ */
+function passesPlainly(tensor: onnx.ITensorProto): boolean {
+  const per = bytesPerElement(tensor.data_type ?? 0);
+  if (per === undefined || per < 1) return false;
+  let count = 1;
+  const dims = tensor.dims;
+  if (dims) {
+    for (let i = 0; i < dims.length; i++) {
+      const dim = dims[i] as number | Long | string;
+      let value: number;
+      if (typeof dim === 'number') value = dim;
+      else if (typeof dim === 'object' && dim !== null && dim.high === 0 && dim.low >= 0) value = dim.low;
+      else return false;
+      if (!(value >= 0) || !Number.isInteger(value)) return false;
+      // Exact while below 2^53; past it the product never comes back below (only to 0 for a 0
+      // dim, exactly, or NaN), so it cannot equal a buffer's length nor 0 by rounding.
+      count *= value;
+    }
+  }
+  if (isExternal(tensor) || pendingConversionOf(tensor)) return false;
+  for (const field of TYPED_FIELDS) if (((tensor[field] as unknown[] | null | undefined) ?? NO_FIELDS).length > 0) return false;
+  const rawData = tensor.raw_data;
+  if (rawData != null && Object.hasOwn(tensor, 'raw_data')) return rawData.length === count * per;
+  return count === 0;
+}
+
 /** The checks every stored tensor gets, for one tensor (an input file's TensorProto, say). */
 export function checkTensorData(tensor: onnx.ITensorProto, where: string): void {
   checkTensor(tensor, where);
 }
 
 function checkTensor(tensor: onnx.ITensorProto, where: string): void {
+  if (passesPlainly(tensor)) return;
   const name = tensor.name ?? '';
   const dataType = tensor.data_type ?? 0;
   // Messages are built only on failure: a large model has hundreds of thousands of tensors.

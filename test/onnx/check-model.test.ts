@@ -97,6 +97,20 @@ describe('checkModel', () => {
     expect(errorOf(() => checkModel(m)).message).toBe("graph: initializer 'w' appears twice");
   });
 
+  it('negative dims are reported even where their product matches the data, as numbers and as Longs', () => {
+    const withDims = (dims: Array<number | Long>, bytes: number): onnx.ModelProto => {
+      const m = copy(matmul());
+      mainGraph(m).initializer.push(onnx.TensorProto.create({ name: 'neg', dims, data_type: DataType.FLOAT, raw_data: new Uint8Array(bytes) }));
+      return m;
+    };
+    for (const [dims, bytes] of [[[-2, -1], 8], [[-1, 0], 0], [[Long.fromNumber(-2), Long.fromNumber(-1)], 8]] as const) {
+      expect(errorOf(() => checkModel(withDims([...dims], bytes), { types: false })).message).toMatch(/tensor 'neg' \(graph\): dimension -[12] is negative/);
+    }
+    // Long dims read in place: 2^32 + 1 elements is far past the byte limit, never "4 bytes".
+    expect(errorOf(() => checkModel(withDims([Long.fromString('4294967297')], 4), { types: false })).code).toBe('MODEL_TOO_LARGE');
+    expect(() => checkModel(withDims([Long.fromNumber(3), 2], 24), { types: false })).not.toThrow();
+  });
+
   it('nodes listed out of order are no cycle; a dim past 2^53 is still checked exactly', () => {
     const m = copy(matmul());
     const graph = mainGraph(m);
