@@ -49,19 +49,26 @@ export function loadModel(file: string, options: LoadOptions = {}): onnx.ModelPr
   return loadModelFile(file, options).model;
 }
 
-/** The model and the exact bytes it was decoded from (to write an unchanged model byte for byte). */
-export function loadModelFile(file: string, options: LoadOptions = {}): { model: onnx.ModelProto; bytes: Uint8Array } {
+/**
+ * The model and the exact bytes it was decoded from (to write an unchanged model byte for byte),
+ * and how many of its tensors were found to keep their data in external files ('lazy' only: 0
+ * with 'ignore'), so that a caller need not walk the model again to learn there are none.
+ */
+export function loadModelFile(file: string, options: LoadOptions = {}): { model: onnx.ModelProto; bytes: Uint8Array; externalTensors: number } {
   const bytes = readModelFile(file);
   const model = decodeModel(bytes, { ...options, source: file });
+  let externalTensors = 0;
   if ((options.externalData ?? 'lazy') === 'lazy') {
     const modelDir = options.externalDataDir ?? path.dirname(path.resolve(file));
     const files = new Map<string, DataFileInfo>();
     const resolveOptions = { allowOutside: options.allowExternalOutside ?? false };
     forEachTensor(model, (tensor) => {
-      if (isExternal(tensor)) attachExternalRef(tensor, resolveExternalData(tensor, modelDir, files, resolveOptions));
+      if (!isExternal(tensor)) return;
+      attachExternalRef(tensor, resolveExternalData(tensor, modelDir, files, resolveOptions));
+      externalTensors++;
     });
   }
-  return { model, bytes };
+  return { model, bytes, externalTensors };
 }
 
 function readModelFile(file: string): Buffer {
