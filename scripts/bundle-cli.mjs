@@ -91,6 +91,10 @@ await bundle.write({
   entryFileNames: 'main.js',
   chunkFileNames: `${CHUNK_PREFIX}[name]-[hash].js`,
   codeSplitting: { groups: [{ name: 'rewrite', test: (id) => rewriteModules.has(id) }] },
+  // An all-ASCII file is read into a one-byte string, which V8 scans faster than the two-byte
+  // string a single '→' in a comment makes of the whole chunk (about 1-2 ms of start-up).
+  charset: 'ascii',
+  comments: { legal: true, annotation: true, jsdoc: false },
 });
 await bundle.close();
 chmodSync(ENTRY, 0o755);

@@ -48,6 +48,13 @@ describe('bundled command line', () => {
     expect([...packages].filter((name) => name.startsWith('protobufjs'))).toEqual([]);
   });
 
+  it('writes its chunks in ASCII (one-byte source strings for V8)', () => {
+    const dir = path.dirname(bin);
+    for (const file of readdirSync(dir).filter((name) => name === 'main.js' || name.startsWith('main-chunk-'))) {
+      expect([...readFileSync(path.join(dir, file), 'latin1')].findIndex((char) => char.charCodeAt(0) > 0x7f), file).toBe(-1);
+    }
+  });
+
   it('finds the rules and writes the HTML report with the page script exactly as tsc compiled it', () => {
     const html = path.join(work, 'audit.html');
     const result = spawnSync(process.execPath, [bin, transformer, '--dry-run', '-q', '--report', html], { encoding: 'utf8' });
