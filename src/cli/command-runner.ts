@@ -13,6 +13,7 @@ import { setRuntimeVerbose } from '../runtime/ort.js';
 import { reportWarnings, unknownEnvironment } from './environment-warnings.js';
 import { checkListValues, checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand } from './option-scope.js';
 import { COMMAND_NAMES } from './command-names.js';
+import { stderrWasUsed } from './standard-streams.js';
 
 export { COMMAND_NAMES };
 
@@ -49,6 +50,18 @@ export function endQuietlyWhenStdoutCloses(): void {
 export function print(text: string): void {
   endQuietlyWhenStdoutCloses();
   if (!stdoutClosed) process.stdout.write(printableText(text));
+}
+
+/**
+ * Ends the process now, with its exit code, once everything it printed has reached the OS: a
+ * normal exit frees the whole heap first (about 60 ms after a 213k-node rewrite, 7 ms at 12k), for
+ * nothing. Files, pipes and terminals are written synchronously on Linux; where a write is still
+ * queued (a pipe on macOS), the process is left to end normally, which waits for it.
+ */
+export function exitOnceWritten(): void {
+  if (stdoutWatched && process.stdout.writableLength > 0) return;
+  if (stderrWasUsed() && process.stderr.writableLength > 0) return;
+  process.exit();
 }
 
 export function fail(error: unknown): never {

@@ -5,6 +5,7 @@
  */
 import { AmpError } from '../onnx/errors.js';
 import { LIST_NAMES } from '../passes/amp/op-lists.js';
+import { writeStderr } from './standard-streams.js';
 
 /** Every AMP_REWRITE_ variable the tool reads; a new one is added here. */
 export const KNOWN_ENVIRONMENT: readonly string[] = [
@@ -25,7 +26,7 @@ export function unknownEnvironment(env: Readonly<Record<string, string | undefin
 }
 
 /** Prints each warning on stderr, or under --strict throws the first as an error. */
-export function reportWarnings(warnings: readonly string[], strict: boolean, stderr: (text: string) => void = (t) => process.stderr.write(t)): void {
+export function reportWarnings(warnings: readonly string[], strict: boolean, stderr: (text: string) => void = writeStderr): void {
   if (strict && warnings.length) throw new AmpError('BAD_OPTION', `${warnings[0]} (an error under --strict)`);
   for (const warning of warnings) stderr(`amp-rewrite: warning: ${warning}\n`);
 }

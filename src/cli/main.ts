@@ -17,8 +17,10 @@ await rerunWithLargerHeapIfNeeded();
 // yargs's hideBin: a bundled Electron app has no script argument; there, yargs reads everything.
 const tokens = process.versions.electron ? undefined : process.argv.slice(2);
 const first = tokens?.[0];
-const ranPlain = tokens !== undefined && first !== undefined && !COMMAND_NAMES.includes(first) && (await (await import('./plain-rewrite.js')).runPlainRewrite(tokens));
-if (!ranPlain) {
+const plainRewrite = tokens !== undefined && first !== undefined && !COMMAND_NAMES.includes(first) ? await import('./plain-rewrite.js') : undefined;
+if (plainRewrite && (await plainRewrite.runPlainRewrite(tokens as string[]))) {
+  plainRewrite.exitOnceWritten();
+} else {
   const [{ endQuietlyWhenStdoutCloses }, { runCommandLine }, { hideBin }] = await Promise.all([import('./command-runner.js'), import('./command-line.js'), import('yargs/helpers')]);
   // yargs writes --help and --version to stdout itself.
   endQuietlyWhenStdoutCloses();

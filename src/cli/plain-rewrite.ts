@@ -11,6 +11,8 @@
  */
 import type { Options } from 'yargs';
 import { commandHandler, COMMAND_NAMES, STRICT_OPTION } from './command-runner.js';
+
+export { exitOnceWritten } from './command-runner.js';
 import { REWRITE_OPTIONS, runRewrite, type RewriteArgs } from './rewrite-command.js';
 
 /**

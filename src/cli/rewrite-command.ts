@@ -22,6 +22,7 @@ import type { onnx } from '../onnx/generated/onnx.js';
 import type { Calibration } from '../runtime/calibration.js';
 import { loadOrt } from '../runtime/ort.js';
 import { mark, phase } from '../onnx/phases.js';
+import { writeStderr } from './standard-streams.js';
 
 export interface RewriteArgs {
   model: string;
@@ -310,10 +311,10 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   mark('startupMs');
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
-  const { model, bytes } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false, sharedEmptyFields: true }));
+  const { model, bytes, externalTensors } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false, sharedEmptyFields: true }));
   // Every output must be a file of its own: not an input (through a symlink, a hard link or
   // /proc/self/cwd included), not another output. Checked before anything is written.
-  const inputs = phase('inputFilesMs', () => inputFilesOf(args, model));
+  const inputs = phase('inputFilesMs', () => inputFilesOf(args, model, externalTensors > 0));
   const writesModel = Boolean(args.output && !args.dryRun);
   const stateModule = writesModel && args.state === 'inputs' ? await stateSidecar() : undefined;
   const outputs = [
@@ -377,7 +378,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     }
     report = undefined;
   }
-  for (const note of notes) process.stderr.write(`amp-rewrite: note: ${note}\n`);
+  for (const note of notes) writeStderr(`amp-rewrite: note: ${note}\n`);
   if (!args.quiet) {
     const { summary, lists, training } = printed;
     const text = renderSummary(summary) + (training ? renderTrainingSummary(training) : '');
@@ -405,13 +406,18 @@ function printedPart(report: RewriteReport, args: RewriteArgs): PrintedReport {
   return { summary: report.amp.summary, ...(args.verbose ? { lists: report.amp.lists } : {}), ...(report.training ? { training: report.training } : {}) };
 }
 
-/** The files a rewrite reads: the model, its external data, the rules file and --inputs files. */
-export function inputFilesOf(args: RewriteArgs, model: onnx.IModelProto): NamedPath[] {
+/**
+ * The files a rewrite reads: the model, its external data, the rules file and --inputs files.
+ * `hasExternalData` false (loadModelFile found no external tensor) spares a walk over the model.
+ */
+export function inputFilesOf(args: RewriteArgs, model: onnx.IModelProto, hasExternalData = true): NamedPath[] {
   const files: NamedPath[] = [{ path: args.model, role: 'the input model' }];
-  forEachTensor(model, (tensor) => {
-    const ref = externalRefOf(tensor);
-    if (ref) files.push({ path: ref.file, role: `the external data of tensor '${printable(tensor.name)}'` });
-  });
+  if (hasExternalData) {
+    forEachTensor(model, (tensor) => {
+      const ref = externalRefOf(tensor);
+      if (ref) files.push({ path: ref.file, role: `the external data of tensor '${printable(tensor.name)}'` });
+    });
+  }
   if (args.rules) files.push({ path: args.rules, role: 'the --rules file' });
   // Library callers (the fuzz test, inspect's API use) may pass no --inputs at all.
   for (const spec of args.inputs ?? []) {

@@ -78,17 +78,35 @@ function checkIrVersion(model: onnx.IModelProto, source: string, allowNewer: boo
 function checkGraph(graph: onnx.IGraphProto, path: string): void {
   const where = printable(path);
   const nodes = graph.node ?? [];
-  const defined = plainDefinitions(graph, nodes) ?? checkedDefinitions(graph, path, where, nodes);
+  const plain = plainDefinitions(graph, nodes);
+  const defined = plain?.defined ?? checkedDefinitions(graph, path, where, nodes);
   for (const output of graph.output ?? []) if (!output.name) throw invalid(`${where}: a graph output has an empty name`, path);
-  checkAcyclic(graph, defined, where);
-  for (const node of nodes) {
-    for (const attribute of node.attribute ?? []) {
-      if (!attribute.g && !attribute.graphs?.length) continue;
-      const base = `${path}/${node.name || node.op_type}.${attribute.name}`;
-      if (attribute.g) checkGraph(attribute.g, base);
-      (attribute.graphs ?? []).forEach((g, i) => checkGraph(g, `${base}[${i}]`));
-    }
+  if (!plain?.sorted) checkAcyclic(graph, defined, where);
+  for (const [node, attribute] of plain ? plain.subgraphs : subgraphAttributes(nodes)) {
+    const base = `${path}/${node.name || node.op_type}.${attribute.name}`;
+    if (attribute.g) checkGraph(attribute.g, base);
+    (attribute.graphs ?? []).forEach((g, i) => checkGraph(g, `${base}[${i}]`));
   }
+}
+
+type SubgraphAttribute = readonly [onnx.INodeProto, onnx.IAttributeProto];
+
+const holdsGraph = (attribute: onnx.IAttributeProto): boolean => Boolean(attribute.g || attribute.graphs?.length);
+
+/** The attributes of `nodes` that hold a graph, in node and attribute order. */
+function subgraphAttributes(nodes: readonly onnx.INodeProto[]): SubgraphAttribute[] {
+  const found: SubgraphAttribute[] = [];
+  for (const node of nodes) for (const attribute of node.attribute ?? []) if (holdsGraph(attribute)) found.push([node, attribute]);
+  return found;
+}
+
+interface PlainDefinitions {
+  /** What defined each name: a node's index, an initializer's ~index, a graph input's description. */
+  defined: Map<string, string | number>;
+  /** Every node reads only outputs of nodes before it (then there is no cycle). */
+  sorted: boolean;
+  /** The attributes that hold a graph, in node and attribute order. */
+  subgraphs: SubgraphAttribute[];
 }
 
 /**
@@ -97,8 +115,14 @@ function checkGraph(graph: onnx.IGraphProto, path: string): void {
  * up first and keeps a second set of the initializers' names. Undefined at the first thing that
  * checkedDefinitions() might report (or a sparse initializer), which then runs from the start and
  * reports it as it always did.
+ *
+ * The same pass over the nodes tells whether they are sorted and finds the subgraphs: a big
+ * graph's passes over its nodes are memory-bound, so one pass instead of three. A node's inputs
+ * are looked up before its outputs are added, so a name not yet defined then is either read
+ * from a later node (unsorted: the cycle check runs), from the node itself, or from no node at
+ * all; those few are looked up again once every name is in.
  */
-function plainDefinitions(graph: onnx.IGraphProto, nodes: readonly onnx.INodeProto[]): Map<string, string | number> | undefined {
+function plainDefinitions(graph: onnx.IGraphProto, nodes: readonly onnx.INodeProto[]): PlainDefinitions | undefined {
   if (graph.sparse_initializer?.length) return undefined;
   const defined = new Map<string, string | number>();
   const graphInputs = new Set<string>();
@@ -120,20 +144,38 @@ function plainDefinitions(graph: onnx.IGraphProto, nodes: readonly onnx.INodePro
     if (!graphInputs.has(name) || withDefault.has(name)) return undefined;
     withDefault.add(name);
   }
+  /** Inputs not defined when their node was reached, and that node's index. */
+  const unresolved: Array<string | number> = [];
+  const subgraphs: SubgraphAttribute[] = [];
   for (let index = 0; index < nodes.length; index++) {
     const node = nodes[index] as onnx.INodeProto;
     if (!node.op_type) return undefined;
-    const outputs = node.output;
-    if (!outputs) continue;
-    for (let k = 0; k < outputs.length; k++) {
-      const output = outputs[k];
-      if (!output) continue; // an omitted optional output
-      const size = defined.size;
-      defined.set(output, index);
-      if (defined.size === size) return undefined;
+    const inputs = node.input;
+    if (inputs) {
+      for (let k = 0; k < inputs.length; k++) {
+        const input = inputs[k];
+        if (input && defined.get(input) === undefined) unresolved.push(input, index);
+      }
     }
+    const outputs = node.output;
+    if (outputs) {
+      for (let k = 0; k < outputs.length; k++) {
+        const output = outputs[k];
+        if (!output) continue; // an omitted optional output
+        const size = defined.size;
+        defined.set(output, index);
+        if (defined.size === size) return undefined;
+      }
+    }
+    const attributes = node.attribute;
+    if (attributes && attributes.length) for (let a = 0; a < attributes.length; a++) if (holdsGraph(attributes[a] as onnx.IAttributeProto)) subgraphs.push([node, attributes[a] as onnx.IAttributeProto]);
   }
-  return defined;
+  let sorted = true;
+  for (let u = 0; u < unresolved.length && sorted; u += 2) {
+    const what = defined.get(unresolved[u] as string);
+    if (typeof what === 'number' && what >= (unresolved[u + 1] as number)) sorted = false;
+  }
+  return { defined, sorted, subgraphs };
 }
 
 /** Names and producers of one graph scope, each definition looked up first: reports the first problem. */
@@ -302,12 +344,45 @@ function storedFields(tensor: onnx.ITensorProto): readonly (typeof TYPED_FIELDS)
   return stored ?? NO_FIELDS;
 }
 
+/**
+ * Whether the usual stored tensor (dims below 2^31, a whole number of bytes per element, its
+ * values in raw_data, or none for an empty one) passes checkTensor's checks, told with number
+ * arithmetic, exact far past the byte limit. A big graph has a hundred thousand tensors, and
+ * checkTensor's BigInts allocate at each step. Anything else, and anything to report, is left to
+ * checkTensor's exact path, which reports as it always did.
+ */
+function passesPlainly(tensor: onnx.ITensorProto): boolean {
+  const per = bytesPerElement(tensor.data_type ?? 0);
+  if (per === undefined || per < 1) return false;
+  let count = 1;
+  const dims = tensor.dims;
+  if (dims) {
+    for (let i = 0; i < dims.length; i++) {
+      const dim = dims[i] as number | Long | string;
+      let value: number;
+      if (typeof dim === 'number') value = dim;
+      else if (typeof dim === 'object' && dim !== null && dim.high === 0 && dim.low >= 0) value = dim.low;
+      else return false;
+      if (!(value >= 0) || !Number.isInteger(value)) return false;
+      // Exact while below 2^53; past it the product never comes back below (only to 0 for a 0
+      // dim, exactly, or NaN), so it cannot equal a buffer's length nor 0 by rounding.
+      count *= value;
+    }
+  }
+  if (isExternal(tensor) || pendingConversionOf(tensor)) return false;
+  for (const field of TYPED_FIELDS) if (((tensor[field] as unknown[] | null | undefined) ?? NO_FIELDS).length > 0) return false;
+  const rawData = tensor.raw_data;
+  if (rawData != null && Object.hasOwn(tensor, 'raw_data')) return rawData.length === count * per;
+  return count === 0;
+}
+
 /** The checks every stored tensor gets, for one tensor (an input file's TensorProto, say). */
 export function checkTensorData(tensor: onnx.ITensorProto, where: string): void {
   checkTensor(tensor, where);
 }
 
 function checkTensor(tensor: onnx.ITensorProto, where: string): void {
+  if (passesPlainly(tensor)) return;
   const name = tensor.name ?? '';
   const dataType = tensor.data_type ?? 0;
   // Messages are built only on failure: a large model has hundreds of thousands of tensors.

@@ -71,7 +71,7 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
 const decoderUtil = protobuf.util as typeof protobuf.util & { onnxNameTable?: NameTable | null; onnxSharedEmptyFields?: boolean };
 
 function decodeSharingNames(buffer: Buffer, sharedEmptyFields: boolean): onnx.ModelProto {
-  decoderUtil.onnxNameTable = new NameTable();
+  decoderUtil.onnxNameTable = new NameTable(buffer.length);
   decoderUtil.onnxSharedEmptyFields = sharedEmptyFields;
   try {
     return onnx.ModelProto.decode(buffer);

@@ -49,19 +49,26 @@ export function loadModel(file: string, options: LoadOptions = {}): onnx.ModelPr
   return loadModelFile(file, options).model;
 }
 
-/** The model and the exact bytes it was decoded from (to write an unchanged model byte for byte). */
-export function loadModelFile(file: string, options: LoadOptions = {}): { model: onnx.ModelProto; bytes: Uint8Array } {
+/**
+ * The model and the exact bytes it was decoded from (to write an unchanged model byte for byte),
+ * and how many of its tensors were found to keep their data in external files ('lazy' only: 0
+ * with 'ignore'), so that a caller need not walk the model again to learn there are none.
+ */
+export function loadModelFile(file: string, options: LoadOptions = {}): { model: onnx.ModelProto; bytes: Uint8Array; externalTensors: number } {
   const bytes = readModelFile(file);
   const model = decodeModel(bytes, { ...options, source: file });
+  let externalTensors = 0;
   if ((options.externalData ?? 'lazy') === 'lazy') {
     const modelDir = options.externalDataDir ?? path.dirname(path.resolve(file));
     const files = new Map<string, DataFileInfo>();
     const resolveOptions = { allowOutside: options.allowExternalOutside ?? false };
     forEachTensor(model, (tensor) => {
-      if (isExternal(tensor)) attachExternalRef(tensor, resolveExternalData(tensor, modelDir, files, resolveOptions));
+      if (!isExternal(tensor)) return;
+      attachExternalRef(tensor, resolveExternalData(tensor, modelDir, files, resolveOptions));
+      externalTensors++;
     });
   }
-  return { model, bytes };
+  return { model, bytes, externalTensors };
 }
 
 function readModelFile(file: string): Buffer {
@@ -141,25 +148,26 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   const dataFiles = new Map<string, Placement[]>();
   const locations = new Map<string, string>();
   const sources = new Set<string>();
-  // Float16 copies still to be made from an input data file: it is read while writing.
+  // Float16 copies still to be made from an input data file: it is read while writing. With
+  // 'keep', the same walk finds the external tensors (a big graph's walks are memory-bound); their
+  // files join the sources after every conversion's, in the order two walks gave.
+  const keptExternal: string[] = [];
+  const files = new Map<string, DataFileInfo>();
   forEachTensor(model, (tensor) => {
     const conversion = pendingConversionOf(tensor);
     if (conversion) sources.add(conversion.source.file);
+    if (mode !== 'keep' || !isExternal(tensor)) return;
+    // A tensor built in memory that points at external data expects it beside the target.
+    const ref = externalRefOf(tensor) ?? resolveExternalData(tensor, targetDir, files);
+    keptExternal.push(ref.file);
+    const destination = path.join(targetDir, path.normalize(ref.location));
+    if (destination === ref.file || isSameFile(destination, ref.file)) return;
+    locations.set(destination, ref.location);
+    placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { file: ref.file, offset: ref.offset } });
   });
+  for (const file of keptExternal) sources.add(file);
 
-  if (mode === 'keep') {
-    const files = new Map<string, DataFileInfo>();
-    forEachTensor(model, (tensor) => {
-      if (!isExternal(tensor)) return;
-      // A tensor built in memory that points at external data expects it beside the target.
-      const ref = externalRefOf(tensor) ?? resolveExternalData(tensor, targetDir, files);
-      sources.add(ref.file);
-      const destination = path.join(targetDir, path.normalize(ref.location));
-      if (destination === ref.file || isSameFile(destination, ref.file)) return;
-      locations.set(destination, ref.location);
-      placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { file: ref.file, offset: ref.offset } });
-    });
-  } else {
+  if (mode !== 'keep') {
     forEachTensor(model, (tensor) => {
       const ref = isExternal(tensor) ? externalRefOf(tensor) : undefined;
       if (ref) sources.add(ref.file);

@@ -18,14 +18,34 @@ interface NameReader {
 /** Longer names are rare and not worth hashing. */
 const MAX_SHARED_BYTES = 255;
 
+/** Input bytes per distinct name a graph's table is sized for; transformer graphs have about 100. */
+const BYTES_PER_NAME = 64;
+const MIN_SLOTS = 1 << 12;
+/** A model of big weights has few names for its size: the table grows from here if it must. */
+const MAX_INITIAL_SLOTS = 1 << 20;
+
 export class NameTable {
-  private slots = new Int32Array(1 << 12);
-  private mask = (1 << 12) - 1;
+  private slots: Int32Array<ArrayBuffer>;
+  private mask: number;
   private count = 0;
   private readonly names: string[] = [];
-  private starts = new Int32Array(1 << 11);
-  private lengths = new Int32Array(1 << 11);
-  private hashes = new Int32Array(1 << 11);
+  private starts: Int32Array<ArrayBuffer>;
+  private lengths: Int32Array<ArrayBuffer>;
+  private hashes: Int32Array<ArrayBuffer>;
+
+  /**
+   * Sized for the names `inputBytes` of model hold, so that a big graph's table is not grown and
+   * rehashed a dozen times while it decodes (rehashing was 3 ms of a 12k-node decode).
+   */
+  constructor(inputBytes = 0) {
+    let slots = MIN_SLOTS;
+    while (slots < MAX_INITIAL_SLOTS && slots * BYTES_PER_NAME < inputBytes * 2) slots *= 2;
+    this.slots = new Int32Array(slots);
+    this.mask = slots - 1;
+    this.starts = new Int32Array(slots / 2);
+    this.lengths = new Int32Array(slots / 2);
+    this.hashes = new Int32Array(slots / 2);
+  }
 
   /** The same bytes and result as protobufjs's BufferReader.string(), from the table when seen before. */
   read(reader: NameReader): string {

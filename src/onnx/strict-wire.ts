@@ -77,6 +77,8 @@ function readVarint(bytes: Uint8Array, pos: number, end: number): number {
 /** A field of the schema, resolved once per message type instead of parsing its kind string per occurrence. */
 interface FieldRule {
   kind: string;
+  /** A string field: its bytes must be valid UTF-8. */
+  string: boolean;
   /** The wire type the field is written with; a repeated scalar may also come packed (wire type 2). */
   wire: number;
   repeatedScalar: boolean;
@@ -95,7 +97,7 @@ function rulesOf(type: string): (FieldRule | undefined)[] {
     for (const [number, kind] of Object.entries(WIRE_SCHEMA[type] ?? {})) {
       const repeatedScalar = kind.startsWith('r');
       const base = repeatedScalar ? kind.slice(1) : kind.slice(0, 1);
-      rules[Number(number)] = { kind, wire: EXPECTED_WIRE[base] as number, repeatedScalar, child: kind.startsWith('m:') ? kind.slice(2) : undefined, childRules: undefined };
+      rules[Number(number)] = { kind, string: kind === 's', wire: EXPECTED_WIRE[base] as number, repeatedScalar, child: kind.startsWith('m:') ? kind.slice(2) : undefined, childRules: undefined };
     }
     RULES.set(type, rules);
   }
@@ -107,9 +109,15 @@ function walk(bytes: Uint8Array, start: number, end: number, type: string, rules
   let pos = start;
   while (pos < end) {
     const tagAt = pos;
-    const tag = readVarint(bytes, pos, end);
-    pos = varintEnd;
-    const field = Math.floor(tag / 8);
+    // One-byte tags (fields 1 to 15) are read here: the walk starts cold on every model, where
+    // each call and Math.floor costs, and most of its steps are a name's tag and length.
+    let tag = bytes[pos] as number;
+    if (tag < 0x80) pos++;
+    else {
+      tag = readVarint(bytes, pos, end);
+      pos = varintEnd;
+    }
+    const field = tag < 0x80 ? tag >> 3 : Math.floor(tag / 8);
     const wire = tag % 8;
     if (field === 0) throw new WireError(`field number 0 in ${type}`, tagAt);
     if (field > 0x1fffffff) throw new WireError(`field number ${field} out of range in ${type}`, tagAt);
@@ -130,15 +138,19 @@ function walk(bytes: Uint8Array, start: number, end: number, type: string, rules
         break;
       }
       case 2: {
-        const length = readVarint(bytes, pos, end);
-        const bodyStart = varintEnd;
+        let length = pos < end ? (bytes[pos] as number) : 0x80;
+        let bodyStart = pos + 1;
+        if (length >= 0x80) {
+          length = readVarint(bytes, pos, end);
+          bodyStart = varintEnd;
+        }
         const bodyEnd = bodyStart + length;
         if (bodyEnd > end) {
           throw new WireError(`field ${field} of ${type} (${length} bytes) runs past the end of its message`, tagAt, bodyEnd > bytes.length || end === bytes.length);
         }
         if (rule !== undefined) {
           if (rule.child !== undefined) walk(bytes, bodyStart, bodyEnd, rule.child, (rule.childRules ??= rulesOf(rule.child)), depth + 1);
-          else checkLengthDelimited(bytes, bodyStart, bodyEnd, rule.kind, field, type);
+          else if (!rule.string || !isAscii(bytes, bodyStart, bodyEnd)) checkLengthDelimited(bytes, bodyStart, bodyEnd, rule.kind, field, type);
         }
         pos = bodyEnd;
         break;
@@ -152,17 +164,15 @@ function walk(bytes: Uint8Array, start: number, end: number, type: string, rules
   }
 }
 
+/** ASCII is valid UTF-8, and names are nearly always ASCII: only other strings go to the decoder. */
+function isAscii(bytes: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if ((bytes[i] as number) >= 0x80) return false;
+  return true;
+}
+
 function checkLengthDelimited(bytes: Uint8Array, start: number, end: number, kind: string, field: number, type: string): void {
   if (kind === 's') {
-    // Names are nearly always ASCII, which is valid UTF-8: only other strings go to the decoder.
-    let ascii = true;
-    for (let i = start; i < end; i++) {
-      if ((bytes[i] as number) >= 0x80) {
-        ascii = false;
-        break;
-      }
-    }
-    if (ascii) return;
+    if (isAscii(bytes, start, end)) return;
     try {
       utf8.decode(bytes.subarray(start, end));
     } catch {

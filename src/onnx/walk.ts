@@ -68,13 +68,48 @@ export function forEachTensor(model: onnx.IModelProto, visit: (tensor: onnx.ITen
       if (sparse.indices) visit(sparse.indices, where);
     }
   };
-  forEachGraph(model, ({ graph, path }) => {
+  /**
+   * The graph's own tensors, then each subgraph's, in forEachGraph's order: one pass over the
+   * nodes finds both the attributes' tensors and the subgraphs (walking the nodes once per kind
+   * made a tensor walk two passes over every node, and a big graph's walks are memory-bound).
+   */
+  const walkGraph = (graph: onnx.IGraphProto, path: string): void => {
     for (const tensor of graph.initializer ?? []) visit(tensor, path);
     for (const sparse of graph.sparse_initializer ?? []) {
       if (sparse.values) visit(sparse.values, path);
       if (sparse.indices) visit(sparse.indices, path);
     }
-    forEachAttribute(graph.node, path, holdsTensor, visitAttributeTensors);
+    const nodes = graph.node;
+    if (!nodes) return;
+    let subgraphs: Array<[onnx.IAttributeProto, string]> | undefined;
+    for (let n = 0; n < nodes.length; n++) {
+      const node = nodes[n] as onnx.INodeProto;
+      const attributes = node.attribute;
+      if (!attributes || attributes.length === 0) continue;
+      for (let a = 0; a < attributes.length; a++) {
+        const attribute = attributes[a] as onnx.IAttributeProto;
+        const tensors = holdsTensor(attribute);
+        if (!tensors && !holdsGraph(attribute)) continue;
+        const where = `${path}/${node.name || node.op_type}.${attribute.name}`;
+        if (tensors) visitAttributeTensors(attribute, node, where);
+        if (holdsGraph(attribute)) (subgraphs ??= []).push([attribute, where]);
+      }
+    }
+    for (const [attribute, base] of subgraphs ?? []) {
+      if (attribute.g) walkGraph(attribute.g, base);
+      (attribute.graphs ?? []).forEach((subgraph, index) => walkGraph(subgraph, `${base}[${index}]`));
+    }
+  };
+  if (model.graph) walkGraph(model.graph, 'graph');
+  (model.training_info ?? []).forEach((info, index) => {
+    if (info.initialization) walkGraph(info.initialization, `training_info[${index}].initialization`);
+    if (info.algorithm) walkGraph(info.algorithm, `training_info[${index}].algorithm`);
   });
+  for (const fn of model.functions ?? []) {
+    forEachAttribute(fn.node, `function ${fn.name}`, holdsGraph, (attribute, _node, base) => {
+      if (attribute.g) walkGraph(attribute.g, base);
+      (attribute.graphs ?? []).forEach((subgraph, index) => walkGraph(subgraph, `${base}[${index}]`));
+    });
+  }
   for (const fn of model.functions ?? []) forEachAttribute(fn.node, `function ${fn.name}`, holdsTensor, visitAttributeTensors);
 }

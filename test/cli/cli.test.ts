@@ -30,6 +30,22 @@ describe('amp-rewrite CLI', () => {
     expect(written.graph?.node?.some((n) => n.op_type === 'Cast')).toBe(true);
   });
 
+  it('a plain rewrite ends without the heap teardown, yet after its printing, its warnings and its exit handlers', () => {
+    const out = path.join(work, 'exit-early.onnx');
+    const profile = path.join(work, 'exit-early-profile.json');
+    const result = spawnSync(process.execPath, [bin, transformer, '-o', out, '--json', '--verbose'], {
+      encoding: 'utf8',
+      env: { ...process.env, AMP_REWRITE_PROFILE: profile, AMP_REWRITE_NOT_A_VARIABLE: '1' },
+    });
+    expect(result.status).toBe(0);
+    // All of the JSON (op lists included) came through the pipe, and the warning through stderr.
+    expect(JSON.parse(result.stdout).lists).toBeDefined();
+    expect(result.stderr).toContain('amp-rewrite: warning: environment variable AMP_REWRITE_NOT_A_VARIABLE');
+    // The profile is written by an 'exit' handler, which process.exit still runs.
+    expect(JSON.parse(readFileSync(profile, 'utf8')).saveMs).toBeGreaterThan(0);
+    expect(readdirSync(work).filter((file) => file.includes('.tmp-'))).toEqual([]);
+  });
+
   it('writes the audit as JSON and Markdown', () => {
     const json = path.join(work, 'audit.json');
     const md = path.join(work, 'audit.md');

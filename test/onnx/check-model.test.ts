@@ -97,6 +97,20 @@ describe('checkModel', () => {
     expect(errorOf(() => checkModel(m)).message).toBe("graph: initializer 'w' appears twice");
   });
 
+  it('negative dims are reported even where their product matches the data, as numbers and as Longs', () => {
+    const withDims = (dims: Array<number | Long>, bytes: number): onnx.ModelProto => {
+      const m = copy(matmul());
+      mainGraph(m).initializer.push(onnx.TensorProto.create({ name: 'neg', dims, data_type: DataType.FLOAT, raw_data: new Uint8Array(bytes) }));
+      return m;
+    };
+    for (const [dims, bytes] of [[[-2, -1], 8], [[-1, 0], 0], [[Long.fromNumber(-2), Long.fromNumber(-1)], 8]] as const) {
+      expect(errorOf(() => checkModel(withDims([...dims], bytes), { types: false })).message).toMatch(/tensor 'neg' \(graph\): dimension -[12] is negative/);
+    }
+    // Long dims read in place: 2^32 + 1 elements is far past the byte limit, never "4 bytes".
+    expect(errorOf(() => checkModel(withDims([Long.fromString('4294967297')], 4), { types: false })).code).toBe('MODEL_TOO_LARGE');
+    expect(() => checkModel(withDims([Long.fromNumber(3), 2], 24), { types: false })).not.toThrow();
+  });
+
   it('nodes listed out of order are no cycle; a dim past 2^53 is still checked exactly', () => {
     const m = copy(matmul());
     const graph = mainGraph(m);
@@ -140,6 +154,33 @@ describe('checkModel', () => {
     const e = errorOf(() => checkModel(m));
     expect(e.message).toMatch(/the nodes form a cycle \(Relu node '(first|second)'/);
     expect(errorOf(() => rewriteModel(m)).code).toBe('INVALID_MODEL');
+  });
+
+  it('a node reading its own output is a cycle; a read of a later node is none', () => {
+    const self = copy(matmul());
+    mainGraph(self).node.push(node('Add', ['y', 'self'], ['self'], 'loop'));
+    expect(errorOf(() => checkModel(self, { types: false })).message).toContain("the nodes form a cycle (Add node 'loop' depends on its own output)");
+    // Read before its producer in the list, and named by no node at all: sorted or not, no cycle.
+    const later = copy(matmul());
+    mainGraph(later).node.unshift(node('Add', ['y', 'outer'], ['z'], 'early'));
+    expect(() => checkModel(later, { types: false })).not.toThrow();
+  });
+
+  it('a cycle inside a subgraph, under a graph that reads names of the outer scope', () => {
+    const body = (nodes: onnx.NodeProto[]) =>
+      onnx.GraphProto.create({ name: 'body', node: nodes, output: [valueInfo('t', DataType.FLOAT, [1])] });
+    const withBody = (nodes: onnx.NodeProto[]) =>
+      model({
+        node: [
+          node('Relu', ['x'], ['r'], 'relu'),
+          node('If', ['c'], ['y'], 'if', { attribute: [onnx.AttributeProto.create({ name: 'then_branch', type: 5, g: body(nodes) }), onnx.AttributeProto.create({ name: 'else_branch', type: 5, g: body([node('Relu', ['r'], ['t'], 'e')]) })] }),
+        ],
+        input: [valueInfo('c', DataType.BOOL, []), valueInfo('x', DataType.FLOAT, [1])],
+        output: [valueInfo('y', DataType.FLOAT, [1])],
+      });
+    expect(() => checkModel(withBody([node('Relu', ['r'], ['u'], 'outer-read'), node('Relu', ['u'], ['t'], 't')]), { types: false })).not.toThrow();
+    const cyclic = withBody([node('Relu', ['t'], ['u'], 'b1'), node('Relu', ['u'], ['t'], 'b2')]);
+    expect(errorOf(() => checkModel(cyclic, { types: false })).message).toMatch(/^graph\/if\.then_branch: the nodes form a cycle \(Relu node 'b[12]'/);
   });
 
   it('a string weight into MatMul is a bad input, not "rewritten model invalid"', () => {

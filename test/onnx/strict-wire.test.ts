@@ -35,6 +35,14 @@ describe('strict decode', () => {
     expect(errorOf(() => decodeModel(Buffer.concat([base, Buffer.from([0x3d, 1, 2, 3, 4])]))).message).toContain('field 7 of onnx.ModelProto has wire type fixed32');
   });
 
+  it('a length-delimited tag with no length after it, inside a message and at the end of the file', () => {
+    // A graph (field 7) of one byte, before the model's fields: the tag of a node (field 1) whose length is missing.
+    const inside = errorOf(() => decodeModel(Buffer.concat([field(0x3a, [0x0a]), base])));
+    expect(inside.message).toBe('input: not an ONNX ModelProto (a varint runs past the end at byte 3)');
+    // ModelProto.producer_name's tag as the file's last byte: the file ends early.
+    expect(errorOf(() => decodeModel(Buffer.concat([base, Buffer.from([0x12])]))).code).toBe('TRUNCATED');
+  });
+
   it('a sub-message whose length runs past its parent', () => {
     // A graph (field 7) holding a node (field 1) that claims 50 bytes inside a 3-byte graph.
     const graph = field(0x3a, [0x0a, 50, 0x00]);
