@@ -51,7 +51,10 @@ try {
         const measured = JSON.parse(readFileSync(profile, 'utf8'));
         const key = `${model}\0${label}`;
         if (!samples.has(key)) samples.set(key, []);
-        samples.get(key).push(Object.fromEntries(Object.entries(FIELDS).map(([name, field]) => [name, measured[field]])));
+        const headline = Object.entries(FIELDS).map(([name, field]) => [name, measured[field]]);
+        // Every other millisecond figure of the profile is a phase (loadMs, paintMs, ...), kept under its own name.
+        const phases = Object.entries(measured).filter(([field, value]) => typeof value === 'number' && field.endsWith('Ms') && !Object.values(FIELDS).includes(field));
+        samples.get(key).push(Object.fromEntries([...headline, ...phases.map(([field, value]) => [`phase:${field}`, value])]));
         outputs[label] = readFileSync(output);
       }
       if (!outputs.before.equals(outputs.after)) throw new Error(`the two builds wrote different models for ${model}`);
@@ -68,7 +71,12 @@ try {
     const row = { model: path.basename(model) };
     for (const label of ['before', 'after']) {
       const taken = samples.get(`${model}\0${label}`);
-      row[label] = Object.fromEntries(Object.keys(FIELDS).map((name) => [name, median(taken.map((sample) => sample[name]))]));
+      const names = Object.keys(FIELDS);
+      row[label] = Object.fromEntries(names.map((name) => [name, median(taken.map((sample) => sample[name]))]));
+      const phaseNames = [...new Set(taken.flatMap((sample) => Object.keys(sample).filter((name) => name.startsWith('phase:'))))];
+      row[label].phasesMs = Object.fromEntries(
+        phaseNames.map((name) => [name.slice('phase:'.length), median(taken.map((sample) => sample[name]).filter((value) => value !== undefined))]),
+      );
     }
     rows[path.basename(model)] = row;
     const { before: b, after: a } = row;
@@ -85,7 +93,7 @@ try {
     after: args['label-after'] ?? builds.after,
     runs,
     statistic: `median of ${runs}, interleaved (alternating which build runs first); outputs byte-identical`,
-    units: { wall: 'ms', cpu: 'ms', pass: 'ms', rss: 'bytes', startup: 'ms' },
+    units: { wall: 'ms', cpu: 'ms', pass: 'ms', rss: 'bytes', startup: 'ms', phasesMs: 'ms, each the median of its own samples' },
     rows,
   };
   if (args.out) writeFileSync(args.out, JSON.stringify(report, null, 2) + '\n');
