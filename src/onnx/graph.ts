@@ -195,8 +195,14 @@ export class ModelNames extends ValueIndex {
 
   /** Marks a name taken; false when it was already. */
   reserve(name: string): boolean {
-    if (this.nodeNames.has(name)) return false;
-    return this.reserveId(this.intern(name));
+    return this.claim(name) >= 0;
+  }
+
+  /** reserve(), answering the name's id when it was free and -1 when it was taken. */
+  claim(name: string): number {
+    if (this.nodeNames.has(name)) return -1;
+    const id = this.intern(name);
+    return this.reserveId(id) ? id : -1;
   }
 
   /**
@@ -282,6 +288,15 @@ export class GraphScope {
   private readonly removed = new Set<onnx.INodeProto>();
   /** New nodes to place right after an anchor node (or first, under the key null). */
   private readonly insertedAfter = new Map<onnx.INodeProto | null, onnx.INodeProto[]>();
+  /**
+   * The value ids of the inserted nodes' names as insertNodeAfter() indexed them, node after node in
+   * the hint layout, and where each node's start (by anchor, as insertedAfter): commit() builds the
+   * next hint table from them and the old one, where the first walk after the commit hashed every
+   * inserted Cast's names again.
+   */
+  private insertedIds = new Int32Array(0);
+  private insertedIdsEnd = 0;
+  private readonly insertedIdsAt = new Map<onnx.INodeProto | null, number[]>();
   private readonly childrenByNode = new Map<onnx.INodeProto, GraphScope[]>();
   /** topologicalOrder() result until the next edit, with what it saw on the way (see orderedReads()). */
   private orderCache: OrderResult | undefined;
@@ -347,15 +362,17 @@ export class GraphScope {
    * reserves the node's names (its own, inputs and outputs, unnamed ones included) with the id
    * lookup already made, where a second pass over the model hashed every name again.
    */
-  private index(node: onnx.INodeProto, reserving?: ModelNames, hints?: Int32Array, at = 0): number {
+  private index(node: onnx.INodeProto, reserving?: ModelNames, hints?: Int32Array, at = 0, known?: ArrayLike<number>): number {
     const values = this.values;
+    // `known`: ids the caller has for the node's names, in the hint layout (outputs, then inputs),
+    // each checked as a hint is: an inserted Cast's names were looked up just before, by its maker.
     if (reserving && node.name) reserving.reserveNodeName(node.name);
     const outputs = node.output;
     if (outputs) {
       for (let index = 0; index < outputs.length; index++) {
         const name = outputs[index] as string;
         if (name) {
-          const id = values.intern(name);
+          const id = known ? values.hintedIntern(known[index], name) : values.intern(name);
           if (this.setProducer(id, node, index)) this.twoProducers = true;
           if (reserving) reserving.reserveId(id);
           if (hints) hints[at++] = id;
@@ -370,7 +387,7 @@ export class GraphScope {
       for (let index = 0; index < inputs.length; index++) {
         const name = inputs[index] as string;
         if (name) {
-          const id = values.intern(name);
+          const id = known ? values.hintedIntern(known[(outputs ? outputs.length : 0) + index], name) : values.intern(name);
           this.addUseOf(id, node, index);
           if (reserving) reserving.reserveId(id);
           if (hints) hints[at++] = id;
@@ -582,8 +599,8 @@ export class GraphScope {
     this.freeEdges = edge;
   }
 
-  private dropUse(name: string, node: onnx.INodeProto, index: number): void {
-    const id = this.values.idOf(name);
+  private dropUse(name: string, node: onnx.INodeProto, index: number, hint?: number): void {
+    const id = this.values.hintedId(hint, name);
     if (id < 0) return;
     let previous = NO_EDGE;
     for (let edge = this.firstEdge(id); edge !== NO_EDGE; edge = this.nextEdge(id, edge)) {
@@ -733,15 +750,22 @@ export class GraphScope {
 
   /**
    * Adds a node right after `anchor` (null: before every node). Placing a Cast right after its
-   * producer keeps the file order readable and diffs small.
+   * producer keeps the file order readable and diffs small. `knownIds`: value ids the caller has for
+   * the node's names (outputs, then inputs; -1 where it has none), each checked before it is used.
    */
-  insertNodeAfter(anchor: onnx.INodeProto | null, node: onnx.INodeProto): void {
+  insertNodeAfter(anchor: onnx.INodeProto | null, node: onnx.INodeProto, knownIds?: ArrayLike<number>): void {
     this.orderCache = undefined;
     this.editedReads();
     let list = this.insertedAfter.get(anchor);
+    let starts = this.insertedIdsAt.get(anchor);
     if (!list) this.insertedAfter.set(anchor, (list = []));
+    if (!starts) this.insertedIdsAt.set(anchor, (starts = []));
     list.push(node);
-    this.index(node);
+    const start = this.insertedIdsEnd;
+    const end = start + slotCountOf(node);
+    if (end > this.insertedIds.length) this.insertedIds = grownInts(this.insertedIds, end);
+    starts.push(start);
+    this.insertedIdsEnd = this.index(node, undefined, this.insertedIds, start, knownIds);
     for (const child of this.childrenByNode.get(node) ?? []) child.resolveOuterReferences();
   }
 
@@ -760,13 +784,32 @@ export class GraphScope {
 
   /** Points input `index` of `node` at another value. */
   setInput(node: onnx.INodeProto, index: number, name: string): void {
+    this.rewire(node, index, name, undefined, undefined);
+  }
+
+  /**
+   * @internal setInput() from a walk over valueIdHints()' list, where `slot` is the input's place in
+   * that table: the table is kept true for the walks after the commit. `newId` and `oldId` are the
+   * ids the caller has for the new and the old name (-1: none), checked before use.
+   */
+  setHintedInput(node: onnx.INodeProto, index: number, name: string, slot: number, newId: number, oldId: number): void {
+    const id = this.rewire(node, index, name, newId, oldId);
+    const hints = this.hintIds;
+    if (hints && slot >= 0 && slot < hints.length) hints[slot] = id;
+  }
+
+  /** setInput() with ids the caller may have for the names; answers the new name's id (-1: none). */
+  private rewire(node: onnx.INodeProto, index: number, name: string, newId: number | undefined, oldId: number | undefined): number {
     this.orderCache = undefined;
     this.editedReads();
     const inputs = node.input ?? (node.input = []);
     const old = inputs[index];
-    if (old) this.dropUse(old, node, index);
+    if (old) this.dropUse(old, node, index, oldId);
     inputs[index] = name;
-    if (name) this.addUseOf(this.values.intern(name), node, index);
+    if (!name) return -1;
+    const id = this.values.hintedIntern(newId, name);
+    this.addUseOf(id, node, index);
+    return id;
   }
 
   /**
@@ -797,11 +840,64 @@ export class GraphScope {
 
   /** Writes pending insertions and removals back to the GraphProto's node list. */
   commit(): void {
-    this.nodes = this.currentNodes();
+    const hints = this.insertedAfter.size ? this.valueIdHints(this.nodes) : undefined;
+    if (hints) {
+      const committed = this.committedWithHints(hints);
+      this.nodes = committed.nodes;
+      this.hintIds = committed.hints;
+      this.hintNodes = committed.nodes;
+    } else this.nodes = this.currentNodes();
     this.graph.node = this.nodes;
     this.removed.clear();
     this.insertedAfter.clear();
+    this.insertedIdsAt.clear();
+    this.insertedIds = new Int32Array(0);
+    this.insertedIdsEnd = 0;
     for (const child of this.children) child.commit();
+  }
+
+  /**
+   * currentNodes(), and the hint table for that list: the old table's ids for the nodes kept (edits
+   * that rewired a read leave a stale id there, which its check turns into a lookup) and the
+   * inserted nodes' ids as they were indexed. The table assumes each kept node has as many names
+   * as when it was indexed; were one to differ, hints after it would miss, never mislead.
+   */
+  private committedWithHints(oldHints: Int32Array): { nodes: onnx.INodeProto[]; hints: Int32Array } {
+    const nodes: onnx.INodeProto[] = [];
+    let hints = new Int32Array(oldHints.length + this.insertedIdsEnd);
+    let at = 0;
+    const insertedIds = this.insertedIds;
+    const place = (anchor: onnx.INodeProto | null): void => {
+      const inserted = this.insertedAfter.get(anchor);
+      if (!inserted) return;
+      const starts = this.insertedIdsAt.get(anchor) as number[];
+      for (let k = 0; k < inserted.length; k++) {
+        const node = inserted[k] as onnx.INodeProto;
+        if (!this.removed.has(node)) {
+          nodes.push(node);
+          const start = starts[k] as number;
+          const count = slotCountOf(node);
+          if (at + count > hints.length) hints = grownInts(hints, at + count);
+          for (let slot = 0; slot < count; slot++) hints[at++] = insertedIds[start + slot] as number;
+        }
+        place(node);
+      }
+    };
+    place(null);
+    const anyRemoved = this.removed.size > 0;
+    let oldAt = 0;
+    for (const node of this.nodes) {
+      const count = slotCountOf(node);
+      if (!anyRemoved || !this.removed.has(node)) {
+        nodes.push(node);
+        if (at + count > hints.length) hints = grownInts(hints, at + count);
+        // A loop, not set(subarray()): a view object per node cost as much as the rest of the walk.
+        for (let k = 0; k < count; k++) hints[at++] = oldAt + k < oldHints.length ? (oldHints[oldAt + k] as number) : -1;
+      }
+      oldAt += count;
+      place(node);
+    }
+    return { nodes, hints: at === hints.length ? hints : hints.slice(0, at) };
   }
 
   /**
@@ -1026,8 +1122,11 @@ export class GraphScope {
         for (let k = 0; k < inputs.length; k++) {
           const name = inputs[k];
           if (!name) continue;
-          const id = values.hintedId(table?.[base + outputCount + k], name);
+          const hint = table?.[base + outputCount + k];
+          const id = values.hintedId(hint, name);
           if (recording) recording[inputsAt + k] = id;
+          // A stale hint (a read rewired behind the table) is put right for the walks that follow.
+          else if (id !== hint && table) table[base + outputCount + k] = id;
           const producer = id < 0 ? undefined : producers[id];
           if (producer === undefined) {
             if (unproduced.length === unproducedIds.length) unproducedIds = grownInts(unproducedIds, unproduced.length);
@@ -1050,8 +1149,10 @@ export class GraphScope {
       if (outputs) {
         for (let k = 0; k < outputCount; k++) {
           const name = outputs[k];
-          const id = name ? values.hintedId(table?.[base + k], name) : -1;
+          const hint = table?.[base + k];
+          const id = name ? values.hintedId(hint, name) : -1;
           if (recording) recording[inputsAt - outputCount + k] = id;
+          else if (id !== hint && table) table[base + k] = id;
           if (id < 0 || producers[id] !== node) continue;
           // Seen already: the same node twice in the list (or one output written twice), which the
           // full sort orders by the last position.
@@ -1170,11 +1271,23 @@ export class ModelGraph {
    * free, else `base_1`, `base_2`, ... The same model and calls give the same names.
    */
   uniqueName(base: string): string {
+    return this.uniqueNameInto(base, undefined, 0);
+  }
+
+  /**
+   * uniqueName(), also writing the name's id in the main graph's value index into `ids[slot]`: an
+   * id the caller can hand insertNodeAfter() and setInput() for the node it names, which would
+   * each hash the new name again.
+   */
+  uniqueNameInto(base: string, ids: Int32Array | undefined, slot: number): string {
     // A free base (nearly every call) costs one lookup and an insertion.
-    if (this.names.reserve(base)) return base;
+    let id = this.names.claim(base);
     let name = base;
-    for (let i = 1; this.names.isReserved(name); i++) name = `${base}_${i}`;
-    this.names.reserve(name);
+    if (id < 0) {
+      for (let i = 1; this.names.isReserved(name); i++) name = `${base}_${i}`;
+      id = this.names.claim(name);
+    }
+    if (ids) ids[slot] = id;
     return name;
   }
 

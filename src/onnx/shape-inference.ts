@@ -296,10 +296,14 @@ function run(
   inputs: ReadonlyMap<string, onnx.IValueInfoProto> | undefined,
 ): void {
   const table = new ShapeTable();
-  // forEach: a for-of over a map's entries makes an [name, tensor] array per initializer.
+  // forEach: a for-of over a map's entries makes an [name, tensor] array per initializer. Their ids
+  // come from the hints the graph model noted in the same order (checked), not from hashing.
+  const initializerIds = scope.initializerIdHints();
+  let position = 0;
   scope.initializers.forEach((tensor, name) => {
+    const hint = initializerIds ? initializerIds[position++] : undefined;
     const dims = table.tensorDims(tensor);
-    if (dims) shapes.set(name, dims);
+    if (dims) shapes.setById(scope.hintedValueId(hint, name), name, dims);
   });
   for (const sparse of scope.graph.sparse_initializer ?? []) {
     const name = sparse.values?.name;

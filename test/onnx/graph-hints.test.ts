@@ -119,21 +119,33 @@ describe('value id hints', () => {
       expect(at).toBe(hints.length);
     }
     const main = graph.main;
-    const anchor = main.currentNodes()[1] as onnx.INodeProto;
-    main.insertNodeAfter(anchor, node('Identity', ['i0'], ['i0_copy'], 'copy'));
-    main.setInput(main.currentNodes()[3] as onnx.INodeProto, 0, 'i0_copy');
+    const before = main.currentNodes();
+    const slotOf = (position: number): number => before.slice(0, position).reduce((sum, n) => sum + slotCountOf(n), 0);
+    main.insertNodeAfter(before[1] as onnx.INodeProto, node('Identity', ['i0'], ['i0_copy'], 'copy'));
+    main.insertNodeAfter(null, node('Identity', ['k'], ['k_copy'], 'first'));
+    // Two reads rewired: through setInput(), whose slot in the table keeps the old name's id (which
+    // the check turns away), and through setHintedInput(), which keeps the table true.
+    const plainReader = before[3] as onnx.INodeProto;
+    const hintedReader = before[5] as onnx.INodeProto;
+    main.setInput(plainReader, 0, 'i0_copy');
+    main.setHintedInput(hintedReader, 0, 'i0_copy', slotOf(5) + (hintedReader.output?.length ?? 0), -1, -1);
+    main.removeNode(before[4] as onnx.INodeProto);
     graph.commit();
-    // The list grew: no table fits it until the in-order walk records one.
-    expect(main.valueIdHints(main.currentNodes())).toBeUndefined();
-    const { order } = main.topologicalOrder();
-    const recorded = main.valueIdHints(order) as Int32Array;
+    // The commit builds the committed list's table: the kept nodes' ids, the inserted nodes' as indexed.
+    const committed = main.currentNodes();
+    expect(committed.map((n) => n.name)).toEqual(['first', ...before.slice(0, 2).map((n) => n.name), 'copy', ...before.slice(2).filter((_, i) => i !== 2).map((n) => n.name)]);
+    const table = main.valueIdHints(committed) as Int32Array;
+    expect(table).toBeDefined();
     let at = 0;
-    for (const n of order) {
+    for (const n of committed) {
       [...(n.output ?? []), ...(n.input ?? [])].forEach((name, k) => {
-        if (name) expect(recorded[at + k], name).toBe(main.valueIdOf(name));
+        const stale = n === plainReader && k === (n.output?.length ?? 0);
+        expect(table[at + k], `${n.name} ${name}`).toBe(stale ? main.valueIdOf('i0') : name ? main.valueIdOf(name) : -1);
+        expect(main.hintedValueId(table[at + k], name), `${n.name} ${name}`).toBe(main.valueIdOf(name));
       });
       at += slotCountOf(n);
     }
+    expect(at).toBe(table.length);
   });
 
   it('are exact for nodes with more names than the table\'s first guess allows (it grows)', () => {
@@ -175,9 +187,9 @@ describe('value id hints', () => {
     graph.commit();
     idOf.mockClear();
     main.topologicalOrder();
-    // The walk after the commit takes the old list's hints where it meets its nodes: only the new
-    // node's two names and the rewired read are looked up.
-    expect(idOf).toHaveBeenCalledTimes(3);
+    // The commit gave the new list a table (the old ids, the inserted node's as indexed): only the
+    // read rewired through setInput(), whose slot kept the old id, is looked up.
+    expect(idOf).toHaveBeenCalledTimes(1);
     idOf.mockClear();
     intern.mockClear();
     inferElemTypes(graph, opsets);
@@ -190,6 +202,38 @@ describe('value id hints', () => {
     idOf.mockClear();
     main.topologicalOrder();
     expect(idOf).not.toHaveBeenCalled();
+  });
+
+  it('let a Cast be inserted and read with the ids its maker has, and no name hashed again', () => {
+    // Without the If, whose subgraphs' outer reads the walk looks up by name.
+    const m = mixedModel();
+    m.graph!.node = m.graph!.node!.filter((n) => n.op_type !== 'If' && n.op_type !== 'Sub');
+    m.graph!.output = [valueInfo('s1', DataType.INT64)];
+    const graph = new ModelGraph(m);
+    const main = graph.main;
+    const nodes = main.currentNodes();
+    const producer = nodes[0] as onnx.INodeProto;
+    const reader = nodes[2] as onnx.INodeProto;
+    const readerSlot = slotCountOf(producer) + slotCountOf(nodes[1] as onnx.INodeProto) + (reader.output?.length ?? 0);
+    const ids = new Int32Array(2);
+    const intern = vi.spyOn(ValueIndex.prototype, 'intern');
+    const output = graph.uniqueNameInto('f0_cast', ids, 0);
+    expect(intern).toHaveBeenCalledTimes(1);
+    expect(ids[0]).toBe(main.valueIdOf(output));
+    ids[1] = main.valueIdOf('f0');
+    intern.mockClear();
+    const idOf = vi.spyOn(ValueIndex.prototype, 'idOf');
+    main.insertNodeAfter(producer, node('Cast', ['f0'], [output], output), ids);
+    main.setHintedInput(reader, 0, output, readerSlot, ids[0] as number, ids[1] as number);
+    expect(intern).not.toHaveBeenCalled();
+    expect(idOf).not.toHaveBeenCalled();
+    graph.commit();
+    main.topologicalOrder();
+    expect(intern).not.toHaveBeenCalled();
+    expect(idOf).not.toHaveBeenCalled();
+    expect(main.consumersOf(output).map((use) => use.node)).toEqual([reader]);
+    expect(main.consumersOf('f0').map((use) => use.node.op_type)).toEqual(['Cast']);
+    expect(main.producerNodeOf(output)?.op_type).toBe('Cast');
   });
 
   it('are let go by the validation, a pass\'s last walk, and recorded again by the next in-order walk', () => {
@@ -224,13 +268,17 @@ describe('value id hints', () => {
         const someName = (): string => (next() < 0.15 ? `new_${made++}` : next() < 0.1 ? 'nowhere' : pick(known));
         const inputs = target.input ?? (target.input = []);
         const slot = Math.floor(next() * Math.max(1, inputs.length));
-        const edit = Math.floor(next() * 11);
+        const edit = Math.floor(next() * 12);
         if (edit === 0) scope.setInput(target, slot, someName());
         else if (edit === 1) inputs[slot] = someName();
         else if (edit === 2 && target.output?.length) target.output[0] = next() < 0.5 ? `out_${made++}` : pick(known);
         else if (edit === 3) inputs.push(someName());
         else if (edit === 4 && target.output?.length) scope.renameNodeOutput(target, 0, `renamed_${made++}`);
-        else if (edit === 5) scope.insertNodeAfter(next() < 0.2 ? null : target, node('Identity', [someName()], [`ins_${made++}`]));
+        else if (edit === 5) {
+          // With ids claimed for its names, right or wrong, or none.
+          const claimed = next() < 0.5 ? [Math.floor(next() * (known.length + 2)) - 1, Math.floor(next() * (known.length + 2)) - 1] : undefined;
+          scope.insertNodeAfter(next() < 0.2 ? null : target, node('Identity', [someName()], [`ins_${made++}`]), claimed);
+        }
         else if (edit === 6 && nodes.length > 2 && target.op_type !== 'If') scope.removeNode(target);
         else if (edit === 7) graph.commit();
         // The same name in a string object of its own: equal, but no pointer compare can tell.
@@ -238,6 +286,8 @@ describe('value id hints', () => {
         // Initializers added or taken away behind the graph model's back, typed differently.
         else if (edit === 9) scope.initializers.set(next() < 0.5 ? someName() : `w_${made++}`, onnx.TensorProto.create({ name: 'w', data_type: pick([DataType.INT64, DataType.FLOAT16]) }));
         else if (edit === 10) scope.initializers.delete(pick([...scope.initializers.keys(), 'w0']));
+        // A rewire that claims a table slot and ids, right or wrong: the table may be made to lie, never the answers.
+        else if (edit === 11) scope.setHintedInput(target, slot, someName(), Math.floor(next() * (known.length + 2)) - 1, Math.floor(next() * 40) - 2, Math.floor(next() * (known.length + 2)) - 1);
         for (const s of graph.scopes) {
           checkHintAnswers(s, s.currentNodes(), `seed ${seed} step ${step} ${s.path} list`);
           checkHintAnswers(s, s.topologicalOrder().order, `seed ${seed} step ${step} ${s.path} order`);

@@ -259,13 +259,24 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     let madeToFloat: CastsMade | undefined;
     const madeHere = (type: number): CastsMade =>
       type === target ? (madeToTarget ??= castsIn(scope, type)) : type === DataType.FLOAT ? (madeToFloat ??= castsIn(scope, type)) : castsIn(scope, type);
-    /** `id`: the name's id in this scope's index (-1: none), as hintedValueId() answers it. */
+    // The ids of the last Cast's names as castTo() knew them, outputs then inputs as the graph
+    // model's hints are laid out (checked where used): each would be hashed again by the graph
+    // model's insertion and by the reader's setInput(), about six lookups per Cast on a big graph.
+    const castIds = new Int32Array(2);
+    /**
+     * `id`: the name's id in this scope's index (-1: none), as hintedValueId() answers it. Leaves
+     * the id of the Cast's output, as far as it is known, in castIds[0].
+     */
     const castTo = (name: string, id: number, type: number): string => {
       // In the main graph every Cast lives in the main graph: a Cast made before is found without
       // resolving the name (most calls find one).
       if (!scope.parent) {
-        const existing = madeHere(type).getById(id, name);
-        if (existing) return existing;
+        const made = madeHere(type);
+        const existing = made.getById(id, name);
+        if (existing) {
+          castIds[0] = made.outputIdById(id);
+          return existing;
+        }
       }
       // Where the name is defined, as resolve() would say, without allocating its answer.
       let owner: GraphScope | undefined = scope;
@@ -295,16 +306,17 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         const existing = home === scope ? made.getById(id, name) : made.get(name);
         if (existing) return existing;
       }
-      const output = graph.uniqueName(name + (type === target ? toTarget : type === DataType.FLOAT ? toFloat : castSuffix(type)));
+      const output = graph.uniqueNameInto(name + (type === target ? toTarget : type === DataType.FLOAT ? toFloat : castSuffix(type)), castIds, 0);
+      castIds[1] = home === scope ? id : -1;
       const cast = castNode(name, output, type, output, sharedEmptyFields);
       const anchor = producer && owner === home ? producer : null;
-      home.insertNodeAfter(anchor, cast);
+      home.insertNodeAfter(anchor, cast, castIds);
       if (type !== DataType.FLOAT) {
         if (isWeight) stats.weightCasts++;
         else stats.castsToTarget++;
       } else stats.castsToFloat32++;
       // By the id asked with, unless the name had none: the Cast's own read has indexed it now.
-      if (home === scope && id >= 0) made.setById(id, name, output);
+      if (home === scope && id >= 0) made.setById(id, name, output, castIds[0]);
       else made.set(name, output);
       return output;
     };
@@ -334,9 +346,11 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
         const id = scope.hintedValueId(hints ? hints[inputSlots + index] : undefined, name);
         const have = (scope.parent ? isLowered(scope, name) : low.hasId(id, name)) ? target : DataType.FLOAT;
         if (have === want) continue;
+        castIds[0] = -1;
         const cast = castTo(name, id, want);
         remember(node);
-        scope.setInput(node, index, cast);
+        if (hints) scope.setHintedInput(node, index, cast, inputSlots + index, castIds[0], id);
+        else scope.setInput(node, index, cast);
         if (decision && noteCasts) {
           // Painting shares one frozen empty list among its decisions: a list per node only when a Cast is added.
           if (decision.castsAdded.length) decision.castsAdded.push(cast);
@@ -360,6 +374,8 @@ export class CastsMade {
   /** By value id: 0 none, else 1 + the index of the Cast's output in `outputs`. */
   private slots = new Int32Array(1024);
   private readonly outputs: string[] = [];
+  /** The id of each output in the scope's index when the Cast was made (-1: not known). */
+  private readonly outputIds: number[] = [];
   private readonly unindexed = new Map<string, string>();
 
   constructor(private readonly scope: GraphScope) {}
@@ -379,8 +395,14 @@ export class CastsMade {
     this.setById(this.scope.valueIdOf(name), name, output);
   }
 
-  /** set(name, output), given the name's id in the scope's index (-1: none). */
-  setById(id: number, name: string, output: string): void {
+  /** The id getById(id) answer's Cast output had when made (-1: not known, or no such Cast). */
+  outputIdById(id: number): number {
+    const slot = id >= 0 && id < this.slots.length ? (this.slots[id] as number) : 0;
+    return slot === 0 ? -1 : (this.outputIds[slot - 1] as number);
+  }
+
+  /** set(name, output), given the name's id in the scope's index (-1: none) and the output's (-1: not known). */
+  setById(id: number, name: string, output: string, outputId = -1): void {
     if (id < 0) {
       this.unindexed.set(name, output);
       return;
@@ -392,6 +414,7 @@ export class CastsMade {
       this.slots = slots;
     }
     this.outputs.push(output);
+    this.outputIds.push(outputId);
     slots[id] = this.outputs.length;
   }
 }
@@ -407,6 +430,8 @@ export class LoweredValues {
   private readonly unindexed = new Set<string>();
   /** Every name lowered at some point, once, in the order first lowered. */
   private readonly listed: string[] = [];
+  /** The id each listed name had when lowered (-1: none then, so names() asks by name). */
+  private readonly listedIds: number[] = [];
 
   constructor(private readonly scope: GraphScope) {}
 
@@ -430,6 +455,7 @@ export class LoweredValues {
       if (!this.unindexed.has(name)) {
         this.unindexed.add(name);
         this.listed.push(name);
+        this.listedIds.push(-1);
       }
       return;
     }
@@ -439,7 +465,10 @@ export class LoweredValues {
       flags.set(this.flags);
       this.flags = flags;
     }
-    if (flags[id] === 0) this.listed.push(name);
+    if (flags[id] === 0) {
+      this.listed.push(name);
+      this.listedIds.push(id);
+    }
     flags[id] = 1;
   }
 
@@ -451,7 +480,15 @@ export class LoweredValues {
 
   /** The values lowered now (value_info is retyped for each; the order does not matter). */
   names(): string[] {
-    return this.listed.filter((name) => this.has(name));
+    // By the id each was listed with (ids are never reused): asking by name hashed every lowered
+    // value's name again, a tenth of cast planning on a big graph.
+    const lowered: string[] = [];
+    for (let i = 0; i < this.listed.length; i++) {
+      const id = this.listedIds[i] as number;
+      const name = this.listed[i] as string;
+      if (id >= 0 ? this.flags[id] === 1 : this.has(name)) lowered.push(name);
+    }
+    return lowered;
   }
 }
 
