@@ -50,53 +50,104 @@ const NO_EDGE = 0;
  * per node, most of it those objects, their arrays and the maps' tables).
  */
 export class ValueIndex {
-  readonly ids = new Map<string, number>();
   /**
-   * The name of each id: what lets an id remembered from an earlier lookup (a hint, see
-   * hintedId()) be checked with one compare, a pointer compare for the decoder's shared strings,
-   * where the map hashed the name and probed a table bigger than the caches. Made from the map's
-   * keys (in id order: nothing is ever taken out) when first asked, in one exactly sized array,
-   * where pushing every name as it was interned cost building a big graph's model a tenth more.
+   * The name of each id, in id order. Also what lets an id remembered from an earlier lookup (a
+   * hint, see hintedId()) be checked with one compare, a pointer compare for the decoder's shared
+   * strings.
    */
-  private nameList: string[] | undefined;
+  private readonly names: string[] = [];
+  /** stringHash() of each id's name: probes compare it before the strings, growing needs no rehashing of text. */
+  private hashes: Int32Array<ArrayBuffer>;
+  /**
+   * Open addressing (linear probing, at most half full) by stringHash(): id + 1 per slot, 0 empty.
+   * A Map<string, number> of a big graph's names grew by rehashing itself again and again (two
+   * million names: a second and a half of a million-node rewrite); this table is sized from the
+   * graph once and grows by copying integers.
+   */
+  private slots: Int32Array<ArrayBuffer>;
+  private mask: number;
+
+  /** `expected`: about how many names the index will hold (sizes its table once). */
+  constructor(expected = 0) {
+    let capacity = 64;
+    while (capacity < expected * 2) capacity *= 2;
+    this.slots = new Int32Array(capacity);
+    this.mask = capacity - 1;
+    this.hashes = new Int32Array(Math.max(32, expected));
+  }
 
   idOf(name: string): number {
-    const id = this.ids.get(name);
-    return id === undefined ? -1 : id;
+    const hash = stringHash(name);
+    const slots = this.slots;
+    const mask = this.mask;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const entry = slots[slot] as number;
+      if (entry === 0) return -1;
+      if (this.hashes[entry - 1] === hash && this.names[entry - 1] === name) return entry - 1;
+    }
   }
 
   intern(name: string): number {
-    let id = this.ids.get(name);
-    if (id === undefined) {
-      id = this.ids.size;
-      this.ids.set(name, id);
-      if (this.nameList) this.nameList.push(name);
+    const hash = stringHash(name);
+    const slots = this.slots;
+    const mask = this.mask;
+    let slot = hash & mask;
+    for (; ; slot = (slot + 1) & mask) {
+      const entry = slots[slot] as number;
+      if (entry === 0) break;
+      if (this.hashes[entry - 1] === hash && this.names[entry - 1] === name) return entry - 1;
     }
+    const id = this.names.length;
+    this.names.push(name);
+    let hashes = this.hashes;
+    if (id >= hashes.length) {
+      hashes = new Int32Array(hashes.length * 2);
+      hashes.set(this.hashes);
+      this.hashes = hashes;
+    }
+    hashes[id] = hash;
+    slots[slot] = id + 1;
+    if ((id + 1) * 2 > mask + 1) this.grow();
     return id;
   }
 
   /** idOf(name), answered by `hint` when that is the name's id (any number may be given: it is checked). */
   hintedId(hint: number | undefined, name: string): number {
-    return hint !== undefined && hint >= 0 && (this.nameList ?? this.listNames())[hint] === name ? hint : this.idOf(name);
+    return hint !== undefined && hint >= 0 && this.names[hint] === name ? hint : this.idOf(name);
   }
 
   /** intern(name), answered by `hint` when that is the name's id (see hintedId()). */
   hintedIntern(hint: number | undefined, name: string): number {
-    return hint !== undefined && hint >= 0 && (this.nameList ?? this.listNames())[hint] === name ? hint : this.intern(name);
+    return hint !== undefined && hint >= 0 && this.names[hint] === name ? hint : this.intern(name);
   }
 
-  /** Lets go of the names' list (made again when next asked). */
-  forgetNameList(): void {
-    this.nameList = undefined;
+  /** The name of `id` (undefined: no such id). */
+  nameOf(id: number): string | undefined {
+    return this.names[id];
   }
 
-  private listNames(): string[] {
-    this.nameList = Array.from(this.ids.keys());
-    return this.nameList;
+  /** Every name with its id, in id order (the order names were first seen). */
+  *entries(): IterableIterator<[string, number]> {
+    const names = this.names;
+    for (let id = 0; id < names.length; id++) yield [names[id] as string, id];
   }
 
   get size(): number {
-    return this.ids.size;
+    return this.names.length;
+  }
+
+  private grow(): void {
+    const capacity = (this.mask + 1) * 2;
+    const slots = new Int32Array(capacity);
+    const mask = capacity - 1;
+    const hashes = this.hashes;
+    for (let id = 0; id < this.names.length; id++) {
+      let slot = (hashes[id] as number) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = id + 1;
+    }
+    this.slots = slots;
+    this.mask = mask;
   }
 }
 
@@ -189,7 +240,8 @@ export class ModelNames extends ValueIndex {
 
   /** `nodeCount`: the main graph's, to size the node names' table once. */
   constructor(nodeCount = 0) {
-    super();
+    // A transformer's graph has about two value names a node (outputs, then its weights).
+    super(nodeCount * 2);
     this.nodeNames = new StringSet(nodeCount);
   }
 
@@ -230,8 +282,8 @@ export class ModelNames extends ValueIndex {
   }
 
   isReserved(name: string): boolean {
-    const id = this.ids.get(name);
-    return (id !== undefined && this.reservedFlags[id] === 1) || this.nodeNames.has(name);
+    const id = this.idOf(name);
+    return (id >= 0 && this.reservedFlags[id] === 1) || this.nodeNames.has(name);
   }
 }
 
@@ -421,12 +473,11 @@ export class GraphScope {
     return hints && hints.length === this.initializers.size ? hints : undefined;
   }
 
-  /** Lets go of this scope's hint tables and its names' list (see ModelGraph.releaseValueIdHints()). */
+  /** Lets go of this scope's hint tables (see ModelGraph.releaseValueIdHints()). */
   releaseValueIdHints(): void {
     this.hintIds = undefined;
     this.hintNodes = undefined;
     this.initializerHints = undefined;
-    this.values.forgetNameList();
   }
 
   /** @internal Notes the ids the next walk over `initializers` may take as hints. */
@@ -493,7 +544,7 @@ export class GraphScope {
 
   private collectOuterReferences(into: Set<string>): void {
     const lastUse = this.lastUse;
-    for (const [name, id] of this.values.ids) {
+    for (const [name, id] of this.values.entries()) {
       if (id < lastUse.length && lastUse[id] !== NO_EDGE && !this.definesLocally(name)) into.add(name);
     }
   }
@@ -705,7 +756,7 @@ export class GraphScope {
 
   /** @internal Every name of this scope's index with its id, in id order. */
   valueIds(): IterableIterator<[string, number]> {
-    return this.values.ids.entries();
+    return this.values.entries();
   }
 
   subgraphsOf(node: onnx.INodeProto): readonly GraphScope[] {
@@ -1309,9 +1360,8 @@ export class ModelGraph {
   }
 
   /**
-   * Lets go of every scope's value id hints (GraphScope.valueIdHints()) and the names' lists that
-   * check them: a graph model kept after its pass's last walk (returned with the rewritten model)
-   * then holds no more than its tables. Nothing changes but speed: the next in-order walk of a
+   * Lets go of every scope's value id hints (GraphScope.valueIdHints()): a graph model kept after
+   * its pass's last walk (returned with the rewritten model) then holds no more than its tables. Nothing changes but speed: the next in-order walk of a
    * scope records its hints again.
    */
   releaseValueIdHints(): void {

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { onnx } from '../../src/onnx/generated/onnx.js';
-import { ModelGraph, StringSet, type ValueUse } from '../../src/onnx/graph.js';
+import { ModelGraph, StringSet, ValueIndex, type ValueUse } from '../../src/onnx/graph.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { ElemTypes, inferElemTypes } from '../../src/onnx/type-inference.js';
 import { opsetsOf } from '../../src/onnx/opsets.js';
@@ -148,6 +148,35 @@ describe('graph model tables', () => {
       }
       expect(set.size).toBe(reference.size);
       for (const name of [...reference, 'n700', 'x', '']) expect(set.has(name), name).toBe(reference.has(name));
+    }
+  });
+
+  it('ValueIndex answers as a Map of first-seen ids through seeded random names, growing past the size it was made for', () => {
+    for (const expected of [0, 7, 400]) {
+      const next = random(expected + 11);
+      const index = new ValueIndex(expected);
+      const reference = new Map<string, number>();
+      const someName = (): string => {
+        const length = Math.floor(next() * 5);
+        let name = '';
+        for (let i = 0; i < length; i++) name += 'xy/_ü\u{1F680}'.charAt(Math.floor(next() * 6));
+        return next() < 0.5 ? name : [...name].join('');
+      };
+      for (let step = 0; step < 3000; step++) {
+        const name = step % 3 === 0 ? `v${Math.floor(next() * 2000)}` : someName();
+        expect(index.idOf(name), name).toBe(reference.get(name) ?? -1);
+        if (next() < 0.6) {
+          if (!reference.has(name)) reference.set(name, reference.size);
+          expect(index.intern(name), name).toBe(reference.get(name));
+        }
+        expect(index.size).toBe(reference.size);
+        // A hint is taken only when it is the name's id.
+        const hint = Math.floor(next() * (reference.size + 3)) - 1;
+        expect(index.hintedId(hint, name), `${name} hinted ${hint}`).toBe(reference.get(name) ?? -1);
+      }
+      expect([...index.entries()]).toEqual([...reference.entries()]);
+      for (const [name, id] of reference) expect(index.nameOf(id)).toBe(name);
+      expect(index.nameOf(reference.size)).toBeUndefined();
     }
   });
 
