@@ -14,6 +14,7 @@ import { SUPPORTED_IR_VERSION } from './codec.js';
 import { DataType, bytesPerElement, dataTypeName } from './data-types.js';
 import { AmpError } from './errors.js';
 import { externalRefOf, isExternal } from './external-data.js';
+import { ValueIndex } from './graph.js';
 import type { onnx } from './generated/onnx.js';
 import { pendingConversionOf } from './pending-conversion.js';
 import { printable } from './printable.js';
@@ -100,9 +101,40 @@ function subgraphAttributes(nodes: readonly onnx.INodeProto[]): SubgraphAttribut
   return found;
 }
 
+/** What defined each name: a node's index, an initializer's ~index, a graph input's description. */
+interface Definitions {
+  get(name: string): string | number | undefined;
+}
+
+/**
+ * Definitions by value id in a ValueIndex (one insertion per name, its id telling a repeat): a
+ * Map of a big graph's names grew by rehashing itself, the larger part of checking its structure.
+ */
+class DefinitionTable implements Definitions {
+  private readonly index: ValueIndex;
+  private readonly what: Array<string | number> = [];
+
+  constructor(expected: number) {
+    this.index = new ValueIndex(expected);
+  }
+
+  get(name: string): string | number | undefined {
+    const id = this.index.idOf(name);
+    return id < 0 ? undefined : this.what[id];
+  }
+
+  /** Records what defined `name`; false (and nothing recorded) when the name was defined already. */
+  define(name: string, what: string | number): boolean {
+    const size = this.index.size;
+    const id = this.index.intern(name);
+    if (id < size) return false;
+    this.what.push(what);
+    return true;
+  }
+}
+
 interface PlainDefinitions {
-  /** What defined each name: a node's index, an initializer's ~index, a graph input's description. */
-  defined: Map<string, string | number>;
+  defined: Definitions;
   /** Every node reads only outputs of nodes before it (then there is no cycle). */
   sorted: boolean;
   /** The attributes that hold a graph, in node and attribute order. */
@@ -111,7 +143,7 @@ interface PlainDefinitions {
 
 /**
  * What defined each name, for a graph with nothing to report (the usual case): one insertion per
- * name, a repeat told by the map's size not growing, where checkedDefinitions() looks each name
+ * name, a repeat told by the id it gets (an old one), where checkedDefinitions() looks each name
  * up first and keeps a second set of the initializers' names. Undefined at the first thing that
  * checkedDefinitions() might report (or a sparse initializer), which then runs from the start and
  * reports it as it always did.
@@ -124,24 +156,24 @@ interface PlainDefinitions {
  */
 function plainDefinitions(graph: onnx.IGraphProto, nodes: readonly onnx.INodeProto[]): PlainDefinitions | undefined {
   if (graph.sparse_initializer?.length) return undefined;
-  const defined = new Map<string, string | number>();
+  const initializers = graph.initializer ?? [];
+  // About two names a node (outputs, weights), and the graph's inputs and initializers.
+  const defined = new DefinitionTable(nodes.length * 2 + initializers.length + (graph.input?.length ?? 0));
   const graphInputs = new Set<string>();
   for (const input of graph.input ?? []) {
     const name = input.name;
     if (!name || graphInputs.has(name)) return undefined;
     graphInputs.add(name);
-    defined.set(name, `graph input '${printable(name)}'`);
+    defined.define(name, `graph input '${printable(name)}'`);
   }
   /** Graph inputs an initializer already gave a default value: a second one is a repeat. */
   const withDefault = new Set<string>();
-  const initializers = graph.initializer ?? [];
   for (let index = 0; index < initializers.length; index++) {
     const name = (initializers[index] as onnx.ITensorProto).name;
     if (!name) return undefined;
-    const size = defined.size;
-    defined.set(name, ~index);
-    if (defined.size !== size) continue;
+    if (defined.define(name, ~index)) continue;
     if (!graphInputs.has(name) || withDefault.has(name)) return undefined;
+    // A graph input's default: the input stays its definition (the cycle check reads only nodes').
     withDefault.add(name);
   }
   /** Inputs not defined when their node was reached, and that node's index. */
@@ -162,9 +194,7 @@ function plainDefinitions(graph: onnx.IGraphProto, nodes: readonly onnx.INodePro
       for (let k = 0; k < outputs.length; k++) {
         const output = outputs[k];
         if (!output) continue; // an omitted optional output
-        const size = defined.size;
-        defined.set(output, index);
-        if (defined.size === size) return undefined;
+        if (!defined.define(output, index)) return undefined;
       }
     }
     const attributes = node.attribute;
@@ -227,7 +257,7 @@ function checkedDefinitions(graph: onnx.IGraphProto, path: string, where: string
  * output included). `defined` maps a node's output to the node's index (a non-negative number;
  * inputs and initializers map to other values): no second map of every output.
  */
-function checkAcyclic(graph: onnx.IGraphProto, defined: ReadonlyMap<string, string | number>, where: string): void {
+function checkAcyclic(graph: onnx.IGraphProto, defined: Definitions, where: string): void {
   const nodes = graph.node ?? [];
   const n = nodes.length;
   if (readsOnlyEarlierNodes(nodes, defined)) return;
@@ -283,7 +313,7 @@ function checkAcyclic(graph: onnx.IGraphProto, defined: ReadonlyMap<string, stri
  * built an edge list and its compressed rows. A node reading its own output or a later one's
  * sends the caller to the full walk, which finds any cycle.
  */
-function readsOnlyEarlierNodes(nodes: readonly onnx.INodeProto[], defined: ReadonlyMap<string, string | number>): boolean {
+function readsOnlyEarlierNodes(nodes: readonly onnx.INodeProto[], defined: Definitions): boolean {
   for (let i = 0; i < nodes.length; i++) {
     const inputs = (nodes[i] as onnx.INodeProto).input;
     if (!inputs) continue;
