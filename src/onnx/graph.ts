@@ -88,7 +88,11 @@ export class ValueIndex {
   }
 
   intern(name: string): number {
-    const hash = stringHash(name);
+    return this.internHashed(name, stringHash(name));
+  }
+
+  /** intern(), given stringHash(name) (a caller that hashed the name for another table too). */
+  protected internHashed(name: string, hash: number): number {
     const slots = this.slots;
     const mask = this.mask;
     let slot = hash & mask;
@@ -192,6 +196,11 @@ export class StringSet {
     return this.find(text, stringHash(text)) >= 0;
   }
 
+  /** has(), given stringHash(text). */
+  hasHashed(text: string, hash: number): boolean {
+    return this.find(text, hash) >= 0;
+  }
+
   add(text: string): void {
     const found = this.find(text, stringHash(text));
     if (found >= 0) return;
@@ -252,8 +261,10 @@ export class ModelNames extends ValueIndex {
 
   /** reserve(), answering the name's id when it was free and -1 when it was taken. */
   claim(name: string): number {
-    if (this.nodeNames.has(name)) return -1;
-    const id = this.intern(name);
+    // One hash for both tables: a minted name (a Cast's output) is a new string, hashed character by character.
+    const hash = stringHash(name);
+    if (this.nodeNames.hasHashed(name, hash)) return -1;
+    const id = this.internHashed(name, hash);
     return this.reserveId(id) ? id : -1;
   }
 
