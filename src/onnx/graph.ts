@@ -9,6 +9,7 @@
  */
 import type { onnx } from './generated/onnx.js';
 import { DataType } from './data-types.js';
+import { stringHash } from './string-hash.js';
 
 export interface ValueUse {
   node: onnx.INodeProto;
@@ -153,15 +154,6 @@ export class ValueIndex {
     this.slots = slots;
     this.mask = mask;
   }
-}
-
-/** A 32-bit hash of a string's characters (FNV-1a, then mixed so that the low bits vary too). */
-function stringHash(text: string): number {
-  let hash = 0x811c9dc5 ^ text.length;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  return hash ^ (hash >>> 13);
 }
 
 /**

@@ -7,6 +7,8 @@
  * name once. Strings are immutable and compared by value, so sharing them changes nothing else.
  */
 
+import { FNV_PRIME, HASH_BASIS, finishHash } from './string-hash.js';
+
 /** What the generated decoder reads a name from: protobufjs's BufferReader (the generated code checks for a Buffer). */
 interface NameReader {
   buf: Buffer & { utf8Slice(start: number, end: number): string };
@@ -57,8 +59,11 @@ export class NameTable {
       reader.pos = end;
       return buf.utf8Slice(start, end);
     }
-    let hash = 0x811c9dc5 | 0;
-    for (let i = start; i < end; i++) hash = Math.imul(hash ^ (buf[i] as number), 0x01000193);
+    // This process's basis (see string-hash.ts): a file cannot be made to crowd one probe run.
+    let hash = HASH_BASIS;
+    // FNV-1a written out: a call per byte would cost the decode's first, unoptimized runs.
+    for (let i = start; i < end; i++) hash = Math.imul(hash ^ (buf[i] as number), FNV_PRIME);
+    hash = finishHash(hash);
     let slot = hash & this.mask;
     for (;;) {
       const entry = this.slots[slot] as number;
