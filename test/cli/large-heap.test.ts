@@ -2,11 +2,12 @@
  * The large-heap re-run: the child gets the larger heap, its status becomes the command's, signals
  * sent to the parent reach it, and it does not outlive a parent killed outright.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FatalReportFilter } from '../../src/cli/large-heap.js';
 import { repoRoot } from '../support/corpus.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'amp-heap-'));
@@ -86,5 +87,53 @@ describe('large-heap re-run', () => {
     run.parent.kill('SIGKILL');
     await run.exited;
     expect(await waitFor(() => !alive(pid))).toBe(true);
+  });
+
+  it('ends a child that ran out of heap with one typed line and exit 2, its earlier output passed on', () => {
+    const oom = path.join(work, 'oom.mjs');
+    writeFileSync(
+      oom,
+      `import { rerunWithLargerHeapIfNeeded } from ${JSON.stringify(path.join(repoRoot, 'dist/cli/large-heap.js'))};
+await rerunWithLargerHeapIfNeeded({ args: [${JSON.stringify(model)}], thresholdBytes: 0, wantedMiB: 192 });
+import { getHeapStatistics } from 'node:v8';
+process.stderr.write('heap limit ' + Math.round(getHeapStatistics().heap_size_limit / 2 ** 20) + ' MiB\\n');
+const kept = [];
+for (;;) kept.push(new Array(100000).fill(kept.length + 0.5));
+`,
+    );
+    // The parent's own smaller heap flag must not reach the child (V8 takes the last of two).
+    const run = spawnSync(process.execPath, ['--max-old-space-size=32', oom], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.status, run.stderr).toBe(2);
+    const lines = run.stderr.trimEnd().split('\n');
+    // The child's heap: the 192 MiB asked for (plus V8's young generation), not the parent's 32.
+    expect(Number(/^heap limit (\d+) MiB$/.exec(lines[0] as string)?.[1])).toBeGreaterThanOrEqual(192);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(/^amp-rewrite: error \[MODEL_TOO_LARGE\]: the command ran out of memory in the 192 MiB heap it was given \(this machine has \d+ MiB\); run it on a machine with more memory$/),
+    ]);
+  });
+
+  it('passes on any other fatal report whole, and lines split across chunks as written', () => {
+    const seen: string[] = [];
+    const other = new FatalReportFilter((text) => seen.push(text));
+    other.write('first li');
+    other.write('ne\n\nsecond\n\nFATAL ERROR: v8::ToLocalChecked Empty MaybeLocal\n 1: 0xabc node::Abort');
+    other.write('()\n');
+    other.end();
+    expect(other.outOfMemory).toBe(false);
+    expect(seen.join('')).toBe('first line\n\nsecond\n\nFATAL ERROR: v8::ToLocalChecked Empty MaybeLocal\n 1: 0xabc node::Abort()\n');
+
+    const exhausted: string[] = [];
+    const oom = new FatalReportFilter((text) => exhausted.push(text));
+    oom.write('kept\n\n\n<--- Last few GCs --->\n[1:0x1]  100 ms: Mark-Compact 95.1 (97.0) -> 95.0 (97.0) MB\n');
+    oom.write('FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n');
+    oom.end();
+    expect(oom.outOfMemory).toBe(true);
+    expect(exhausted.join('')).toBe('kept\n');
+
+    const partial: string[] = [];
+    const unfinished = new FatalReportFilter((text) => partial.push(text));
+    unfinished.write('no newline at the end');
+    unfinished.end();
+    expect(partial.join('')).toBe('no newline at the end');
   });
 });
