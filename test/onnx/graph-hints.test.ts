@@ -14,18 +14,10 @@ import { opsetsOf } from '../../src/onnx/opsets.js';
 import { ElemTypes, inferElemTypes } from '../../src/onnx/type-inference.js';
 import { validateModel } from '../../src/passes/validate.js';
 import { floatTensor, model, node, valueInfo } from '../support/models.js';
+import { seededRandom } from '../../src/builder/graph-builder.js';
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The builder's seeded generator (mulberry32): the same seed, the same random edits. */
+const random = seededRandom;
 
 function branch(name: string, reads: string[], output: string): onnx.GraphProto {
   return onnx.GraphProto.create({
