@@ -40,6 +40,7 @@ function forEachAttribute(
 const holdsGraph = (attribute: onnx.IAttributeProto): boolean => Boolean(attribute.g || attribute.graphs?.length);
 const holdsTensor = (attribute: onnx.IAttributeProto): boolean =>
   Boolean(attribute.t || attribute.tensors?.length || attribute.sparse_tensor || attribute.sparse_tensors?.length);
+const holdsTensorOrGraph = (attribute: onnx.IAttributeProto): boolean => holdsTensor(attribute) || holdsGraph(attribute);
 
 export function forEachGraph(model: onnx.IModelProto, visit: (v: GraphVisit) => void): void {
   const walkGraph = (graph: onnx.IGraphProto, owner: onnx.INodeProto | undefined, path: string): void => {
@@ -79,23 +80,12 @@ export function forEachTensor(model: onnx.IModelProto, visit: (tensor: onnx.ITen
       if (sparse.values) visit(sparse.values, path);
       if (sparse.indices) visit(sparse.indices, path);
     }
-    const nodes = graph.node;
-    if (!nodes) return;
-    let subgraphs: Array<[onnx.IAttributeProto, string]> | undefined;
-    for (let n = 0; n < nodes.length; n++) {
-      const node = nodes[n] as onnx.INodeProto;
-      const attributes = node.attribute;
-      if (!attributes || attributes.length === 0) continue;
-      for (let a = 0; a < attributes.length; a++) {
-        const attribute = attributes[a] as onnx.IAttributeProto;
-        const tensors = holdsTensor(attribute);
-        if (!tensors && !holdsGraph(attribute)) continue;
-        const where = `${path}/${node.name || node.op_type}.${attribute.name}`;
-        if (tensors) visitAttributeTensors(attribute, node, where);
-        if (holdsGraph(attribute)) (subgraphs ??= []).push([attribute, where]);
-      }
-    }
-    for (const [attribute, base] of subgraphs ?? []) {
+    const subgraphs: Array<[onnx.IAttributeProto, string]> = [];
+    forEachAttribute(graph.node, path, holdsTensorOrGraph, (attribute, node, where) => {
+      if (holdsTensor(attribute)) visitAttributeTensors(attribute, node, where);
+      if (holdsGraph(attribute)) subgraphs.push([attribute, where]);
+    });
+    for (const [attribute, base] of subgraphs) {
       if (attribute.g) walkGraph(attribute.g, base);
       (attribute.graphs ?? []).forEach((subgraph, index) => walkGraph(subgraph, `${base}[${index}]`));
     }
