@@ -8,8 +8,14 @@
 // Each module's `import.meta.url` is rewritten to the URL its tsc output has, so files found
 // relative to a module (rules/*.json, bench-worker.js, package.json) are found as before.
 // Without rolldown (a production install) the unbundled main.js is kept: it behaves the same.
-import { chmodSync, readdirSync, rmSync } from 'node:fs';
+//
+// The rewrite chunk is then split into a script body run through V8's code cache and the module
+// left in its place (scripts/script-module.mjs, src/cli/code-cache.ts), and the cache is written.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { splitScriptModule } from './script-module.mjs';
 
 const CLI_DIR = path.resolve('dist/cli');
 const ENTRY = path.join(CLI_DIR, 'main.js');
@@ -85,7 +91,7 @@ const bundle = await rolldown({
     },
   ],
 });
-await bundle.write({
+const { output } = await bundle.write({
   dir: CLI_DIR,
   format: 'esm',
   entryFileNames: 'main.js',
@@ -98,5 +104,17 @@ await bundle.write({
 });
 await bundle.close();
 chmodSync(ENTRY, 0o755);
+
+// The plain rewrite's chunk runs from V8's code cache (src/cli/code-cache.ts): about 20 ms of
+// parsing and compiling less at every start. A training rewrite, in a process of its own, writes
+// the cache; the build stops if the chunk cannot run that way or the rewrite fails.
+const rewriteChunk = output.find((file) => file.type === 'chunk' && file.fileName.startsWith(`${CHUNK_PREFIX}rewrite-`));
+if (!rewriteChunk) throw new Error('bundle-cli: no rewrite chunk was written');
+const { BODY_PARAMETERS, codeCacheFileOf } = await import(pathToFileURL(path.resolve('dist/cli/code-cache.js')).href);
+const body = splitScriptModule(path.join(CLI_DIR, rewriteChunk.fileName), BODY_PARAMETERS);
+// Without NODE_OPTIONS: the cache is for `amp-rewrite` as a plain `node` runs it.
+const { NODE_OPTIONS: _flags, ...plainEnvironment } = process.env;
+const training = spawnSync(process.execPath, [path.resolve('scripts/train-code-cache.mjs')], { stdio: ['ignore', 'ignore', 'inherit'], env: plainEnvironment });
+if (training.status !== 0 || !existsSync(codeCacheFileOf(body))) throw new Error(`bundle-cli: the code cache's training rewrite failed (status ${training.status})`);
 // tsc's map describes the unbundled main.js.
 rmSync(`${ENTRY}.map`, { force: true });
