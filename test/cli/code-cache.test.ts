@@ -11,6 +11,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BODY_PARAMETERS, CODE_CACHE_HEADER_BYTES, codeCacheFileOf } from '../../src/cli/code-cache.js';
+import { codeCacheStates, plainEnvironment } from '../support/code-cache-probe.js';
 import { fixturesDir, repoRoot } from '../support/corpus.js';
 
 // @ts-expect-error: a build script, plain JavaScript
@@ -43,12 +44,6 @@ function inNode(moduleFile: string, expression: string): string {
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: plainEnvironment() });
   expect(result.stderr).toBe('');
   return result.stdout;
-}
-
-/** The environment without NODE_OPTIONS: V8 takes a code cache only under the flags it was made with. */
-function plainEnvironment(): NodeJS.ProcessEnv {
-  const { NODE_OPTIONS: _flags, ...rest } = process.env;
-  return rest;
 }
 
 const EXPECTED = '["data.txt|a/b|function|function",2,"found beside the chunk",true]';
@@ -131,15 +126,8 @@ describe('the code cache', () => {
     const cliDir = path.join(repoRoot, 'dist/cli');
     const bodies = readdirSync(cliDir).filter((file) => file.endsWith('.script.js'));
     expect(bodies).toHaveLength(1);
-    const output = path.join(work, 'cli.amp.onnx');
-    const script = [
-      `const { scriptModuleRuns } = await import(${JSON.stringify(pathToFileURL(path.join(cliDir, 'code-cache.js')).href)});`,
-      `process.on('exit', () => process.stderr.write(JSON.stringify([...scriptModuleRuns()].map(([file, run]) => [file, run.state]))));`,
-      `process.argv = [process.execPath, ${JSON.stringify(path.join(cliDir, 'main.js'))}, ${JSON.stringify(path.join(fixturesDir, 'transformer-block/model.onnx'))}, '-o', ${JSON.stringify(output)}, '-q'];`,
-      `await import(${JSON.stringify(pathToFileURL(path.join(cliDir, 'main.js')).href)});`,
-    ].join('\n');
-    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: plainEnvironment() });
-    expect(result.status).toBe(0);
-    expect(JSON.parse(result.stderr)).toEqual([[path.join(cliDir, bodies[0] as string), 'accepted']]);
+    const { status, states } = codeCacheStates(cliDir, path.join(fixturesDir, 'transformer-block/model.onnx'), path.join(work, 'cli.amp.onnx'));
+    expect(status).toBe(0);
+    expect(states).toEqual([[path.join(cliDir, bodies[0] as string), 'accepted']]);
   });
 });

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeModel } from '../../src/onnx/codec.js';
+import { codeCacheStates } from '../support/code-cache-probe.js';
 import { fixturesDir, repoRoot } from '../support/corpus.js';
 
 /** npm without the npm_* variables of an enclosing `npm test`, which would point it at this repository. */
@@ -101,6 +102,12 @@ console.log(report.summary.converted);`;
     expect(cli.stdout).toContain('Automatic Mixed Precision pass summary');
     expect(readFileSync(viaCli)).toEqual(readFileSync(viaApi));
     expect(decodeModel(readFileSync(viaCli)).graph?.node?.some((n) => n.op_type === 'Cast')).toBe(true);
+    // The rewrite chunk's code cache ships, and the installed command line takes it (test/cli/code-cache.test.ts).
+    expect(files.filter((f) => /^dist\/cli\/main-chunk-rewrite-[^/]*\.script\.js\.cache$/.test(f))).toHaveLength(1);
+    const cached = codeCacheStates(path.join(project, 'node_modules/amp-rewrite/dist/cli'), model, path.join(project, 'cached.onnx'));
+    expect(cached.status).toBe(0);
+    expect(cached.states.map(([, state]) => state)).toEqual(['accepted']);
+    expect(readFileSync(path.join(project, 'cached.onnx'))).toEqual(readFileSync(viaApi));
 
     // Node resolves a package from every ancestor's node_modules too: a machine with ONNX Runtime installed
     // above the temporary folder (a stray /tmp/node_modules) would lend it to the consumer, and `run` would work.
