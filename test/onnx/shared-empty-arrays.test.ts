@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeModel, encodeModel, onnx } from '../../src/index.js';
+import { ampRewrite, decodeModel, encodeModel, onnx } from '../../src/index.js';
 import { repoRoot } from '../support/corpus.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -86,5 +86,29 @@ describe('shared empty repeated fields', () => {
     const tensor = onnx.TensorProto.create({ name: 't' });
     tensor.float_data.push(2);
     expect([built.attribute.length, tensor.float_data.length]).toEqual([1, 1]);
+  });
+});
+
+describe("the pass's Casts in a shared decode", () => {
+  const model = readFileSync(path.join(repoRoot, 'fixtures/transformer-block/model.onnx'));
+  const castsOf = (rewritten: onnx.IModelProto): onnx.INodeProto[] => (rewritten.graph?.node ?? []).filter((n) => n.op_type === 'Cast');
+
+  it('share one frozen attribute list per target type, and encode to the bytes of a default decode', () => {
+    const shared = ampRewrite(decodeModel(model, { sharedEmptyFields: true }), { inPlace: true }).model;
+    const casts = castsOf(shared);
+    const byType = new Map<number, onnx.IAttributeProto[]>();
+    for (const cast of casts) {
+      const to = Number(cast.attribute?.[0]?.i);
+      byType.set(to, byType.get(to) ?? (cast.attribute as onnx.IAttributeProto[]));
+      expect(cast.attribute).toBe(byType.get(to));
+    }
+    expect([...byType.keys()].sort()).toEqual([1, 10]);
+    for (const list of byType.values()) expect([Object.isFrozen(list), Object.isFrozen(list[0])]).toEqual([true, true]);
+    // A Cast's edges stay its own: cast planning and the commit rewire them.
+    expect(new Set(casts.map((cast) => cast.input)).size).toBe(casts.length);
+
+    const own = ampRewrite(decodeModel(model)).model;
+    expect(castsOf(own).every((cast) => !Object.isFrozen(cast.attribute) && !Object.isFrozen(cast.attribute?.[0]))).toBe(true);
+    expect(Buffer.from(encodeModel(shared)).equals(Buffer.from(encodeModel(own)))).toBe(true);
   });
 });
