@@ -6,7 +6,7 @@
 // with one `export { local as name, ... }`, as rolldown writes a chunk. In the body:
 //   import { a, b as c } from "node:x"    ->  const { a, b: c } = __ampRequire("node:x");
 //   import x from "node:x" / * as x        ->  const x = __ampRequire("node:x");
-//   import(specifier)                      ->  __ampImport(specifier)   (the module's own import())
+//   import(specifier, options)             ->  __ampImport(specifier, options)   (the module's own import())
 //   import.meta                            ->  __ampImportMeta          (the module's own import.meta)
 //   export { local as name, ... }          ->  return { "name": local, ... };
 // The exports are read once, when the body has run: an exported binding assigned after its
@@ -25,7 +25,7 @@ export function splitScriptModule(chunkFile, parameters) {
   const source = readFileSync(chunkFile, 'utf8');
   const nonAscii = [...source].findIndex((char) => char.charCodeAt(0) > 0x7f);
   // parseAst's offsets are string offsets only where every character is one byte.
-  if (nonAscii >= 0) fail(chunkFile, `a non-ASCII character at offset ${nonAscii}`);
+  if (nonAscii >= 0) fail(chunkFile, `a non-ASCII character (character ${nonAscii})`);
   for (const name of parameters) if (source.includes(name)) fail(chunkFile, `it already uses the name ${name}`);
   const ast = parseAst(source, { sourceType: 'module' });
   const edits = [];
@@ -41,9 +41,13 @@ export function splitScriptModule(chunkFile, parameters) {
     }
   }
   const exportedLocals = new Set(exported.map(([local]) => local));
-  visit(ast, (node) => {
+  visit(ast, 0, (node, functionDepth) => {
     if (node.type === 'MetaProperty' && node.meta.name === 'import') edits.push([node.start, node.end, metaName]);
     else if (node.type === 'ImportExpression') edits.push([node.start, node.start + 'import'.length, importName]);
+    // A function body cannot await at its top level as a module can.
+    else if (functionDepth === 0 && (node.type === 'AwaitExpression' || (node.type === 'ForOfStatement' && node.await))) fail(chunkFile, `a top-level await at offset ${node.start}`);
+    // Direct eval can assign any binding in scope, an exported one included, unseen by the check below.
+    else if (node.type === 'CallExpression' && node.callee.type === 'Identifier' && node.callee.name === 'eval') fail(chunkFile, `a direct eval at offset ${node.start}`);
     for (const target of assignedNames(node)) {
       if (exportedLocals.has(target)) fail(chunkFile, `the exported binding ${target} is assigned after its declaration`);
     }
@@ -54,14 +58,15 @@ export function splitScriptModule(chunkFile, parameters) {
   const bodyFile = chunkFile.replace(/\.js$/, '.script.js');
   writeFileSync(bodyFile, `${body.trimEnd()}\n${returned}`);
 
-  for (const [, name] of exported) {
-    if (!/^[A-Za-z_$][\w$]*$/.test(name)) fail(chunkFile, `the export name ${JSON.stringify(name)} is not an identifier`);
-  }
+  // Each export read into a local of the facade's own naming and exported under its name as a
+  // string: an export named like a reserved word (rolldown names them `in`, `do` once a chunk has
+  // a hundred or so) or like the facade's own bindings is exported all the same.
   const facade = [
     `// The code of this chunk is ${path.basename(bodyFile)}, run through V8's code cache (code-cache.js; scripts/script-module.mjs wrote both).`,
     `import { runScriptModule } from "./code-cache.js";`,
-    `const chunk = runScriptModule(new URL(${JSON.stringify(`./${path.basename(bodyFile)}`)}, import.meta.url), import.meta, (specifier) => import(specifier));`,
-    ...exported.map(([, name]) => `export const ${name} = chunk.${name};`),
+    `const chunk = runScriptModule(new URL(${JSON.stringify(`./${path.basename(bodyFile)}`)}, import.meta.url), import.meta, (specifier, options) => import(specifier, options));`,
+    ...exported.map(([, name], index) => `const export${index} = chunk[${JSON.stringify(name)}];`),
+    `export { ${exported.map(([, name], index) => `export${index} as ${JSON.stringify(name)}`).join(', ')} };`,
     '',
   ].join('\n');
   writeFileSync(chunkFile, facade);
@@ -108,16 +113,20 @@ function assignedNames(node) {
   return names;
 }
 
-function visit(node, enter) {
+const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+
+/** Calls enter(node, functionDepth) for every node, functionDepth counting the functions around it. */
+function visit(node, functionDepth, enter) {
   if (Array.isArray(node)) {
-    for (const item of node) visit(item, enter);
+    for (const item of node) visit(item, functionDepth, enter);
     return;
   }
   if (!node || typeof node.type !== 'string') return;
-  enter(node);
+  enter(node, functionDepth);
+  const depth = FUNCTIONS.has(node.type) ? functionDepth + 1 : functionDepth;
   for (const key of Object.keys(node)) {
     const value = node[key];
-    if (value && typeof value === 'object') visit(value, enter);
+    if (value && typeof value === 'object') visit(value, depth, enter);
   }
 }
 

@@ -19,12 +19,13 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 
-/** What became of a body's code cache: used, refused by V8, none written, or written for other bytes. */
+/** What became of a body's code cache: used, refused by V8, none written, or written for other bytes (or damaged). */
 export type CodeCacheState = 'accepted' | 'rejected' | 'absent' | 'stale';
 
 /** A body's run: its compiled script (the build writes its cache from it) and what became of its cache. */
 export interface ScriptModuleRun {
   readonly script: vm.Script;
+  /** SHA-256 of the source compiled: the body inside its wrapper. */
   readonly digest: Buffer;
   readonly state: CodeCacheState;
 }
@@ -36,10 +37,21 @@ export interface ScriptModuleRun {
  */
 export const BODY_PARAMETERS = ['__ampRequire', '__ampImport', '__ampImportMeta'] as const;
 
-const MAGIC = Buffer.from('amp-rewrite code cache 1\n', 'latin1');
+/** The module's own `import(specifier, options)`. */
+export type ModuleImporter = (specifier: string, options?: object) => Promise<unknown>;
+
+const MAGIC = Buffer.from('amp-rewrite code cache 2\n', 'latin1');
 const DIGEST_BYTES = 32;
-/** What a cache file holds before V8's data: a magic line and the body's SHA-256. */
-export const CODE_CACHE_HEADER_BYTES = MAGIC.length + DIGEST_BYTES;
+/**
+ * What a cache file holds before V8's data: a magic line, the SHA-256 of the source it was made
+ * for and that of V8's data itself (V8 checks neither the source's bytes nor its data's: bytecode
+ * from a damaged file would run).
+ */
+export const CODE_CACHE_HEADER_BYTES = MAGIC.length + 2 * DIGEST_BYTES;
+
+/** The body is compiled inside these, on the body's first line: stack traces keep its line numbers. Strict, as the module was. */
+const WRAPPER_START = `(function (${BODY_PARAMETERS.join(', ')}) {"use strict";`;
+const WRAPPER_END = '\n})';
 
 /** Every body run in this process, by file: read by the build's training run. */
 const runs = new Map<string, ScriptModuleRun>();
@@ -60,18 +72,16 @@ export function codeCacheFileOf(bodyFile: string): string {
  * its `import.meta` and an `import()` of that module's own, so that relative URLs and specifiers
  * resolve as they did.
  */
-export function runScriptModule(bodyUrl: URL, meta: ImportMeta, importModule: (specifier: string) => Promise<unknown>): Record<string, unknown> {
+export function runScriptModule(bodyUrl: URL, meta: ImportMeta, importModule: ModuleImporter): Record<string, unknown> {
   const file = fileURLToPath(bodyUrl);
   const body = readFileSync(file);
-  const digest = createHash('sha256').update(body).digest();
+  const digest = createHash('sha256').update(WRAPPER_START).update(body).update(WRAPPER_END).digest();
   const { cachedData, state } = readCodeCache(file, digest);
-  // One line with the body's first: stack traces give the body file's own line numbers. Strict,
-  // as the module was.
-  const source = `(function (${BODY_PARAMETERS.join(', ')}) {"use strict";${body.toString('utf8')}\n})`;
+  const source = `${WRAPPER_START}${body.toString('utf8')}${WRAPPER_END}`;
   const script = new vm.Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
   // V8 says false only when it took the cache (undefined when it was given none).
   runs.set(file, { script, digest, state: cachedData ? (script.cachedDataRejected === false ? 'accepted' : 'rejected') : state });
-  const run = script.runInThisContext() as (require: NodeJS.Require, importModule: (specifier: string) => Promise<unknown>, meta: ImportMeta) => Record<string, unknown>;
+  const run = script.runInThisContext() as (require: NodeJS.Require, importModule: ModuleImporter, meta: ImportMeta) => Record<string, unknown>;
   return run(createRequire(meta.url), importModule, meta);
 }
 
@@ -82,8 +92,13 @@ function readCodeCache(file: string, digest: Buffer): { cachedData?: Buffer; sta
   } catch {
     return { state: 'absent' };
   }
-  const matches = stored.length > CODE_CACHE_HEADER_BYTES && stored.subarray(0, MAGIC.length).equals(MAGIC) && stored.subarray(MAGIC.length, CODE_CACHE_HEADER_BYTES).equals(digest);
-  return matches ? { cachedData: stored.subarray(CODE_CACHE_HEADER_BYTES), state: 'accepted' } : { state: 'stale' };
+  const data = stored.subarray(CODE_CACHE_HEADER_BYTES);
+  const matches =
+    stored.length > CODE_CACHE_HEADER_BYTES &&
+    stored.subarray(0, MAGIC.length).equals(MAGIC) &&
+    stored.subarray(MAGIC.length, MAGIC.length + DIGEST_BYTES).equals(digest) &&
+    stored.subarray(MAGIC.length + DIGEST_BYTES, CODE_CACHE_HEADER_BYTES).equals(createHash('sha256').update(data).digest());
+  return matches ? { cachedData: data, state: 'accepted' } : { state: 'stale' };
 }
 
 /**
@@ -91,5 +106,6 @@ function readCodeCache(file: string, digest: Buffer): { cachedData?: Buffer; sta
  * so far (so after a run, not after the compile), behind the digest of the body it was made for.
  */
 export function writeCodeCache(file: string, run: ScriptModuleRun): void {
-  writeFileSync(codeCacheFileOf(file), Buffer.concat([MAGIC, run.digest, run.script.createCachedData()]));
+  const data = run.script.createCachedData();
+  writeFileSync(codeCacheFileOf(file), Buffer.concat([MAGIC, run.digest, createHash('sha256').update(data).digest(), data]));
 }

@@ -5,6 +5,7 @@
  * cache its build wrote.
  */
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,13 +29,16 @@ const here = new URL("./data.txt", import.meta.url);
 function describeHere() { return basename(here.pathname) + "|" + joinPath("a", "b") + "|" + typeof os.totalmem + "|" + typeof util.format; }
 var Counter = class { count = 0; bump() { return ++this.count; } };
 const loadSibling = () => import("./sibling.js");
-export { describeHere as d, Counter as C, loadSibling as l, here as h };
+const loadJson = () => import("./data.json", { with: { type: "json" } });
+const reserved = "named like a keyword";
+export { describeHere as d, Counter as C, loadSibling as l, here as h, loadJson as in, reserved as chunk, reserved as default };
 `;
 
 function writeChunk(dir: string): string {
   const chunk = path.join(dir, 'chunk.js');
   writeFileSync(chunk, CHUNK);
   writeFileSync(path.join(dir, 'sibling.js'), 'export const sibling = "found beside the chunk";\n');
+  writeFileSync(path.join(dir, 'data.json'), '{ "imported": "with its attributes" }\n');
   return chunk;
 }
 
@@ -46,8 +50,9 @@ function inNode(moduleFile: string, expression: string): string {
   return result.stdout;
 }
 
-const EXPECTED = '["data.txt|a/b|function|function",2,"found beside the chunk",true]';
-const PROBE = '[m.d(), (() => { const c = new m.C(); c.bump(); return c.bump(); })(), (await m.l()).sibling, m.h.href.endsWith("/data.txt")]';
+const EXPECTED = '["data.txt|a/b|function|function",2,"found beside the chunk",true,"with its attributes",["named like a keyword","named like a keyword"]]';
+const PROBE =
+  '[m.d(), (() => { const c = new m.C(); c.bump(); return c.bump(); })(), (await m.l()).sibling, m.h.href.endsWith("/data.txt"), (await m.in()).default.imported, [m.chunk, m.default]]';
 
 describe('a chunk split into a script body', () => {
   it('exports what the ES module exported, with its builtins, import.meta and import() as the module had them', () => {
@@ -74,6 +79,10 @@ describe('a chunk split into a script body', () => {
     expect(() => splitScriptModule(file, BODY_PARAMETERS)).toThrow(/exported binding state is assigned/);
     writeFileSync(file, 'const __ampImport = 1;\nexport { __ampImport as a };\n');
     expect(() => splitScriptModule(file, BODY_PARAMETERS)).toThrow(/already uses the name __ampImport/);
+    writeFileSync(file, 'const table = await Promise.resolve(1);\nexport { table as t };\n');
+    expect(() => splitScriptModule(file, BODY_PARAMETERS)).toThrow(/top-level await/);
+    writeFileSync(file, 'async function load() { return await Promise.resolve(1); }\nlet state = 1;\nfunction set() { eval("state = 2"); }\nexport { load as l, state as s, set as t };\n');
+    expect(() => splitScriptModule(file, BODY_PARAMETERS)).toThrow(/direct eval/);
   });
 });
 
@@ -113,12 +122,19 @@ describe('the code cache', () => {
     expect(run(body)).toEqual(['other', 'stale']);
   });
 
-  it('is refused by V8 when its data is not a code cache, and the body compiles from source', () => {
-    const dir = mkdtempSync(path.join(work, 'garbage-'));
+  it('is not given to V8 when its data was damaged, and V8 refuses data that is not a code cache', () => {
+    const dir = mkdtempSync(path.join(work, 'damaged-'));
     const body = bodyOf(dir, 'source');
     run(body, true);
     const stored = readFileSync(codeCacheFileOf(body));
-    writeFileSync(codeCacheFileOf(body), Buffer.concat([stored.subarray(0, CODE_CACHE_HEADER_BYTES), Buffer.alloc(64, 0x5a)]));
+    // V8 checks no checksum of its own data: a flipped byte would run as bytecode.
+    const flipped = Buffer.from(stored);
+    flipped[CODE_CACHE_HEADER_BYTES + 100] = (flipped[CODE_CACHE_HEADER_BYTES + 100] as number) ^ 0x40;
+    writeFileSync(codeCacheFileOf(body), flipped);
+    expect(run(body)).toEqual(['source', 'stale']);
+    const garbage = Buffer.alloc(64, 0x5a);
+    const header = stored.subarray(0, CODE_CACHE_HEADER_BYTES - 32);
+    writeFileSync(codeCacheFileOf(body), Buffer.concat([header, createHash('sha256').update(garbage).digest(), garbage]));
     expect(run(body)).toEqual(['source', 'rejected']);
   });
 

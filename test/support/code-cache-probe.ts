@@ -4,6 +4,8 @@
  * cache only under the flags it was made with), and returns [body file, state] pairs.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -14,12 +16,17 @@ export function plainEnvironment(): NodeJS.ProcessEnv {
 
 export function codeCacheStates(cliDir: string, model: string, output: string): { status: number | null; states: Array<[string, string]> } {
   const main = path.join(cliDir, 'main.js');
+  // Written to a file: the command's own standard error (a warning) must not garble them.
+  const statesFile = path.join(mkdtempSync(path.join(tmpdir(), 'amp-code-cache-probe-')), 'states.json');
   const script = [
     `const { scriptModuleRuns } = await import(${JSON.stringify(pathToFileURL(path.join(cliDir, 'code-cache.js')).href)});`,
-    `process.on('exit', () => process.stderr.write(JSON.stringify([...scriptModuleRuns()].map(([file, run]) => [file, run.state]))));`,
+    `const { writeFileSync } = await import('node:fs');`,
+    `process.on('exit', () => writeFileSync(${JSON.stringify(statesFile)}, JSON.stringify([...scriptModuleRuns()].map(([file, run]) => [file, run.state]))));`,
     `process.argv = [process.execPath, ${JSON.stringify(main)}, ${JSON.stringify(model)}, '-o', ${JSON.stringify(output)}, '-q'];`,
     `await import(${JSON.stringify(pathToFileURL(main).href)});`,
   ].join('\n');
   const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: plainEnvironment() });
-  return { status: result.status, states: JSON.parse(result.stderr || '[]') as Array<[string, string]> };
+  const states = existsSync(statesFile) ? (JSON.parse(readFileSync(statesFile, 'utf8')) as Array<[string, string]>) : [];
+  rmSync(path.dirname(statesFile), { recursive: true, force: true });
+  return { status: result.status, states };
 }
