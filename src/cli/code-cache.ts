@@ -7,11 +7,11 @@
  * script body and a small ES module that runs it through here, runs one rewrite, and stores the
  * bytecode of every function that rewrite compiled next to the body.
  *
- * The cache only ever saves time. It is used when it was written for exactly these body bytes
- * (its header holds their SHA-256: V8's own check compares only the source's length) and V8
- * accepts it (the same V8 version and flags: a `node --max-old-space-size=...` run compiles
- * afresh). Otherwise, or when it is missing, the body is compiled from its source as the module
- * was, and runs the same.
+ * The cache only ever saves time. It is used when it was written for exactly this source and
+ * its data is intact (its header holds the SHA-256 of both: V8's own check compares only the
+ * source's length, and it checks no checksum of its data) and V8 accepts it (the same V8 version
+ * and flags: a `node --max-old-space-size=...` run compiles afresh). Otherwise, or when it is
+ * missing, the body is compiled from its source as the module was, and runs the same.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -103,7 +103,7 @@ function readCodeCache(file: string, digest: Buffer): { cachedData?: Buffer; sta
 
 /**
  * Writes the code cache of a body run in this process: the bytecode of every function compiled
- * so far (so after a run, not after the compile), behind the digest of the body it was made for.
+ * so far (so after a run, not after the compile), behind the digests of its source and its data.
  */
 export function writeCodeCache(file: string, run: ScriptModuleRun): void {
   const data = run.script.createCachedData();
