@@ -9,7 +9,7 @@
  */
 import type { onnx } from './generated/onnx.js';
 import { DataType } from './data-types.js';
-import { stringHash } from './string-hash.js';
+import { stringHash, tableSlots } from './string-hash.js';
 
 export interface ValueUse {
   node: onnx.INodeProto;
@@ -70,22 +70,15 @@ export class ValueIndex {
 
   /** `expected`: about how many names the index will hold (sizes its table once). */
   constructor(expected = 0) {
-    let capacity = 64;
-    while (capacity < expected * 2) capacity *= 2;
+    const capacity = tableSlots(expected, 64);
     this.slots = new Int32Array(capacity);
     this.mask = capacity - 1;
     this.hashes = new Int32Array(Math.max(32, expected));
   }
 
   idOf(name: string): number {
-    const hash = stringHash(name);
-    const slots = this.slots;
-    const mask = this.mask;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const entry = slots[slot] as number;
-      if (entry === 0) return -1;
-      if (this.hashes[entry - 1] === hash && this.names[entry - 1] === name) return entry - 1;
-    }
+    // An empty slot holds 0: -1, no id.
+    return (this.slots[this.slotOf(name, stringHash(name))] as number) - 1;
   }
 
   intern(name: string): number {
@@ -94,14 +87,10 @@ export class ValueIndex {
 
   /** intern(), given stringHash(name) (a caller that hashed the name for another table too). */
   protected internHashed(name: string, hash: number): number {
+    const slot = this.slotOf(name, hash);
     const slots = this.slots;
-    const mask = this.mask;
-    let slot = hash & mask;
-    for (; ; slot = (slot + 1) & mask) {
-      const entry = slots[slot] as number;
-      if (entry === 0) break;
-      if (this.hashes[entry - 1] === hash && this.names[entry - 1] === name) return entry - 1;
-    }
+    const entry = slots[slot] as number;
+    if (entry !== 0) return entry - 1;
     const id = this.names.length;
     this.names.push(name);
     let hashes = this.hashes;
@@ -112,7 +101,7 @@ export class ValueIndex {
     }
     hashes[id] = hash;
     slots[slot] = id + 1;
-    if ((id + 1) * 2 > mask + 1) this.grow();
+    if ((id + 1) * 2 > this.mask + 1) this.grow();
     return id;
   }
 
@@ -139,6 +128,17 @@ export class ValueIndex {
 
   get size(): number {
     return this.names.length;
+  }
+
+  /** The slot that holds `name` (hashed `hash`), else the empty slot where it would go. */
+  private slotOf(name: string, hash: number): number {
+    const slots = this.slots;
+    const mask = this.mask;
+    let slot = hash & mask;
+    for (; ; slot = (slot + 1) & mask) {
+      const entry = slots[slot] as number;
+      if (entry === 0 || (this.hashes[entry - 1] === hash && this.names[entry - 1] === name)) return slot;
+    }
   }
 
   private grow(): void {
@@ -172,8 +172,7 @@ export class StringSet {
   private mask: number;
 
   constructor(expected = 0) {
-    let capacity = 32;
-    while (capacity < expected * 2) capacity *= 2;
+    const capacity = tableSlots(expected, 32);
     this.slots = new Int32Array(capacity);
     this.mask = capacity - 1;
     // Sized once (filled in order, so never holey where it is read).

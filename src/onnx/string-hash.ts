@@ -30,3 +30,10 @@ export function stringHash(text: string, basis: number = HASH_BASIS): number {
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
   return finishHash(hash);
 }
+
+/** Slots for an open-addressing table of about `expected` entries kept at most half full: a power of two, at least `minimum`. */
+export function tableSlots(expected: number, minimum: number): number {
+  let slots = minimum;
+  while (slots < expected * 2) slots *= 2;
+  return slots;
+}

@@ -42,21 +42,37 @@ const holdsTensor = (attribute: onnx.IAttributeProto): boolean =>
   Boolean(attribute.t || attribute.tensors?.length || attribute.sparse_tensor || attribute.sparse_tensors?.length);
 const holdsTensorOrGraph = (attribute: onnx.IAttributeProto): boolean => holdsTensor(attribute) || holdsGraph(attribute);
 
+/** A walk's step for one graph: the graph, the node whose attribute holds it (undefined at the top) and its path. */
+type GraphWalker = (graph: onnx.IGraphProto, owner: onnx.INodeProto | undefined, path: string) => void;
+
+/** Hands `walk` the graph or graphs of a graph attribute of `node`, each with its path. */
+function walkSubgraphs(attribute: onnx.IAttributeProto, node: onnx.INodeProto, base: string, walk: GraphWalker): void {
+  if (attribute.g) walk(attribute.g, node, base);
+  (attribute.graphs ?? []).forEach((graph, index) => walk(graph, node, `${base}[${index}]`));
+}
+
+/**
+ * Hands `walk` each graph a model holds outside other graphs: the main graph, the training-info
+ * graphs, then the subgraphs of its functions' nodes. `walk` goes on into a graph's own subgraphs.
+ */
+function walkTopGraphs(model: onnx.IModelProto, walk: GraphWalker): void {
+  if (model.graph) walk(model.graph, undefined, 'graph');
+  (model.training_info ?? []).forEach((info, index) => {
+    if (info.initialization) walk(info.initialization, undefined, `training_info[${index}].initialization`);
+    if (info.algorithm) walk(info.algorithm, undefined, `training_info[${index}].algorithm`);
+  });
+  for (const fn of model.functions ?? []) {
+    forEachAttribute(fn.node, `function ${fn.name}`, holdsGraph, (attribute, node, base) => walkSubgraphs(attribute, node, base, walk));
+  }
+}
+
 export function forEachGraph(model: onnx.IModelProto, visit: (v: GraphVisit) => void): void {
-  const walkGraph = (graph: onnx.IGraphProto, owner: onnx.INodeProto | undefined, path: string): void => {
+  const walkGraph: GraphWalker = (graph, owner, path) => {
     visit({ graph, owner, path });
     forEachAttribute(graph.node, path, holdsGraph, visitSubgraphs);
   };
-  const visitSubgraphs = (attribute: onnx.IAttributeProto, node: onnx.INodeProto, base: string): void => {
-    if (attribute.g) walkGraph(attribute.g, node, base);
-    (attribute.graphs ?? []).forEach((graph, index) => walkGraph(graph, node, `${base}[${index}]`));
-  };
-  if (model.graph) walkGraph(model.graph, undefined, 'graph');
-  (model.training_info ?? []).forEach((info, index) => {
-    if (info.initialization) walkGraph(info.initialization, undefined, `training_info[${index}].initialization`);
-    if (info.algorithm) walkGraph(info.algorithm, undefined, `training_info[${index}].algorithm`);
-  });
-  for (const fn of model.functions ?? []) forEachAttribute(fn.node, `function ${fn.name}`, holdsGraph, visitSubgraphs);
+  const visitSubgraphs = (attribute: onnx.IAttributeProto, node: onnx.INodeProto, base: string): void => walkSubgraphs(attribute, node, base, walkGraph);
+  walkTopGraphs(model, walkGraph);
 }
 
 /** Calls `visit` for every TensorProto stored anywhere in the model. */
@@ -74,32 +90,19 @@ export function forEachTensor(model: onnx.IModelProto, visit: (tensor: onnx.ITen
    * nodes finds both the attributes' tensors and the subgraphs (walking the nodes once per kind
    * made a tensor walk two passes over every node, and a big graph's walks are memory-bound).
    */
-  const walkGraph = (graph: onnx.IGraphProto, path: string): void => {
+  const walkGraph: GraphWalker = (graph, _owner, path) => {
     for (const tensor of graph.initializer ?? []) visit(tensor, path);
     for (const sparse of graph.sparse_initializer ?? []) {
       if (sparse.values) visit(sparse.values, path);
       if (sparse.indices) visit(sparse.indices, path);
     }
-    const subgraphs: Array<[onnx.IAttributeProto, string]> = [];
+    const subgraphs: Array<[onnx.IAttributeProto, onnx.INodeProto, string]> = [];
     forEachAttribute(graph.node, path, holdsTensorOrGraph, (attribute, node, where) => {
       if (holdsTensor(attribute)) visitAttributeTensors(attribute, node, where);
-      if (holdsGraph(attribute)) subgraphs.push([attribute, where]);
+      if (holdsGraph(attribute)) subgraphs.push([attribute, node, where]);
     });
-    for (const [attribute, base] of subgraphs) {
-      if (attribute.g) walkGraph(attribute.g, base);
-      (attribute.graphs ?? []).forEach((subgraph, index) => walkGraph(subgraph, `${base}[${index}]`));
-    }
+    for (const [attribute, node, base] of subgraphs) walkSubgraphs(attribute, node, base, walkGraph);
   };
-  if (model.graph) walkGraph(model.graph, 'graph');
-  (model.training_info ?? []).forEach((info, index) => {
-    if (info.initialization) walkGraph(info.initialization, `training_info[${index}].initialization`);
-    if (info.algorithm) walkGraph(info.algorithm, `training_info[${index}].algorithm`);
-  });
-  for (const fn of model.functions ?? []) {
-    forEachAttribute(fn.node, `function ${fn.name}`, holdsGraph, (attribute, _node, base) => {
-      if (attribute.g) walkGraph(attribute.g, base);
-      (attribute.graphs ?? []).forEach((subgraph, index) => walkGraph(subgraph, `${base}[${index}]`));
-    });
-  }
+  walkTopGraphs(model, walkGraph);
   for (const fn of model.functions ?? []) forEachAttribute(fn.node, `function ${fn.name}`, holdsTensor, visitAttributeTensors);
 }

@@ -113,27 +113,22 @@ for (;;) kept.push(new Array(100000).fill(kept.length + 0.5));
   });
 
   it('passes on any other fatal report whole, and lines split across chunks as written', () => {
-    const seen: string[] = [];
-    const other = new FatalReportFilter((text) => seen.push(text));
-    other.write('first li');
-    other.write('ne\n\nsecond\n\nFATAL ERROR: v8::ToLocalChecked Empty MaybeLocal\n 1: 0xabc node::Abort');
-    other.write('()\n');
-    other.end();
-    expect(other.outOfMemory).toBe(false);
-    expect(seen.join('')).toBe('first line\n\nsecond\n\nFATAL ERROR: v8::ToLocalChecked Empty MaybeLocal\n 1: 0xabc node::Abort()\n');
-
-    const exhausted: string[] = [];
-    const oom = new FatalReportFilter((text) => exhausted.push(text));
-    oom.write('kept\n\n\n<--- Last few GCs --->\n[1:0x1]  100 ms: Mark-Compact 95.1 (97.0) -> 95.0 (97.0) MB\n');
-    oom.write('FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n');
-    oom.end();
-    expect(oom.outOfMemory).toBe(true);
-    expect(exhausted.join('')).toBe('kept\n');
-
-    const partial: string[] = [];
-    const unfinished = new FatalReportFilter((text) => partial.push(text));
-    unfinished.write('no newline at the end');
-    unfinished.end();
-    expect(partial.join('')).toBe('no newline at the end');
+    const other = filtered('first li', 'ne\n\nsecond\n\nFATAL ERROR: v8::ToLocalChecked Empty MaybeLocal\n 1: 0xabc node::Abort', '()\n');
+    expect(other).toEqual({ outOfMemory: false, text: 'first line\n\nsecond\n\nFATAL ERROR: v8::ToLocalChecked Empty MaybeLocal\n 1: 0xabc node::Abort()\n' });
+    const exhausted = filtered(
+      'kept\n\n\n<--- Last few GCs --->\n[1:0x1]  100 ms: Mark-Compact 95.1 (97.0) -> 95.0 (97.0) MB\n',
+      'FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n',
+    );
+    expect(exhausted).toEqual({ outOfMemory: true, text: 'kept\n' });
+    expect(filtered('no newline at the end')).toEqual({ outOfMemory: false, text: 'no newline at the end' });
   });
 });
+
+/** What a FatalReportFilter passes on of `chunks` written one by one, and whether it saw V8 run out of memory. */
+function filtered(...chunks: string[]): { outOfMemory: boolean; text: string } {
+  const seen: string[] = [];
+  const filter = new FatalReportFilter((text) => seen.push(text));
+  for (const chunk of chunks) filter.write(chunk);
+  filter.end();
+  return { outOfMemory: filter.outOfMemory, text: seen.join('') };
+}

@@ -46,6 +46,18 @@ function fanOutModel(): onnx.ModelProto {
   return model({ node: nodes, input: [valueInfo('x')], output: [valueInfo('m39'), valueInfo('p2')] });
 }
 
+/**
+ * A short name of up to `maxLength - 1` units from the first six of `alphabet` (many repeats, many
+ * equal hashes' neighbours), the empty name, non-ASCII ones, and half of them rebuilt into a string
+ * object of their own (equal names that are not the same string).
+ */
+function randomName(next: () => number, alphabet: string, maxLength: number): string {
+  const length = Math.floor(next() * maxLength);
+  let name = '';
+  for (let i = 0; i < length; i++) name += alphabet.charAt(Math.floor(next() * 6));
+  return next() < 0.5 ? name : [...name].join('');
+}
+
 describe('graph model tables', () => {
   it('keeps consumersOf, consumerCount, someConsumer, producerOf and producerNodeOf equal to the reference through random rewiring', () => {
     const graph = new ModelGraph(fanOutModel());
@@ -116,14 +128,7 @@ describe('graph model tables', () => {
       const next = random(expected + 3);
       const set = new StringSet(expected);
       const reference = new Set<string>();
-      // Short names from a small alphabet (many repeats, many equal hashes' neighbours), the empty
-      // name, non-ASCII ones, and equal names in string objects of their own.
-      const someName = (): string => {
-        const length = Math.floor(next() * 4);
-        let name = '';
-        for (let i = 0; i < length; i++) name += 'ab/_é\u{1F600}'.charAt(Math.floor(next() * 6));
-        return next() < 0.5 ? name : [...name].join('');
-      };
+      const someName = (): string => randomName(next, 'ab/_é\u{1F600}', 4);
       for (let step = 0; step < 2000; step++) {
         const name = someName();
         expect(set.has(name), name).toBe(reference.has(name));
@@ -148,12 +153,7 @@ describe('graph model tables', () => {
       const next = random(expected + 11);
       const index = new ValueIndex(expected);
       const reference = new Map<string, number>();
-      const someName = (): string => {
-        const length = Math.floor(next() * 5);
-        let name = '';
-        for (let i = 0; i < length; i++) name += 'xy/_ü\u{1F680}'.charAt(Math.floor(next() * 6));
-        return next() < 0.5 ? name : [...name].join('');
-      };
+      const someName = (): string => randomName(next, 'xy/_ü\u{1F680}', 5);
       for (let step = 0; step < 3000; step++) {
         const name = step % 3 === 0 ? `v${Math.floor(next() * 2000)}` : someName();
         expect(index.idOf(name), name).toBe(reference.get(name) ?? -1);

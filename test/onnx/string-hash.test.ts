@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HASH_BASIS, stringHash } from '../../src/onnx/string-hash.js';
+import { HASH_BASIS, stringHash, tableSlots } from '../../src/onnx/string-hash.js';
 import { repoRoot } from '../support/corpus.js';
 
 const SLOT_BITS = 10;
@@ -36,5 +36,9 @@ describe('string hash', () => {
     };
     const draws = new Set([draw(), draw(), draw()]);
     expect(draws.size).toBe(3);
+  });
+
+  it('sizes a table at least half empty, a power of two no smaller than asked', () => {
+    expect([0, 16, 17, 100, 1 << 20].map((expected) => tableSlots(expected, 32))).toEqual([32, 32, 64, 256, 1 << 21]);
   });
 });
