@@ -49,6 +49,7 @@ export function checkAmpOptions(options: Options): void {
   checkStrings(options, 'weightInputs');
   checkBoolean(options, 'validate');
   checkBoolean(options, 'audit');
+  checkBoolean(options, 'figures');
   checkObject(options, 'env');
   const layers = options?.listChanges;
   if (layers !== undefined && !(Array.isArray(layers) && layers.every((l) => l && typeof l === 'object' && typeof l.origin === 'string' && l.changes && typeof l.changes === 'object'))) {

@@ -249,6 +249,15 @@ export function auditRead(args: Pick<RewriteArgs, 'report' | 'forceFp32' | 'forc
   return args.report.length > 0 || args.forceFp32.length > 0 || args.forceFp16.length > 0;
 }
 
+/**
+ * Whether the rewrite command reads the summary's matrix FLOPs share and Tensor Core lint: the
+ * printed summary (plain or --json) and the --report files do; a quiet run without --report
+ * reads neither, and is spared the shape inference over every node they need.
+ */
+export function figuresRead(args: Pick<RewriteArgs, 'report' | 'quiet'>): boolean {
+  return !args.quiet || args.report.length > 0;
+}
+
 export function patternWarnings(args: RewriteArgs, report: AmpReport): string[] {
   // Without a pattern there is nothing to match: reading report.nodes would build the whole audit.
   if (!args.forceFp32.length && !args.forceFp16.length) return [];
@@ -334,10 +343,11 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   // The loaded model is not used after the rewrite: the pass edits it in place, no copy. If the
   // output fails validation, the input's own check runs on a fresh decode of its bytes. The
   // per-node audit is gathered only when something reads it (auditRead): a big graph's wiring,
-  // node order and element types are otherwise not kept.
+  // node order and element types are otherwise not kept. So are the FLOPs share and the lint
+  // (figuresRead).
   let rewrite: ReturnType<typeof rewriteModel> | undefined = phase('passMs', () => {
     try {
-      return rewriteModel(model, { ...options, inPlace: true, audit: auditRead(args) });
+      return rewriteModel(model, { ...options, inPlace: true, audit: auditRead(args), figures: figuresRead(args) });
     } catch (error) {
       if (error instanceof AmpError && error.code === 'VALIDATION_FAILED' && options.check) {
         checkModel(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { ...options.check, structure: false });

@@ -24,6 +24,7 @@ import { sortGraph } from './amp/graph-order.js';
 import { inlineLocalFunctions, localFunctionKey } from './amp/inline-functions.js';
 import { findKvCache, requireKvCache, storeKvCacheInFloat16, type KvCacheValues } from './amp/kv-cache.js';
 import { matrixFigures, type TensorCoreLint } from './amp/tensor-core-lint.js';
+import type { MatrixFlops } from './amp/flops.js';
 import { staticInputs } from './amp/static-dims.js';
 import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
 import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
@@ -74,6 +75,13 @@ export interface AmpOptions {
   dims?: ReadonlyMap<string, number>;
   /** Check the result (default true); a failure throws VALIDATION_FAILED and nothing is returned. */
   validate?: boolean;
+  /**
+   * Compute the summary's matrix FLOPs share and Tensor Core lint (default true). They need the
+   * model's static shapes, a shape inference over every node. false, for a caller that reads
+   * neither (the command line with -q and no --report): summary.matrixFlops and
+   * summary.tensorCoreLint are then null. The model and the rest of the report are the same either way.
+   */
+  figures?: boolean;
   /**
    * Gather what the per-node audit (report.nodes, report.scopes) is built from (default true):
    * each graph's node order, the wiring of the nodes the Casts rewire, the element types before
@@ -146,7 +154,8 @@ export interface AmpSummary {
   castsRetargeted: number;
   weightsConverted: string[];
   weightsKeptFp32: Array<{ name: string; reason: string }>;
-  matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number };
+  /** Null when the caller asked for no figures (AmpOptions.figures false). */
+  matrixFlops: MatrixFlops | null;
   fp32Reasons: Array<{ rule: RuleCode; count: number; example: string }>;
   /** Allow-list ops that already computed in float16/bfloat16 before the pass (a converted model), by op and type. */
   alreadyLowPrecision: Array<{ op: string; type: string; count: number }>;
@@ -158,7 +167,10 @@ export interface AmpSummary {
   targetConverted: number;
   /** Converted nodes the target's provider has no fast kernel for. */
   targetWarnings: TargetWarning[];
-  /** Converted matrix ops whose dimensions are not multiples of 8; null under --target cpu (no Tensor Cores). */
+  /**
+   * Converted matrix ops whose dimensions are not multiples of 8; null under --target cpu (no
+   * Tensor Cores) and when the caller asked for no figures (AmpOptions.figures false).
+   */
   tensorCoreLint: TensorCoreLint | null;
 }
 
@@ -345,7 +357,7 @@ function planRewrite(
 ): PlannedRewrite {
   const inlining = inlineLocalFunctions(model);
   const graph = phase('graphModelMs', () => new ModelGraph(model));
-  sortGraph(graph);
+  phase('graphOrderMs', () => sortGraph(graph));
   const opsets = opsetsOf(model);
   const types = phase('typeInferenceMs', () => inferElemTypes(graph, opsets));
   const weightPins = target === DataType.FLOAT16 ? phase('weightRangeMs', () => nodesReadingOutOfRangeWeights(graph)) : new Map<onnx.INodeProto, PinnedNode>();
@@ -410,7 +422,7 @@ function planRewrite(
     }
   }
   const anyAllow = decisions.some((d) => d.color === 'ALLOW');
-  const { flops, lint } = shapeFigures(model, graph, decisions, options);
+  const { flops, lint } = options.figures === false ? { flops: null, lint: null } : shapeFigures(model, graph, decisions, options);
 
   // What the lazily built audit needs from before the Casts: each scope's nodes in file order
   // (ids of unnamed nodes are their indices) and the wiring of the nodes the Casts rewire. A copy
@@ -447,7 +459,7 @@ function shapeFigures(
 ): { flops: AmpSummary['matrixFlops']; lint: TensorCoreLint | null } {
   // Before the casts rename edges: shapes are looked up by the model's own value names.
   const shapes = phase('shapeInferenceMs', () => inferShapes(graph, options.dims?.size ? { inputs: staticInputs(model, options.dims) } : {}));
-  return matrixFigures(decisions, shapes, options.target !== 'cpu');
+  return phase('matrixFiguresMs', () => matrixFigures(decisions, shapes, options.target !== 'cpu'));
 }
 
 /** What the audit is built from, kept by the report until it is read. */

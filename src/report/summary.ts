@@ -40,10 +40,13 @@ export function renderSummary(summary: AmpSummary): string {
     lines.push(`Weights stored in ${low}: ${summary.weightsConverted.length}`);
     for (const kept of summary.weightsKeptFp32) lines.push(`  kept FP32: '${printable(kept.name)}' ${printable(kept.reason, 300)}`);
   }
-  const { lowPrecision, total, unknownNodes, nodes } = summary.matrixFlops;
-  const share = total > 0 ? `${percent(lowPrecision, total)} of ${formatFlops(total)}` : 'n/a';
-  const unknown = unknownNodes ? `, shapes unknown for ${unknownNodes} of ${nodes} nodes` : '';
-  lines.push(`Matrix FLOPs in ${low} (MatMul, Gemm, Conv, Einsum): ${share}${unknown}`);
+  // Null when the caller asked for no figures: then there is no line, rather than a made-up n/a.
+  if (summary.matrixFlops) {
+    const { lowPrecision, total, unknownNodes, nodes } = summary.matrixFlops;
+    const share = total > 0 ? `${percent(lowPrecision, total)} of ${formatFlops(total)}` : 'n/a';
+    const unknown = unknownNodes ? `, shapes unknown for ${unknownNodes} of ${nodes} nodes` : '';
+    lines.push(`Matrix FLOPs in ${low} (MatMul, Gemm, Conv, Einsum): ${share}${unknown}`);
+  }
   if (summary.fp32Reasons.length) {
     lines.push('Top reasons nodes stayed FP32:');
     for (const reason of summary.fp32Reasons.slice(0, 5)) lines.push(`  ${reason.count} ${reason.rule} (e.g. ${printable(reason.example, 300)})`);

@@ -46,6 +46,23 @@ describe('amp-rewrite CLI', () => {
     expect(readdirSync(work).filter((file) => file.includes('.tmp-'))).toEqual([]);
   });
 
+  it('a quiet rewrite without --report skips the FLOPs share and the lint; with a --report it computes them', () => {
+    const profile = path.join(work, 'figures-profile.json');
+    const quiet = cli([transformer, '-o', path.join(work, 'quiet.onnx'), '-q'], { AMP_REWRITE_PROFILE: profile });
+    expect(quiet).toMatchObject({ code: 0, stdout: '' });
+    const phases = JSON.parse(readFileSync(profile, 'utf8'));
+    expect(phases.paintMs).toBeGreaterThan(0);
+    expect(phases.shapeInferenceMs).toBeUndefined();
+    expect(phases.matrixFiguresMs).toBeUndefined();
+
+    const report = path.join(work, 'figures-report.json');
+    expect(cli([transformer, '-o', path.join(work, 'reported.onnx'), '-q', '--report', report], { AMP_REWRITE_PROFILE: profile }).code).toBe(0);
+    expect(JSON.parse(readFileSync(profile, 'utf8')).shapeInferenceMs).toBeGreaterThan(0);
+    expect(JSON.parse(readFileSync(report, 'utf8')).summary.matrixFlops).toMatchObject({ unknownNodes: 0, nodes: 9 });
+    // Same model either way.
+    expect(readFileSync(path.join(work, 'quiet.onnx')).equals(readFileSync(path.join(work, 'reported.onnx')))).toBe(true);
+  });
+
   it('writes the audit as JSON and Markdown', () => {
     const json = path.join(work, 'audit.json');
     const md = path.join(work, 'audit.md');

@@ -14,7 +14,7 @@ export interface PageData {
   cap: number;
   categories: Array<{ id: string; label: string; color: string; meaning: string; rules: string[] }>;
   report: {
-    summary: { mode: string; matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number } };
+    summary: { mode: string; matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number } | null };
     nodes: PageNode[];
     lists: Record<string, Array<{ op: string; domain: string; reason: string; origin: string }>>;
     scopes: PageScope[];
@@ -108,8 +108,9 @@ export function reportPage(data: PageData, dagre: any): void {
   };
   $('summary-text').textContent = data.summaryText;
   const flops = report.summary.matrixFlops;
-  $('flops-share').textContent =
-    flops.total > 0
+  $('flops-share').textContent = !flops
+    ? 'matrix FLOPs: not computed (the rewrite was asked for no figures)'
+    : flops.total > 0
       ? `${((100 * flops.lowPrecision) / flops.total).toFixed(1)}% of ${formatFlops(flops.total)} of matrix FLOPs run in ${report.summary.mode === 'mixed_bfloat16' ? 'bf16' : 'fp16'}` +
         (flops.unknownNodes ? ` (shapes unknown for ${flops.unknownNodes} of ${flops.nodes} nodes)` : '')
       : 'matrix FLOPs: n/a (no MatMul/Gemm/Conv/Einsum with known shapes)';
