@@ -1,7 +1,8 @@
 /**
  * Node's default heap (about 4 GiB) holds a model of roughly half a million nodes through the
  * rewrite, and V8 cannot grow its limit once started. For a large model file the command runs
- * again once, in a child with a heap sized to the machine. The child is tied to its parent: the
+ * again once, in a child with a heap sized to the machine (and V8's worker threads to its cores,
+ * see workerThreadsFor). The child is tied to its parent: the
  * parent forwards SIGINT, SIGTERM and SIGHUP to it and exits with its status, and the child
  * exits when the parent goes away (the IPC channel between them closes, even on SIGKILL), so
  * no rewrite is ever left running without the process that started it.
@@ -12,7 +13,7 @@
  * (MODEL_TOO_LARGE, exit 2), naming the heap the machine allowed.
  */
 import { statSync } from 'node:fs';
-import { constants as osConstants, totalmem } from 'node:os';
+import { availableParallelism, constants as osConstants, totalmem } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 
 const MARKER = 'AMP_REWRITE_HEAP_SET';
@@ -48,6 +49,20 @@ export function largerHeapWanted(options: LargeHeapOptions = {}): number | undef
   return wanted;
 }
 
+/** Node's own number of V8 worker threads (--v8-pool-size), when none is given. */
+const NODE_DEFAULT_WORKERS = 4;
+
+/**
+ * V8 worker threads for the child: one core left to the main thread, which runs the rewrite,
+ * and no more than Node's default. V8's workers compile hot functions with TurboFan and mark and
+ * sweep the heap beside the main thread; with Node's four on a 2-core machine they outnumber the
+ * cores and the main thread waits for one. One worker there: a 1M-node rewrite 14.7 → 13.7 s
+ * (bench/results/ab-respawn-workers-*.json). From 5 cores up this is Node's default.
+ */
+export function workerThreadsFor(cores: number = availableParallelism()): number {
+  return Math.max(1, Math.min(NODE_DEFAULT_WORKERS, cores - 1));
+}
+
 /**
  * In the child: exit when the parent's IPC channel closes. Returns true when this process is
  * such a child. Unref'd, so the channel never keeps the child alive by itself.
@@ -72,7 +87,10 @@ export async function rerunWithLargerHeapIfNeeded(options: LargeHeapOptions = {}
   const { spawn } = await import('node:child_process');
   // The heap flag last, and only ours: of two, V8 takes the last (a user's own smaller one would win).
   const nodeFlags = process.execArgv.filter((flag) => !/^--max[-_]old[-_]space[-_]size\b/.test(flag));
-  const child = spawn(process.execPath, [...nodeFlags, `--max-old-space-size=${wanted}`, ...process.argv.slice(1)], {
+  // A pool size the user gave (on the command line or in NODE_OPTIONS) is theirs to keep.
+  const ownPool = [...nodeFlags, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((flag) => /^--v8[-_]pool[-_]size\b/.test(flag));
+  const poolFlags = ownPool ? [] : [`--v8-pool-size=${workerThreadsFor()}`];
+  const child = spawn(process.execPath, [...nodeFlags, ...poolFlags, `--max-old-space-size=${wanted}`, ...process.argv.slice(1)], {
     stdio: ['inherit', 'inherit', 'pipe', 'ipc'],
     env: { ...process.env, [MARKER]: '1' },
   });

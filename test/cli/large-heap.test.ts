@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FatalReportFilter } from '../../src/cli/large-heap.js';
+import { FatalReportFilter, workerThreadsFor } from '../../src/cli/large-heap.js';
 import { repoRoot } from '../support/corpus.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'amp-heap-'));
@@ -50,9 +50,9 @@ async function waitFor(check: () => boolean, ms = 20_000): Promise<boolean> {
   return check();
 }
 
-function start(name: string, mode = 'wait') {
+function start(name: string, mode = 'wait', nodeFlags: string[] = []) {
   const report = path.join(work, `${name}.json`);
-  const parent = spawn(process.execPath, [script, report, model, mode], { stdio: 'ignore' });
+  const parent = spawn(process.execPath, [...nodeFlags, script, report, model, mode], { stdio: 'ignore' });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => parent.on('exit', (code, signal) => resolve({ code, signal })));
   const child = async () => {
     expect(await waitFor(() => existsSync(report) && readFileSync(report, 'utf8').length > 0)).toBe(true);
@@ -70,6 +70,18 @@ describe('large-heap re-run', () => {
     expect(child.pid).not.toBe(run.parent.pid);
     expect(child.heap).toBeGreaterThan(child.parentHeap + 128 * 2 ** 20);
     expect(child.execArgv.some((arg) => arg.startsWith('--max-old-space-size='))).toBe(true);
+    expect(child.execArgv).toContain(`--v8-pool-size=${workerThreadsFor()}`);
+    expect(await run.exited).toEqual({ code: 7, signal: null });
+  });
+
+  it("gives the child one V8 worker fewer than the cores, at most Node's default of 4", () => {
+    expect([1, 2, 3, 4, 5, 16, 128].map((cores) => workerThreadsFor(cores))).toEqual([1, 1, 2, 3, 4, 4, 4]);
+  });
+
+  it('keeps a pool size the user gave, and adds none of its own', async () => {
+    const run = start('own-pool', 'exit', ['--v8-pool-size=3']);
+    const child = await run.child();
+    expect(child.execArgv.filter((arg) => arg.startsWith('--v8-pool-size'))).toEqual(['--v8-pool-size=3']);
     expect(await run.exited).toEqual({ code: 7, signal: null });
   });
 
