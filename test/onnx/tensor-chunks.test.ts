@@ -80,6 +80,19 @@ describe('weights read through a fixed buffer', () => {
     }
   });
 
+  it('gives a small weight at an odd offset whole, in one chunk', () => {
+    const small = values.slice(1_234_000, 1_235_001);
+    const bytes = new Uint8Array(small.byteLength + 3);
+    bytes.set(new Uint8Array(small.buffer), 3);
+    const raw = onnx.TensorProto.create({ name: 'small', dims: [small.length], data_type: DataType.FLOAT, raw_data: bytes.subarray(3) });
+    const chunks: Array<[Float32Array, number]> = [];
+    forEachFloat32Chunk(raw, (bits, first) => chunks.push([new Float32Array(bits.buffer, bits.byteOffset, bits.length).slice(), first]));
+    expect(chunks.length).toBe(1);
+    expect(chunks[0]![1]).toBe(0);
+    expect(Buffer.from(chunks[0]![0].buffer).equals(Buffer.from(small.buffer))).toBe(true);
+    expect(largestFiniteMagnitude(raw)).toBe(60000.5);
+  });
+
   it('converts across chunk boundaries exactly as the one-value reference', () => {
     const tensor = onnx.TensorProto.create({ name: 'w', dims: [values.length], data_type: DataType.FLOAT, raw_data: new Uint8Array(values.buffer) });
     for (const [target, reference] of [
