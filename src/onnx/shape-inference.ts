@@ -97,7 +97,8 @@ export class ShapesById implements ReadonlyMap<string, Shape> {
   private readonly unindexed = new Map<string, Shape>();
   private indexedCount = 0;
 
-  constructor(private readonly scope: GraphScope) {}
+  /** The scope whose value ids key the shapes (the main graph). */
+  constructor(readonly scope: GraphScope) {}
 
   get size(): number {
     return this.indexedCount + this.unindexed.size;

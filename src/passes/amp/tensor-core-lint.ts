@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { intAttribute } from '../../onnx/attributes.js';
+import { slotCountOf, type GraphScope } from '../../onnx/graph.js';
 import { describeNode, type NodeDecision } from './decisions.js';
 import { FlopsTally, NodeShapes, type MatrixFlops } from './flops.js';
 
@@ -232,13 +233,25 @@ export function matrixFigures(
   const tally = new FlopsTally();
   const collector = withLint ? new LintCollector() : undefined;
   const nodeShapes = new NodeShapes(shapes);
+  // Each scope's decisions come in its topological order, the order its hint table follows: a
+  // node's hints start where the slots of the nodes before it end.
+  let scope: GraphScope | undefined;
+  let hints: Int32Array | undefined;
+  let at = 0;
   for (const decision of decisions) {
+    if (decision.scope !== scope) {
+      scope = decision.scope;
+      hints = scope.valueIdHints(scope.topologicalOrder().order);
+      at = 0;
+    }
     const counted = FlopsTally.counts(decision);
     const checked = collector !== undefined && collector.checks(decision);
-    if (!counted && !checked) continue;
-    nodeShapes.reset(decision);
-    if (counted) tally.add(decision, nodeShapes);
-    if (checked) collector.add(decision, nodeShapes);
+    if (counted || checked) {
+      nodeShapes.reset(decision, hints, at);
+      if (counted) tally.add(decision, nodeShapes);
+      if (checked) collector.add(decision, nodeShapes);
+    }
+    at += slotCountOf(decision.node);
   }
   return { flops: tally.result, lint: collector ? collector.lint : null };
 }
