@@ -2,7 +2,8 @@
 // command of each, interleaved run by run (so that a busy machine slows both alike), with the command's own phase
 // profile (AMP_REWRITE_PROFILE) and a check that both builds wrote byte-identical models.
 // Usage: node bench/ab-builds.mjs --before <checkout> --after <checkout> [--models a.onnx,b.onnx] [--runs 3]
-//        [--label-before ee97ebf] [--label-after HEAD] [--out file.json]
+//        [--label-before ee97ebf] [--label-after HEAD] [--printed] [--out file.json]
+// --printed runs the command without -q: the summary printed, with the FLOPs share and the lint it needs.
 // Each checkout must be built (`npm run build`: dist/cli/main.js). The default models are the transformer graphs
 // phase-breakdown.mjs builds; pass your own with --models.
 import { spawnSync } from 'node:child_process';
@@ -20,6 +21,7 @@ const { values: args } = parseArgs({
     'label-before': { type: 'string' },
     'label-after': { type: 'string' },
     out: { type: 'string' },
+    printed: { type: 'boolean', default: false },
   },
 });
 if (!args.before || !args.after || !args.models) {
@@ -44,7 +46,7 @@ try {
       for (const label of order) {
         const profile = path.join(work, `${label}.json`);
         const output = path.join(work, `${label}.onnx`);
-        const result = spawnSync(process.execPath, [path.join(builds[label], 'dist/cli/main.js'), model, '-o', output, '-q'], {
+        const result = spawnSync(process.execPath, [path.join(builds[label], 'dist/cli/main.js'), model, '-o', output, ...(args.printed ? [] : ['-q'])], {
           env: { ...process.env, AMP_REWRITE_PROFILE: profile },
         });
         if (result.status !== 0) throw new Error(`${label} build failed on ${model}: ${result.stderr.toString().trim()}`);
@@ -92,6 +94,7 @@ try {
     before: args['label-before'] ?? builds.before,
     after: args['label-after'] ?? builds.after,
     runs,
+    command: args.printed ? 'amp-rewrite model.onnx -o out.onnx (summary printed)' : 'amp-rewrite model.onnx -o out.onnx -q',
     statistic: `median of ${runs}, interleaved (alternating which build runs first); outputs byte-identical`,
     units: { wall: 'ms', cpu: 'ms', pass: 'ms', rss: 'bytes', startup: 'ms', phasesMs: 'ms, each the median of its own samples' },
     rows,
