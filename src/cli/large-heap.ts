@@ -56,8 +56,9 @@ const NODE_DEFAULT_WORKERS = 4;
  * V8 worker threads for the child: one core left to the main thread, which runs the rewrite,
  * and no more than Node's default. V8's workers compile hot functions with TurboFan and mark and
  * sweep the heap beside the main thread; with Node's four on a 2-core machine they outnumber the
- * cores and the main thread waits for one. One worker there: a 1M-node rewrite 14.7 → 13.7 s
- * (bench/results/ab-respawn-workers-*.json). From 5 cores up this is Node's default.
+ * cores and the main thread waits for one. One worker there: a 1M-node rewrite takes a second
+ * less CPU, and the same to 5% less wall time (bench/results/ab-respawn-workers-*.json). From 5
+ * cores up this is Node's default.
  */
 export function workerThreadsFor(cores: number = availableParallelism()): number {
   return Math.max(1, Math.min(NODE_DEFAULT_WORKERS, cores - 1));
