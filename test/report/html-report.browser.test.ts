@@ -209,6 +209,23 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     expect(errors).toEqual([]);
   });
 
+  it('opens the report of a rewrite made without figures, and says the FLOPs share was not computed', async () => {
+    const built = model({
+      input: [valueInfo('x', 1, [4, 8]), valueInfo('w', 1, [8, 8])],
+      output: [valueInfo('y', 1, [4, 8])],
+      node: [node('MatMul', ['x', 'w'], ['y'], 'mm')],
+    });
+    const report = ampRewrite(built, { figures: false }).report;
+    expect(report.summary.matrixFlops).toBeNull();
+    const file = path.join(work, 'no-figures.html');
+    writeFileSync(file, renderAuditHtml(report, { title: 'no figures' }));
+    const page = await open(file);
+    expect(await page.locator('#flops-share').textContent()).toBe('matrix FLOPs: not computed (the rewrite was asked for no figures)');
+    expect(await page.locator('g.node').count()).toBe(report.nodes.length);
+    await page.close();
+    expect(errors).toEqual([]);
+  });
+
   it('draws a long scope a window at a time and jumps to a search hit in a later window', async () => {
     const { audit } = reportFor('transformer-block');
     const file = path.join(work, 'windows.html');
