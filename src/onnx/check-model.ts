@@ -18,7 +18,7 @@ import { ValueIndex } from './graph.js';
 import type { onnx } from './generated/onnx.js';
 import { pendingConversionOf } from './pending-conversion.js';
 import { printable } from './printable.js';
-import { forEachTensor } from './walk.js';
+import { forEachTensor, holdsGraph } from './walk.js';
 import { validateModel } from '../passes/validate.js';
 
 /** The largest tensor this tool can hold in memory: one Node.js Buffer. */
@@ -91,8 +91,6 @@ function checkGraph(graph: onnx.IGraphProto, path: string): void {
 }
 
 type SubgraphAttribute = readonly [onnx.INodeProto, onnx.IAttributeProto];
-
-const holdsGraph = (attribute: onnx.IAttributeProto): boolean => Boolean(attribute.g || attribute.graphs?.length);
 
 /** The attributes of `nodes` that hold a graph, in node and attribute order. */
 function subgraphAttributes(nodes: readonly onnx.INodeProto[]): SubgraphAttribute[] {

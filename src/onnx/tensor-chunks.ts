@@ -89,15 +89,10 @@ function readChunks(tensor: onnx.ITensorProto, name: string, scratch: ArrayBuffe
   if (raw && raw.length) {
     requireWholeFloats(raw.length, name);
     // Copied through the scratch buffer: raw_data may start at an offset that is not a multiple of 4.
-    if (raw.length <= chunkBytes) {
-      // One chunk (most weights): no view of it made first (Buffer's subarray is a call into
-      // JavaScript and an object, about a microsecond, for each of a big graph's thousands of weights).
-      bytes.set(raw);
-      visit(new Int32Array(scratch, 0, raw.length / 4), 0);
-      return;
-    }
     for (let done = 0; done < raw.length; done += chunkBytes) {
-      const piece = raw.subarray(done, Math.min(raw.length, done + chunkBytes));
+      // One chunk (most weights) is raw_data itself: no view of it made (Buffer's subarray is a
+      // call into JavaScript and an object, about a microsecond, for each of thousands of weights).
+      const piece = raw.length <= chunkBytes ? raw : raw.subarray(done, Math.min(raw.length, done + chunkBytes));
       bytes.set(piece);
       visit(new Int32Array(scratch, 0, piece.length / 4), done / 4);
     }

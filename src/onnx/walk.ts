@@ -37,7 +37,8 @@ function forEachAttribute(
   }
 }
 
-const holdsGraph = (attribute: onnx.IAttributeProto): boolean => Boolean(attribute.g || attribute.graphs?.length);
+/** Whether an attribute holds a graph (If's branches, Loop's and Scan's bodies). */
+export const holdsGraph = (attribute: onnx.IAttributeProto): boolean => Boolean(attribute.g || attribute.graphs?.length);
 const holdsTensor = (attribute: onnx.IAttributeProto): boolean =>
   Boolean(attribute.t || attribute.tensors?.length || attribute.sparse_tensor || attribute.sparse_tensors?.length);
 const holdsTensorOrGraph = (attribute: onnx.IAttributeProto): boolean => holdsTensor(attribute) || holdsGraph(attribute);

@@ -50,9 +50,9 @@ async function waitFor(check: () => boolean, ms = 20_000): Promise<boolean> {
   return check();
 }
 
-function start(name: string, mode = 'wait', nodeFlags: string[] = []) {
+function start(name: string, mode = 'wait', nodeFlags: string[] = [], env: NodeJS.ProcessEnv = {}) {
   const report = path.join(work, `${name}.json`);
-  const parent = spawn(process.execPath, [...nodeFlags, script, report, model, mode], { stdio: 'ignore' });
+  const parent = spawn(process.execPath, [...nodeFlags, script, report, model, mode], { stdio: 'ignore', env: { ...process.env, ...env } });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => parent.on('exit', (code, signal) => resolve({ code, signal })));
   const child = async () => {
     expect(await waitFor(() => existsSync(report) && readFileSync(report, 'utf8').length > 0)).toBe(true);
@@ -83,6 +83,10 @@ describe('large-heap re-run', () => {
     const child = await run.child();
     expect(child.execArgv.filter((arg) => arg.startsWith('--v8-pool-size'))).toEqual(['--v8-pool-size=3']);
     expect(await run.exited).toEqual({ code: 7, signal: null });
+    // Given in NODE_OPTIONS, which the child inherits (and execArgv does not show): none added either.
+    const inherited = start('own-pool-env', 'exit', [], { NODE_OPTIONS: '--v8-pool-size=3' });
+    expect((await inherited.child()).execArgv.filter((arg) => arg.startsWith('--v8-pool-size'))).toEqual([]);
+    expect(await inherited.exited).toEqual({ code: 7, signal: null });
   });
 
   it('forwards SIGTERM to the child and exits with its status', async () => {
