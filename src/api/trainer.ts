@@ -9,6 +9,7 @@ import { DataType, dataTypeName } from '../onnx/data-types.js';
 import { AmpError } from '../onnx/errors.js';
 import { float16BitsToFloat32, toFloat16Array } from '../onnx/float16.js';
 import type { ContractOptions } from '../passes/training/contract.js';
+import { newTensor } from '../runtime/float16-bits.js';
 import type { Ort } from '../runtime/ort.js';
 import { parseProviders } from '../runtime/session.js';
 import { createTrainer as openTrainer, type StepResult as RuntimeStepResult } from '../runtime/trainer.js';
@@ -114,7 +115,7 @@ function toTensor(ort: Ort, name: string, elemType: number, feed: TensorFeed): T
     case DataType.FLOAT:
       return new ort.Tensor('float32', data instanceof Float32Array ? data : Float32Array.from(numbers(name, data)), dims);
     case DataType.FLOAT16:
-      return new ort.Tensor('float16', data instanceof Uint16Array ? data : toFloat16Array(Float32Array.from(numbers(name, data))), dims);
+      return newTensor(ort, 'float16', data instanceof Uint16Array ? data : toFloat16Array(Float32Array.from(numbers(name, data))), dims);
     case DataType.DOUBLE:
       return new ort.Tensor('float64', data instanceof Float64Array ? data : Float64Array.from(numbers(name, data)), dims);
     case DataType.INT64:

@@ -12,6 +12,7 @@ import { opsetsOf } from '../onnx/opsets.js';
 import { inferElemTypes } from '../onnx/type-inference.js';
 import type { Feeds } from './inputs.js';
 import type { Ort } from './ort.js';
+import { createSession } from './session.js';
 
 export async function activationRanges(ort: Ort, model: onnx.IModelProto, feeds: Feeds): Promise<Map<string, number>> {
   const probe = cloneMessage(model) as onnx.ModelProto;
@@ -31,7 +32,7 @@ export async function activationRanges(ort: Ort, model: onnx.IModelProto, feeds:
     }
   }
   for (const info of probe.graph?.input ?? []) if (types.get(graph.main, info.name ?? '') === DataType.FLOAT) watched.push(info.name ?? '');
-  const session = await ort.InferenceSession.create(encodeModel(probe));
+  const session = await createSession(ort, encodeModel(probe));
   try {
     const outputs = await session.run(feeds);
     const ranges = new Map<string, number>();

@@ -28,6 +28,7 @@ import { inputsFromFiles, randomInputs, requiredInputs, type DimDefaults, type F
 import { instrument } from './instrument.js';
 import type { Numerics } from './numerics.js';
 import { runtimeLogSeverity, type Ort } from './ort.js';
+import { createSession } from './session.js';
 import type { CalibrationFigures } from '../api/types.js';
 
 /** Default headroom: a value above half of float16's max pins its nodes. */
@@ -168,7 +169,7 @@ export async function calibrate(ort: Ort, model: onnx.IModelProto, batches: read
   const reference = instrument(model);
   const stats = new Map<string, Accumulator>();
   const nonFiniteInFp32 = new Set<string>();
-  const session = await ort.InferenceSession.create(encodeModel(reference.model), { logSeverityLevel: runtimeLogSeverity() });
+  const session = await createSession(ort, encodeModel(reference.model), { logSeverityLevel: runtimeLogSeverity() });
   try {
     for (const feeds of batches) {
       const outputs = await session.run(feeds);
@@ -211,7 +212,7 @@ async function emulatedOverflows(
   const probe = instrument(emulateNumerics(rewritten.model).model, new Set(watched));
   const exposed = new Set(probe.watched);
   const origins = new Set<string>();
-  const session = await ort.InferenceSession.create(encodeModel(probe.model), { logSeverityLevel: runtimeLogSeverity() });
+  const session = await createSession(ort, encodeModel(probe.model), { logSeverityLevel: runtimeLogSeverity() });
   const graph = new ModelGraph(model);
   try {
     for (const feeds of batches) {

@@ -16,6 +16,7 @@ import { longToNumber } from '../onnx/external-data.js';
 import { float32ToFloat16Bits } from '../onnx/float16.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { printable } from '../onnx/printable.js';
+import { newTensor } from './float16-bits.js';
 import type { Ort } from './ort.js';
 import { decodeTensorProto, ortTypeOf, tensorProtoToOrt } from './tensors.js';
 
@@ -80,7 +81,7 @@ export function randomInputs(ort: Ort, model: onnx.IModelProto, options: { dims?
     const shape = resolveShape(info, options.dims ?? new Map(), options);
     checkInputSize(info, shape, elemType);
     const count = shape.reduce((a, b) => a * b, 1);
-    feeds[info.name ?? ''] = new ort.Tensor(ortTypeOf(elemType), randomValues(elemType, count, random) as never, shape);
+    feeds[info.name ?? ''] = newTensor(ort, ortTypeOf(elemType), randomValues(elemType, count, random), shape);
   }
   return feeds;
 }
@@ -262,7 +263,7 @@ function readNpy(ort: Ort, bytes: Buffer, file: string): Tensor {
   }
   const copy = new Uint8Array(data.length);
   copy.set(data);
-  return new ort.Tensor(spec.type as never, new spec.array(copy.buffer) as never, shape);
+  return newTensor(ort, spec.type as Tensor.Type, new spec.array(copy.buffer), shape);
 }
 
 /** Nesting deeper than this in a JSON input is refused (a tensor of rank 32 is already absurd). */
@@ -367,5 +368,5 @@ function readJson(ort: Ort, bytes: Buffer, file: string, info: onnx.IValueInfoPr
     : elemType === DataType.FLOAT ? Float32Array.from(flat, Number)
     : undefined;
   if (values === undefined) throw badJson(file, `JSON cannot give ${dataTypeName(elemType)} values; use .pb or .npy`);
-  return new ort.Tensor(type, values as never, dims);
+  return newTensor(ort, type, values, dims);
 }

@@ -8,6 +8,7 @@ import type { InferenceSession } from 'onnxruntime-node';
 import { AmpError } from '../onnx/errors.js';
 import { loadOrt, runtimeLogLevel, runtimeLogSeverity, type Ort } from './ort.js';
 import { providerUnavailable } from './native-libraries.js';
+import { withFloat16Bits } from './float16-bits.js';
 
 export const PROVIDERS = ['cuda', 'webgpu', 'cpu'] as const;
 export type Provider = (typeof PROVIDERS)[number];
@@ -54,8 +55,7 @@ export async function openSession(model: Uint8Array | string, providers: readonl
         continue;
       }
       const sessionOptions = { logSeverityLevel: runtimeLogSeverity(), ...options, executionProviders: [provider] };
-      const session =
-        typeof model === 'string' ? await ort.InferenceSession.create(model, sessionOptions) : await ort.InferenceSession.create(model, sessionOptions);
+      const session = await createSession(ort, model, sessionOptions);
       return { session, provider, skipped, ort };
     } catch (error) {
       const message = (error as Error).message.split('\n')[0] ?? '';
@@ -69,6 +69,15 @@ export async function openSession(model: Uint8Array | string, providers: readonl
   const tried = skipped.map((s) => s.provider).join(', ');
   const hint = last ? INSTALL_HINTS[last.provider] : '';
   throw new AmpError('RUNTIME_UNAVAILABLE', `no execution provider could start (tried ${tried}): ${last?.reason ?? ''}; ${hint}`);
+}
+
+/**
+ * Every ONNX Runtime session this tool opens is made here: its float16 inputs and outputs cross
+ * as raw bits on every Node.js version (float16-bits.ts).
+ */
+export async function createSession(ort: Ort, model: Uint8Array | string, options: InferenceSession.SessionOptions = {}): Promise<InferenceSession> {
+  const session = typeof model === 'string' ? await ort.InferenceSession.create(model, options) : await ort.InferenceSession.create(model, options);
+  return withFloat16Bits(session);
 }
 
 export function describeProvider(opened: Pick<OpenedSession, 'provider' | 'skipped'>): string {

@@ -9,6 +9,7 @@ import { AmpError } from '../onnx/errors.js';
 import { tensorRawBytes } from '../onnx/external-data.js';
 import { onnx } from '../onnx/generated/onnx.js';
 import { checkWireFormat } from '../onnx/strict-wire.js';
+import { newTensor } from './float16-bits.js';
 import type { Ort } from './ort.js';
 
 export type OrtType = Tensor.Type;
@@ -78,7 +79,7 @@ export function tensorProtoValues(tensor: onnx.ITensorProto): ArrayBufferView | 
 
 export function tensorProtoToOrt(ort: Ort, tensor: onnx.ITensorProto): Tensor {
   const type = ortTypeOf(tensor.data_type ?? DataType.UNDEFINED);
-  return new ort.Tensor(type, tensorProtoValues(tensor) as never, dimsOf(tensor));
+  return newTensor(ort, type, tensorProtoValues(tensor), dimsOf(tensor));
 }
 
 export function ortToTensorProto(tensor: Tensor, name: string): onnx.TensorProto {

@@ -23,6 +23,7 @@ import { LOSS_SCALE_NAMES } from '../passes/loss-scaling.js';
 import { detectContract, type ContractOptions } from '../passes/training/contract.js';
 import { readInitialState, stateSidecarPath } from '../passes/training/state-sidecar.js';
 import type { NonFiniteReport, TrainerLayout } from '../api/types.js';
+import { newTensor } from './float16-bits.js';
 import type { Ort } from './ort.js';
 import { openSession, type Provider } from './session.js';
 import { tensorProtoToOrt } from './tensors.js';
@@ -94,7 +95,7 @@ export function trainerLayout(model: onnx.IModelProto, contractOptions?: Contrac
 
 /** A float tensor of the element type an input declares (float32, float16 or float64). */
 export function floatTensor(ort: Ort, elemType: number, values: Float32Array, dims: readonly number[]): Tensor {
-  if (elemType === DataType.FLOAT16) return new ort.Tensor('float16', toFloat16Array(values), dims);
+  if (elemType === DataType.FLOAT16) return newTensor(ort, 'float16', toFloat16Array(values), dims);
   if (elemType === DataType.DOUBLE) return new ort.Tensor('float64', Float64Array.from(values), dims);
   if (elemType === DataType.FLOAT) return new ort.Tensor('float32', values, dims);
   throw new AmpError('TRAINING_CONTRACT', `cannot feed floats to an input of element type ${elemType}`);

@@ -106,8 +106,13 @@ describe('checkModel', () => {
     for (const [dims, bytes] of [[[-2, -1], 8], [[-1, 0], 0], [[Long.fromNumber(-2), Long.fromNumber(-1)], 8]] as const) {
       expect(errorOf(() => checkModel(withDims([...dims], bytes), { types: false })).message).toMatch(/tensor 'neg' \(graph\): dimension -[12] is negative/);
     }
-    // Long dims read in place: 2^32 + 1 elements is far past the byte limit, never "4 bytes".
-    expect(errorOf(() => checkModel(withDims([Long.fromString('4294967297')], 4), { types: false })).code).toBe('MODEL_TOO_LARGE');
+    // Long dims read in place, never cut to their low 32 bits (1 element, "4 bytes", which the data has):
+    // 2^52 + 1 elements is past the byte limit of every Node.js (2^32 on Node 20, 2^53 - 1 from 22 on) ...
+    expect(errorOf(() => checkModel(withDims([Long.fromString('4503599627370497')], 4), { types: false })).code).toBe('MODEL_TOO_LARGE');
+    // ... and 2^32 + 1 is past Node 20's, or else far from the 4 bytes there are.
+    const past32Bits = errorOf(() => checkModel(withDims([Long.fromString('4294967297')], 4), { types: false }));
+    if (4 * 4294967297 > MAX_TENSOR_BYTES) expect(past32Bits.code).toBe('MODEL_TOO_LARGE');
+    else expect([past32Bits.code, past32Bits.message]).toEqual(['INVALID_MODEL', expect.stringContaining('17179869188')]);
     expect(() => checkModel(withDims([Long.fromNumber(3), 2], 24), { types: false })).not.toThrow();
   });
 

@@ -17,8 +17,10 @@ import type { onnx } from '../../src/onnx/generated/onnx.js';
 import { buildOpLists } from '../../src/passes/amp/op-lists.js';
 import { rewriteModel, type RewriteOptions } from '../../src/passes/pipeline.js';
 import { compareOutput, scaledTolerance } from '../../src/runtime/compare.js';
+import { newTensor } from '../../src/runtime/float16-bits.js';
 import { randomInputs } from '../../src/runtime/inputs.js';
 import { loadOrt } from '../../src/runtime/ort.js';
+import { createSession } from '../../src/runtime/session.js';
 import { kernelsAvailable, registeredKernels } from '../support/operator-kernels.js';
 
 type Ort = Awaited<ReturnType<typeof loadOrt>>;
@@ -58,7 +60,7 @@ function feedsFor(ort: Ort, name: string, model: onnx.ModelProto, halfCache: boo
     const cacheTensor = (seed: number) => {
       const values = cache(seed);
       const dims = [1, DECODER.kvHeads, past, DECODER.headSize];
-      return halfCache ? new ort.Tensor('float16', toFloat16Array(values), dims) : new ort.Tensor('float32', values, dims);
+      return halfCache ? newTensor(ort, 'float16', toFloat16Array(values), dims) : new ort.Tensor('float32', values, dims);
     };
     return {
       input_ids: new ort.Tensor('int64', BigInt64Array.from([1n, 5n, 9n, 30n]), [1, sequence]),
@@ -73,7 +75,8 @@ function feedsFor(ort: Ort, name: string, model: onnx.ModelProto, halfCache: boo
 }
 
 async function run(ort: Ort, model: onnx.IModelProto, feeds: Feeds) {
-  const session = await ort.InferenceSession.create(encodeModel(model));
+  // The tool's own sessions: float16 crosses as bits on every Node.js (float16-bits.ts).
+  const session = await createSession(ort, encodeModel(model));
   try {
     return { names: session.outputNames, outputs: await session.run(feeds) };
   } finally {
