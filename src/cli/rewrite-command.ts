@@ -134,7 +134,7 @@ export const REWRITE_OPTIONS: ReadonlyArray<readonly [name: string, spec: Option
   ['external-data', {
     type: 'string',
     default: 'keep',
-    describe: "weights stored outside the model: 'keep' their layout, 'embed' them, or a file name to gather them in",
+    describe: "weights stored outside the model: 'keep' their layout (converted copies that would take the model past 2 GiB go to <output>.data), 'embed' them, or a file name to gather them in",
   }],
   ['training', { choices: ['auto', 'on', 'off'], default: 'auto', group: TRAINING_GROUP, describe: 'auto: a graph with an output X.next for an input X is a training graph' }],
   ['loss', { type: 'string', group: TRAINING_GROUP, describe: 'the loss output (default: the float output L that has a seed L_grad)' }],
@@ -372,6 +372,12 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
         protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
       }, stateModule),
     );
+    for (const { copiesMoved: moved } of saved) {
+      if (!moved) continue;
+      notes.push(
+        `External data: the converted copies of ${moved.tensors} external weights (${(moved.bytes / 2 ** 30).toFixed(2)} GiB) would make the model file larger than protobuf's 2 GiB limit; they are in ${printable(path.basename(moved.file))}`,
+      );
+    }
     for (const { requested, actual } of saved.flatMap((result) => result.renamedData)) {
       notes.push(`External data: ${printable(path.basename(requested))} already exists and was not overwritten; the weights are in ${printable(path.basename(actual))}`);
     }

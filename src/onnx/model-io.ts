@@ -119,6 +119,13 @@ export interface SaveOptions {
   unchangedBytes?: Uint8Array;
   /** Files that must not be written (the inputs of the run, its reports): naming one is UNSAFE_PATH. */
   protect?: readonly NamedPath[];
+  /**
+   * With 'keep': the largest .onnx file to write (default and most: protobuf's 2 GiB). Converted
+   * copies of external weights (--weights fp16) belong in the .onnx file, as every converted weight
+   * does; when they and the tensors already in it come to more than this, the copies go to a new
+   * data file named after the model (`<model>.data`) instead.
+   */
+  maxModelBytes?: number;
 }
 
 /** What a save did, for a truthful message. */
@@ -129,6 +136,8 @@ export interface SaveResult {
   renamedData: Array<{ requested: string; actual: string }>;
   /** Data files named after the replaced model (`<model>.<name>`) that it read, removed after the commit. */
   removed: string[];
+  /** With 'keep': the converted copies of external weights that went to a data file of their own (see maxModelBytes). */
+  copiesMoved?: { file: string; tensors: number; bytes: number };
 }
 
 const MAX_PROTOBUF_BYTES = 2 ** 31 - 1;
@@ -153,9 +162,15 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   // files join the sources after every conversion's, in the order two walks gave.
   const keptExternal: string[] = [];
   const files = new Map<string, DataFileInfo>();
+  // With 'keep', what the tensors inside the .onnx file will hold: the copies still to be made, and the rest.
+  let pendingBytes = 0;
+  let embeddedBytes = 0;
   forEachTensor(model, (tensor) => {
     const conversion = pendingConversionOf(tensor);
-    if (conversion) sources.add(conversion.source.file);
+    if (conversion) {
+      sources.add(conversion.source.file);
+      pendingBytes += conversion.byteLength;
+    } else if (mode === 'keep' && !isExternal(tensor)) embeddedBytes += storedBytes(tensor);
     if (mode !== 'keep' || !isExternal(tensor)) return;
     // A tensor built in memory that points at external data expects it beside the target.
     const ref = externalRefOf(tensor) ?? resolveExternalData(tensor, targetDir, files);
@@ -166,6 +181,17 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
     placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { file: ref.file, offset: ref.offset } });
   });
   for (const file of keptExternal) sources.add(file);
+
+  // The copies cannot all stay in the .onnx file: rather than fail once the encoder has made them
+  // whole (many GB read and converted for nothing), they go to a data file named after the model.
+  let copiesMoved: SaveResult['copiesMoved'];
+  const maxModelBytes = Math.min(options.maxModelBytes ?? MAX_PROTOBUF_BYTES, MAX_PROTOBUF_BYTES);
+  if (mode === 'keep' && pendingBytes > 0 && pendingBytes + embeddedBytes > maxModelBytes) {
+    toWrite = cloneMessage(model);
+    const location = `${path.basename(target)}.data`;
+    const moved = layOutNewDataFile(toWrite, { location }, targetDir, dataFiles, locations, 'pending copies');
+    copiesMoved = { file: path.join(targetDir, location), ...moved };
+  }
 
   if (mode !== 'keep') {
     forEachTensor(model, (tensor) => {
@@ -238,7 +264,9 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
       // Left in place: an unreferenced file, not a damaged model.
     }
   }
-  return { written, renamedData, removed };
+  if (!copiesMoved) return { written, renamedData, removed };
+  const movedTo = copiesMoved.file;
+  return { written, renamedData, removed, copiesMoved: { ...copiesMoved, file: renamedData.find((r) => r.requested === movedTo)?.actual ?? movedTo } };
 }
 
 /** Points every tensor stored at `from` to `to` (a fresh data file name). */
@@ -320,7 +348,9 @@ function layOutNewDataFile(
   targetDir: string,
   dataFiles: Map<string, Placement[]>,
   locations: Map<string, string>,
-): void {
+  which: 'all' | 'pending copies' = 'all',
+): { tensors: number; bytes: number } {
+  const moved = { tensors: 0, bytes: 0 };
   const normalized = path.normalize(spec.location);
   if (path.isAbsolute(spec.location) || normalized.split(/[\\/]/).includes('..')) {
     throw new AmpError('BAD_OPTION', `external data location '${spec.location}' must be a file name inside the model's folder`);
@@ -337,7 +367,7 @@ function layOutNewDataFile(
     const conversion = pendingConversionOf(tensor);
     if (conversion) {
       if (conversion.byteLength < threshold) return;
-    } else if (!external && (tensor.raw_data == null || tensor.raw_data.length < threshold)) return;
+    } else if (which === 'pending copies' || (!external && (tensor.raw_data == null || tensor.raw_data.length < threshold))) return;
     const ref = external ? requireRef(tensor) : undefined;
     const length = ref ? ref.length : conversion ? conversion.byteLength : (tensor.raw_data as Uint8Array).length;
     const offset = Math.ceil(end / align) * align;
@@ -347,6 +377,8 @@ function layOutNewDataFile(
       source: ref ? { file: ref.file, offset: ref.offset } : conversion ? { conversion } : { bytes: tensor.raw_data as Uint8Array },
     });
     end = offset + length;
+    moved.tensors++;
+    moved.bytes += length;
     detachPendingConversion(tensor);
     delete tensor.raw_data;
     tensor.data_location = onnx.TensorProto.DataLocation.EXTERNAL;
@@ -357,6 +389,17 @@ function layOutNewDataFile(
     ];
     attachExternalRef(tensor, { location: spec.location, file: destination, offset, length });
   });
+  return moved;
+}
+
+/** The bytes a tensor's data takes inside the .onnx file, at least (packed numbers at their element size). */
+function storedBytes(tensor: onnx.ITensorProto): number {
+  const strings = tensor.string_data ?? [];
+  let bytes = tensor.raw_data?.length ?? 0;
+  for (const s of strings) bytes += s.length;
+  bytes += 4 * ((tensor.float_data?.length ?? 0) + (tensor.int32_data?.length ?? 0));
+  bytes += 8 * ((tensor.int64_data?.length ?? 0) + (tensor.double_data?.length ?? 0) + (tensor.uint64_data?.length ?? 0));
+  return bytes;
 }
 
 const COPY_CHUNK = 16 * 1024 * 1024;

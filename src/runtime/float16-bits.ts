@@ -26,17 +26,23 @@ export function float16Bits(data: Tensor['data']): Uint16Array {
   throw new TypeError(`float16 tensor data is a ${Object.prototype.toString.call(data)}, not 16-bit elements`);
 }
 
+/** Whether a tensor is a float16 one in CPU memory whose data is not bits (a GPU tensor's data cannot be read). */
+function wrapsBits(tensor: Tensor): boolean {
+  const inCpuMemory = tensor.location === undefined || tensor.location === 'cpu' || tensor.location === 'cpu-pinned';
+  return tensor.type === 'float16' && inCpuMemory && !(tensor.data instanceof Uint16Array);
+}
+
 /** A float16 tensor whose data is not bits, seen with its bits as `data`; any other value as it is. */
 function withBitsIn<T>(value: T): T {
   const tensor = value as unknown as Tensor | null | undefined;
-  if (!tensor || typeof tensor !== 'object' || tensor.type !== 'float16' || tensor.data instanceof Uint16Array) return value;
+  if (!tensor || typeof tensor !== 'object' || !wrapsBits(tensor)) return value;
   // The caller's tensor stays as it is: the binding reads `data` off a view of it.
   return Object.create(tensor, { data: { value: float16Bits(tensor.data), enumerable: true } }) as T;
 }
 
 /** Sets a float16 tensor's `data` to its bits (a tensor this tool made, or a run's output handed to no one yet). */
 function holdBits(tensor: Tensor): void {
-  if (tensor.type !== 'float16' || tensor.data instanceof Uint16Array) return;
+  if (!wrapsBits(tensor)) return;
   Object.defineProperty(tensor, 'data', { value: float16Bits(tensor.data), enumerable: true, configurable: true });
 }
 

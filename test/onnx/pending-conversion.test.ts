@@ -12,6 +12,7 @@ import { seededRandom } from '../../src/builder/graph-builder.js';
 import { encodeModel, onnx } from '../../src/onnx/codec.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import type { AmpError } from '../../src/onnx/errors.js';
+import { tensorRawBytes } from '../../src/onnx/external-data.js';
 import { loadModel, saveModel, type SaveOptions } from '../../src/onnx/model-io.js';
 import { pendingConversionOf } from '../../src/onnx/pending-conversion.js';
 import { lowPrecisionCopy } from '../../src/onnx/tensor-data.js';
@@ -150,6 +151,41 @@ describe('a model with external weights, float16 and bfloat16', () => {
       expect([...lazy.keys()]).toEqual([...eager.keys()]);
       for (const [name, bytes] of eager) expect(lazy.get(name)?.equals(bytes), `${String(save.externalData)} ${name}`).toBe(true);
     }
+  });
+
+  it('keep: copies that would make the .onnx file too big go to <model>.data, the same bytes, and nothing is overwritten', () => {
+    const { model: rewritten } = ampRewrite(loaded, { weights: 'fp16' });
+    const converted = (rewritten.graph?.initializer ?? []).filter((t) => pendingConversionOf(t)).map((t) => t.name);
+    expect(converted.sort()).toEqual(['big', 'small']);
+    const embedded = savedFiles(loaded, { weights: 'fp16' }, { externalData: 'embed' });
+    const inFile = loadModel(path.join(work, `run-${runs - 1}`, 'out.onnx'));
+    const bytesOf = (m: onnx.IModelProto, name: string) => Buffer.from(tensorRawBytes((m.graph?.initializer ?? []).find((t) => t.name === name) as onnx.ITensorProto) as Uint8Array);
+
+    // Within the limit (protobuf's 2 GiB by default): the copies are tensors of the .onnx file, as before.
+    const within = path.join(work, 'within');
+    mkdirSync(within);
+    expect(saveModel(ampRewrite(loaded, { weights: 'fp16' }).model, path.join(within, 'out.onnx'), { externalData: 'keep' }).copiesMoved).toBeUndefined();
+    // (keep copies the other weights' file beside an output in another folder)
+    expect(readdirSync(within).sort()).toEqual(['out.onnx', 'weights.bin']);
+
+    // Over it: 'big' (2.4 MB as float16) goes to out.onnx.data; 'small' (600 bytes) stays under the 1024-byte threshold.
+    const over = path.join(work, 'over');
+    mkdirSync(over);
+    writeFileSync(path.join(over, 'out.onnx.data'), 'not ours');
+    const result = saveModel(ampRewrite(loaded, { weights: 'fp16' }).model, path.join(over, 'out.onnx'), { externalData: 'keep', maxModelBytes: 1_000_000 });
+    const fresh = path.join(over, 'out.onnx.out.onnx.data');
+    expect(result.copiesMoved).toEqual({ file: fresh, tensors: 1, bytes: 2_400_000 });
+    expect(readFileSync(path.join(over, 'out.onnx.data'), 'utf8')).toBe('not ours');
+    expect(readdirSync(over).sort()).toEqual(['out.onnx', 'out.onnx.data', 'out.onnx.out.onnx.data', 'weights.bin']);
+    expect(readFileSync(path.join(over, 'out.onnx')).length).toBeLessThan(1_000_000);
+    const saved = loadModel(path.join(over, 'out.onnx'));
+    const big = (saved.graph?.initializer ?? []).find((t) => t.name === 'big') as onnx.ITensorProto;
+    expect(big.external_data?.find((e) => e.key === 'location')?.value).toBe('out.onnx.out.onnx.data');
+    // The other weights keep their layout in the input's file.
+    const wide = (saved.graph?.initializer ?? []).find((t) => t.name === 'wide') as onnx.ITensorProto;
+    expect(wide.external_data?.find((e) => e.key === 'location')?.value).toBe('weights.bin');
+    for (const name of ['big', 'small', 'wide']) expect(bytesOf(saved, name).equals(bytesOf(inFile, name)), name).toBe(true);
+    expect(embedded.size).toBe(1);
   });
 
   it('a data file changed after the plan is refused while writing, and nothing is written', () => {

@@ -63,6 +63,9 @@ describe('float16 bits', () => {
     expect(mended.w).toBe(other);
     const asBits = { x: { type: 'float16', dims: [6], data: bits } };
     expect(feedsWithFloat16Bits(asBits)).toBe(asBits);
+    // A tensor in GPU memory has no data to read here, and goes to ONNX Runtime as it is.
+    const onGpu = { x: { type: 'float16', dims: [6], location: 'gpu-buffer', get data(): never { throw new Error('The data is not on CPU') } } };
+    expect(feedsWithFloat16Bits(onGpu)).toBe(onGpu);
 
     const seen: unknown[] = [];
     const fake = {
