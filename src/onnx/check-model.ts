@@ -341,6 +341,7 @@ function typedField(dataType: number, count: bigint): { field: keyof onnx.ITenso
 }
 
 const TYPED_FIELDS = ['float_data', 'int32_data', 'string_data', 'int64_data', 'double_data', 'uint64_data'] as const;
+type TypedField = (typeof TYPED_FIELDS)[number];
 
 function rawBytesFor(dataType: number, count: bigint): bigint | undefined {
   const per = bytesPerElement(dataType);
@@ -398,7 +399,7 @@ function passesPlainly(tensor: onnx.ITensorProto): boolean {
     }
   }
   if (isExternal(tensor) || pendingConversionOf(tensor)) return false;
-  for (const field of TYPED_FIELDS) if (((tensor[field] as unknown[] | null | undefined) ?? NO_FIELDS).length > 0) return false;
+  for (let i = 0; i < TYPED_FIELDS.length; i++) if (((tensor[TYPED_FIELDS[i] as TypedField] as unknown[] | null | undefined) ?? NO_FIELDS).length > 0) return false;
   const rawData = tensor.raw_data;
   if (rawData != null && Object.hasOwn(tensor, 'raw_data')) return rawData.length === count * per;
   return count === 0;

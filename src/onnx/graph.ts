@@ -392,7 +392,12 @@ export class GraphScope {
     for (const info of graph.input ?? []) this.inputs.set(info.name ?? '', info);
     for (const info of graph.output ?? []) this.outputs.set(info.name ?? '', info);
     for (const info of graph.value_info ?? []) this.valueInfo.set(info.name ?? '', info);
-    for (const tensor of graph.initializer ?? []) this.initializers.set(tensor.name ?? '', tensor);
+    // Indexed loops over per-node and per-weight lists: see inferScope (type-inference.ts) on for...of.
+    const initializer = graph.initializer ?? [];
+    for (let i = 0; i < initializer.length; i++) {
+      const tensor = initializer[i] as onnx.ITensorProto;
+      this.initializers.set(tensor.name ?? '', tensor);
+    }
     for (const sparse of graph.sparse_initializer ?? []) {
       if (sparse.values) this.initializers.set(sparse.values.name ?? '', sparse.values);
     }
@@ -400,7 +405,9 @@ export class GraphScope {
     // object before the one that indexes them (a cache miss or two per node on a big graph).
     let hints = new Int32Array(this.nodes.length * 4 + 16);
     let at = 0;
-    for (const node of this.nodes) {
+    const nodes = this.nodes;
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i] as onnx.INodeProto;
       const end = at + slotCountOf(node);
       if (end > hints.length) hints = grownInts(hints, end);
       at = this.index(node, names, hints, at);
@@ -512,16 +519,20 @@ export class GraphScope {
   }
 
   private indexSubgraphs(node: onnx.INodeProto, attributes: onnx.IAttributeProto[]): void {
-    const children: GraphScope[] = [];
-    for (const attribute of attributes) {
+    // Called for every node with attributes, nearly all of which hold no graph: nothing allocated for those.
+    let children: GraphScope[] | undefined;
+    for (let a = 0; a < attributes.length; a++) {
+      const attribute = attributes[a] as onnx.IAttributeProto;
       if (!attribute.g && !attribute.graphs?.length) continue;
+      children ??= [];
+      const found = children;
       const graphs = [...(attribute.g ? [attribute.g] : []), ...(attribute.graphs ?? [])];
       graphs.forEach((graph, i) => {
         const suffix = attribute.graphs?.length ? `[${i}]` : '';
-        children.push(new GraphScope(graph, this, node, `${this.path}/${node.name || node.op_type}.${attribute.name}${suffix}`));
+        found.push(new GraphScope(graph, this, node, `${this.path}/${node.name || node.op_type}.${attribute.name}${suffix}`));
       });
     }
-    if (children.length) {
+    if (children) {
       this.childrenByNode.set(node, children);
       this.children.push(...children);
     }
@@ -819,7 +830,9 @@ export class GraphScope {
     if (end > this.insertedIds.length) this.insertedIds = grownInts(this.insertedIds, end);
     starts.push(start);
     this.insertedIdsEnd = this.index(node, undefined, this.insertedIds, start, knownIds);
-    for (const child of this.childrenByNode.get(node) ?? []) child.resolveOuterReferences();
+    // An inserted Cast has no subgraphs: no iterator made for an empty list once per Cast.
+    const children = this.childrenByNode.get(node);
+    if (children) for (let i = 0; i < children.length; i++) (children[i] as GraphScope).resolveOuterReferences();
   }
 
   removeNode(node: onnx.INodeProto): void {
@@ -939,7 +952,9 @@ export class GraphScope {
     place(null);
     const anyRemoved = this.removed.size > 0;
     let oldAt = 0;
-    for (const node of this.nodes) {
+    const old = this.nodes;
+    for (let i = 0; i < old.length; i++) {
+      const node = old[i] as onnx.INodeProto;
       const count = slotCountOf(node);
       if (!anyRemoved || !this.removed.has(node)) {
         nodes.push(node);
@@ -1078,10 +1093,10 @@ export class GraphScope {
     }
     const initializerIds = this.initializerIdHints();
     let position = 0;
-    for (const name of this.initializers.keys()) {
+    this.initializers.forEach((_tensor, name) => {
       const id = values.hintedId(initializerIds?.[position++], name);
       if (id >= 0) local[id] = 1;
-    }
+    });
     for (let i = 0; i < unproduced.length; i++) {
       const id = unproducedIds[i] as number;
       if ((id < 0 || local[id] === 0) && !this.isVisibleUnproduced(unproduced[i] as string)) return false;
@@ -1114,11 +1129,12 @@ export class GraphScope {
     const producers = this.producerNodes;
     const initializerIds = this.initializerIdHints();
     let position = 0;
-    for (const name of this.initializers.keys()) {
+    let writesInitializer = false;
+    this.initializers.forEach((_tensor, name) => {
       const id = values.hintedId(initializerIds?.[position++], name);
-      if (id >= 0 && producers[id] !== undefined) return undefined;
-    }
-    return cache.unproduced;
+      if (id >= 0 && producers[id] !== undefined) writesInitializer = true;
+    });
+    return writesInitializer ? undefined : cache.unproduced;
   }
 
   /**

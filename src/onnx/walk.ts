@@ -92,7 +92,8 @@ export function forEachTensor(model: onnx.IModelProto, visit: (tensor: onnx.ITen
    * made a tensor walk two passes over every node, and a big graph's walks are memory-bound).
    */
   const walkGraph: GraphWalker = (graph, _owner, path) => {
-    for (const tensor of graph.initializer ?? []) visit(tensor, path);
+    const initializer = graph.initializer ?? [];
+    for (let i = 0; i < initializer.length; i++) visit(initializer[i] as onnx.ITensorProto, path);
     for (const sparse of graph.sparse_initializer ?? []) {
       if (sparse.values) visit(sparse.values, path);
       if (sparse.indices) visit(sparse.indices, path);

@@ -398,10 +398,13 @@ function planRewrite(
 
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
   const paints = phase('paintMs', () => paintAll());
-  for (const paint of paints.values()) {
-    for (const decision of paint.decisions) {
-      const seen = alsoSeen.get(decision.node);
-      if (seen && decision.color !== 'ALLOW') decision.reason = `${decision.reason}; calibration: ${seen.reason}`;
+  // Only with a calibration that saw nodes the weights already pinned: a walk over every decision otherwise.
+  if (alsoSeen.size) {
+    for (const paint of paints.values()) {
+      for (const decision of paint.decisions) {
+        const seen = alsoSeen.get(decision.node);
+        if (seen && decision.color !== 'ALLOW') decision.reason = `${decision.reason}; calibration: ${seen.reason}`;
+      }
     }
   }
   if (castProblem) {
@@ -600,7 +603,9 @@ function summarize(
   let denyBlocking = 0;
   let blockedByDeny = 0;
   const reasons = new Map<RuleCode, { count: number; example: string }>();
-  for (const d of decisions) {
+  // Indexed: see inferScope (type-inference.ts) on for...of in a command.
+  for (let i = 0; i < decisions.length; i++) {
+    const d = decisions[i] as NodeDecision;
     if (d.processable) {
       processable++;
       if (d.list !== undefined) recognized++;
@@ -642,7 +647,8 @@ function summarize(
 
 function countAlreadyLowPrecision(decisions: NodeDecision[]): AmpSummary['alreadyLowPrecision'] {
   const counts = new Map<string, { op: string; type: string; count: number }>();
-  for (const d of decisions) {
+  for (let i = 0; i < decisions.length; i++) {
+    const d = decisions[i] as NodeDecision;
     if (d.rule !== 'already-low-precision' || d.list !== 'allow' || !d.computesIn) continue;
     const op = d.node.domain ? `${d.node.domain}:${d.node.op_type}` : (d.node.op_type ?? '');
     const key = `${op} ${d.computesIn}`;

@@ -359,7 +359,8 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
       }
     }
 
-    for (const name of low.names()) setValueInfoType(scope, name, name, target);
+    const lowered = low.names();
+    for (let i = 0; i < lowered.length; i++) setValueInfoType(scope, lowered[i] as string, lowered[i] as string, target);
   }
   return stats;
 }

@@ -30,8 +30,14 @@ export function nodesReadingOutOfRangeWeights(graph: ModelGraph): Map<onnx.INode
   const pinned = new Map<onnx.INodeProto, PinnedNode>();
   const limit = FLOAT16_MAX + 16; // 65520 and above round to inf
   for (const scope of graph.scopes) {
-    const weights: Array<[string, onnx.ITensorProto]> = [...scope.initializers].filter(([, t]) => t.data_type === DataType.FLOAT);
-    for (const node of scope.currentNodes()) {
+    // forEach and an indexed loop: see inferScope (type-inference.ts) on for...of in a command.
+    const weights: Array<[string, onnx.ITensorProto]> = [];
+    scope.initializers.forEach((tensor, name) => {
+      if (tensor.data_type === DataType.FLOAT) weights.push([name, tensor]);
+    });
+    const nodes = scope.currentNodes();
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i] as onnx.INodeProto;
       // Constant's 'value', and the value tensor of the ops rules/dtype-attributes.json types from one (ConstantOfShape).
       const attribute = node.domain ? undefined : node.op_type === 'Constant' ? 'value' : attributeTypedOps().get(node.op_type ?? '')?.tensorAttribute;
       if (!attribute) continue;
@@ -39,7 +45,11 @@ export function nodesReadingOutOfRangeWeights(graph: ModelGraph): Map<onnx.INode
       const output = node.output?.[0];
       if (value?.data_type === DataType.FLOAT && output) weights.push([output, value]);
     }
-    for (const [name, tensor] of weights) {
+    for (let i = 0; i < weights.length; i++) {
+      // Read by index: array destructuring goes through an iterator too.
+      const weight = weights[i] as [string, onnx.ITensorProto];
+      const name = weight[0];
+      const tensor = weight[1];
       const largest = largestFinite(tensor);
       if (largest < limit) continue;
       const readers = [scope, ...graph.scopes.filter((s) => s !== scope && s.resolve(name)?.scope === scope)];
