@@ -2,8 +2,10 @@
 //  1. fp32 -> fp16 / bf16 conversion and the fp16 range scan on 256 MiB in process (GB/s of
 //     fp32 input per CPU second), against the one-value reference loop and a plain memory copy;
 //  2. a model with BENCH_BIG_WEIGHTS_GIB (default 8) GiB of external float32 weights in a sparse
-//     file (eight MatMuls), rewritten by the whole CLI with --weights fp32 and with --weights fp16
-//     (gathered into a new data file), peak RSS printed; every file is removed afterwards.
+//     file (eight MatMuls), rewritten by the whole CLI with --weights fp32, and with --weights fp16 twice:
+//     gathered into a named data file, and with the default --external-data keep (which puts the
+//     copies in <output>.data: over 2 GiB, they cannot be in the .onnx file); peak RSS printed, every
+//     file removed afterwards.
 // Usage: node bench/weights-scale.mjs [--gib 8] [--out file]
 import { execFileSync } from 'node:child_process';
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -124,9 +126,11 @@ export async function bigExternalModel({ gib = 8 } = {}) {
     for (const args of [
       ['-o', path.join(dir, 'out-fp32.onnx'), '--weights', 'fp32'],
       ['-o', path.join(dir, 'out-fp16.onnx'), '--weights', 'fp16', '--external-data', 'out-fp16.weights'],
+      // As a user types it: --external-data keep (the default) puts copies over protobuf's 2 GiB in <output>.data.
+      ['-o', path.join(dir, 'out-fp16-keep.onnx'), '--weights', 'fp16'],
     ]) {
       const row = cliRun(dir, file, args);
-      const dataFile = path.join(dir, 'out-fp16.weights');
+      const dataFile = path.join(dir, args.includes('--external-data') ? 'out-fp16.weights' : 'out-fp16-keep.onnx.data');
       row.outputDataBytes = args.includes('fp16') ? (statSync(dataFile, { throwIfNoEntry: false })?.size ?? 0) : weightBytes;
       rows.push(row);
       console.log(
