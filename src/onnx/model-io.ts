@@ -186,6 +186,7 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   // whole (many GB read and converted for nothing), they go to a data file named after the model.
   let copiesMoved: SaveResult['copiesMoved'];
   const maxModelBytes = Math.min(options.maxModelBytes ?? MAX_PROTOBUF_BYTES, MAX_PROTOBUF_BYTES);
+  if (!(maxModelBytes >= 0)) throw new AmpError('BAD_OPTION', `maxModelBytes ${String(options.maxModelBytes)}: expected a number of bytes`);
   if (mode === 'keep' && pendingBytes > 0 && pendingBytes + embeddedBytes > maxModelBytes) {
     toWrite = cloneMessage(model);
     const location = `${path.basename(target)}.data`;

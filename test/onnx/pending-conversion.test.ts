@@ -186,6 +186,7 @@ describe('a model with external weights, float16 and bfloat16', () => {
     expect(wide.external_data?.find((e) => e.key === 'location')?.value).toBe('weights.bin');
     for (const name of ['big', 'small', 'wide']) expect(bytesOf(saved, name).equals(bytesOf(inFile, name)), name).toBe(true);
     expect(embedded.size).toBe(1);
+    expect(failure(() => saveModel(rewritten, path.join(over, 'other.onnx'), { externalData: 'keep', maxModelBytes: Number.NaN }))).toMatch(/^BAD_OPTION maxModelBytes NaN/);
   });
 
   it('a data file changed after the plan is refused while writing, and nothing is written', () => {
