@@ -375,7 +375,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     for (const { copiesMoved: moved } of saved) {
       if (!moved) continue;
       notes.push(
-        `External data: the converted copies of ${moved.tensors} external weights (${(moved.bytes / 2 ** 30).toFixed(2)} GiB) would make the model file larger than protobuf's 2 GiB limit; they are in ${printable(path.basename(moved.file))}`,
+        `External data: the converted copies of ${moved.tensors} external weight${moved.tensors === 1 ? '' : 's'} (${(moved.bytes / 2 ** 30).toFixed(2)} GiB) would make the model file larger than protobuf's 2 GiB limit; they are in ${printable(path.basename(moved.file))}`,
       );
     }
     for (const { requested, actual } of saved.flatMap((result) => result.renamedData)) {

@@ -5,8 +5,9 @@
  *
  * What is checked: a graph is present; ir_version is in range; an opset is imported; in every
  * graph scope value names are non-empty where required and each value has one producer; the
- * nodes form no cycle; every tensor's data agrees with its dims and type and fits in what this
- * tool can hold; and the type/order checks the rewrite's own validator runs on its output.
+ * nodes form no cycle; every tensor's data agrees with its dims and type, and a tensor held in
+ * memory fits in what this tool can hold; and the type/order checks the rewrite's own validator
+ * runs on its output.
  */
 import { constants as bufferConstants } from 'node:buffer';
 import Long from 'long';
@@ -428,10 +429,10 @@ function checkTensor(tensor: onnx.ITensorProto, where: string): void {
   const raw = rawBytesFor(dataType, count);
   const field = typedField(dataType, count);
   if (!field) throw fail((label) => `${label}: data type ${dataType} is not a tensor element type`);
-  if (raw !== undefined && raw > MAX_TENSOR_BIGINT) {
-    const tooLarge = fail((label, typed) => `${label}: ${typed} is ${raw} bytes, over the ${MAX_TENSOR_BYTES} bytes one tensor may hold in this tool`);
-    throw new AmpError('MODEL_TOO_LARGE', tooLarge.message, { subject: name });
-  }
+  // External data, and a float16 copy still to be made from it, is never held whole by the rewrite:
+  // scanned, converted and copied in chunks (tensor-chunks.ts), and refused with MODEL_TOO_LARGE
+  // where something would read it into one buffer (external-data.ts). So a weight over one buffer
+  // (4 GiB on Node 20) is no reason to refuse the model.
   if (isExternal(tensor)) {
     const ref = externalRefOf(tensor);
     if (ref && raw !== undefined && BigInt(ref.length) !== raw) {
@@ -444,6 +445,10 @@ function checkTensor(tensor: onnx.ITensorProto, where: string): void {
     // A float16 copy still to be made from external data: its length is known without making it.
     if (raw !== undefined && BigInt(pending.byteLength) !== raw) throw fail((label, typed) => `${label}: ${typed} needs ${raw} bytes of raw_data, it has ${pending.byteLength}`);
     return;
+  }
+  if (raw !== undefined && raw > MAX_TENSOR_BIGINT) {
+    const tooLarge = fail((label, typed) => `${label}: ${typed} is ${raw} bytes, over the ${MAX_TENSOR_BYTES} bytes one tensor may hold in this tool`);
+    throw new AmpError('MODEL_TOO_LARGE', tooLarge.message, { subject: name });
   }
   const stored = storedFields(tensor);
   const hasRaw = tensor.raw_data != null && Object.hasOwn(tensor, 'raw_data') && (tensor.raw_data.length > 0 || stored.length === 0);

@@ -12,6 +12,7 @@ import { seededRandom } from '../../src/builder/graph-builder.js';
 import { encodeModel, onnx } from '../../src/onnx/codec.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { float32ToBfloat16Bits, float32ToFloat16Bits } from '../../src/onnx/float16.js';
+import { checkModel } from '../../src/onnx/check-model.js';
 import { loadModel, saveModel } from '../../src/onnx/model-io.js';
 import { forEachFloat32Chunk } from '../../src/onnx/tensor-chunks.js';
 import { largestFiniteMagnitude, lowPrecisionCopy } from '../../src/onnx/tensor-data.js';
@@ -129,6 +130,8 @@ describe('weights read through a fixed buffer', () => {
       closeSync(fd);
     }
     const loaded = loadedWith(externalTensor('w', [length / 16, 4], 'huge.bin', 0, length), path.join(work, 'huge.onnx'));
+    // The command's input check takes it too: a weight in external data is never held whole.
+    expect(() => checkModel(loaded)).not.toThrow();
     const { model: rewritten, report } = ampRewrite(loaded, { weights: 'fp16' });
     const matmul = report.nodes.find((n) => n.node === 'y');
     expect(matmul?.rule).toBe('weight-out-of-range');
