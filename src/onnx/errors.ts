@@ -2,6 +2,8 @@
  * Typed errors with stable codes. The CLI renders `message` as one line and maps `code` to an
  * exit status; library users switch on `code`, never on message text.
  */
+import { printable } from './printable.js';
+
 export type AmpErrorCode =
   | 'FILE_NOT_FOUND'
   | 'READ_FAILED'
@@ -46,7 +48,10 @@ export class AmpError extends Error {
   readonly subject: string | undefined;
 
   constructor(code: AmpErrorCode, message: string, options: { subject?: string; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // One line whatever the model put in the names it quotes (a newline in an op type, an escape
+    // sequence in a tensor name): each site should quote names through printable(), and this
+    // holds where one does not. Escaping is idempotent, so a printable() name is left as it is.
+    super(printable(message, Number.POSITIVE_INFINITY), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AmpError';
     this.code = code;
     this.subject = options.subject;

@@ -10,6 +10,7 @@ import { AmpError } from '../../src/onnx/errors.js';
 import type { onnx } from '../../src/onnx/generated/onnx.js';
 import { ampRewrite, type AmpOptions } from '../../src/passes/amp.js';
 import { renderGraphText } from '../../src/report/graph-text.js';
+import { errorOf } from '../support/errors.js';
 
 const F = DataType.FLOAT;
 const weight = (b: GraphBuilder, name: string, rows = 4, cols = 4) => b.initializer(name, [rows, cols], new Float32Array(rows * cols).fill(0.5));
@@ -271,6 +272,16 @@ describe('bad graphs', () => {
     b.op('NotAnOnnxOp', [b.input('x', F, [4])], {}, { name: 'mystery', outputs: ['y'] });
     b.output('y', F, [4]);
     expect(() => ampRewrite(b.model())).toThrowError(/node NotAnOnnxOp 'mystery': op NotAnOnnxOp is not defined in ai.onnx at opset 17/);
+  });
+  it('names a model wrote with controls in them (a newline, an escape sequence) stay on the error\'s one line', () => {
+    // A fuzzed byte turned an op type into "Conv*\n pads@@@@": the message quoted it raw, on two lines.
+    const b = new GraphBuilder('g');
+    b.op('Conv\n\u001b[2J', [b.input('x', F, [4])], {}, { name: 'odd\nnode', outputs: ['y'] });
+    b.output('y', F, [4]);
+    const message = errorOf(() => ampRewrite(b.model())).message;
+    expect(message).toBe("node Conv\\n\\x1b[2J 'odd\\nnode': op Conv\\n\\x1b[2J is not defined in ai.onnx at opset 17");
+    // Any AmpError: a site that quotes a name raw still gives one line.
+    expect(new AmpError('INVALID_MODEL', "tensor 'a\nb\u202e'").message).toBe("tensor 'a\\nb\\u202e'");
   });
   it('a custom op whose output type is unknown makes its readers unprocessable, with the reason', () => {
     const b = new GraphBuilder('g');

@@ -18,6 +18,7 @@ import type { AttributeCondition, ListName, OpLists } from './op-lists.js';
 import type { PinnedNode } from './weight-range.js';
 import { findAttribute } from '../../onnx/attributes.js';
 import { longToNumber } from '../../onnx/external-data.js';
+import { printable } from '../../onnx/printable.js';
 import type { TargetPolicy } from './target-policy.js';
 
 export interface PaintOptions {
@@ -521,7 +522,7 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       if (STANDARD_DOMAINS.has(domain) && !scope.subgraphsOf(node).length && opsets.has(domain)) {
         throw new AmpError(
           'UNKNOWN_OP',
-          `node ${describeNode(node)}: op ${node.op_type} is not defined in ${domain || 'ai.onnx'} at opset ${opsets.get(domain)}`,
+          `node ${printable(describeNode(node), 300)}: op ${printable(node.op_type)} is not defined in ${printable(domain) || 'ai.onnx'} at opset ${opsets.get(domain)}`,
           { subject: node.name ?? '' },
         );
       }
