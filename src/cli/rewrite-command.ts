@@ -258,6 +258,21 @@ export function figuresRead(args: Pick<RewriteArgs, 'report' | 'quiet'>): boolea
   return !args.quiet || args.report.length > 0;
 }
 
+/** What the saves did that the user did not ask for by name: where data went instead (printed as notes). */
+export function saveNotes(saved: readonly SaveResult[]): string[] {
+  const notes: string[] = [];
+  for (const { copiesMoved: moved } of saved) {
+    if (!moved) continue;
+    notes.push(
+      `External data: the converted copies of ${moved.tensors} external weight${moved.tensors === 1 ? '' : 's'} (${moved.bytes >= 2 ** 30 ? `${(moved.bytes / 2 ** 30).toFixed(2)} GiB` : `${(moved.bytes / 2 ** 20).toFixed(1)} MiB`}) would make the model file larger than protobuf's 2 GiB limit; they are in ${printable(path.basename(moved.file))}`,
+    );
+  }
+  for (const { requested, actual } of saved.flatMap((result) => result.renamedData)) {
+    notes.push(`External data: ${printable(path.basename(requested))} already exists and was not overwritten; the weights are in ${printable(path.basename(actual))}`);
+  }
+  return notes;
+}
+
 export function patternWarnings(args: RewriteArgs, report: AmpReport): string[] {
   // Without a pattern there is nothing to match: reading report.nodes would build the whole audit.
   if (!args.forceFp32.length && !args.forceFp16.length) return [];
@@ -372,15 +387,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
         protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
       }, stateModule),
     );
-    for (const { copiesMoved: moved } of saved) {
-      if (!moved) continue;
-      notes.push(
-        `External data: the converted copies of ${moved.tensors} external weight${moved.tensors === 1 ? '' : 's'} (${(moved.bytes / 2 ** 30).toFixed(2)} GiB) would make the model file larger than protobuf's 2 GiB limit; they are in ${printable(path.basename(moved.file))}`,
-      );
-    }
-    for (const { requested, actual } of saved.flatMap((result) => result.renamedData)) {
-      notes.push(`External data: ${printable(path.basename(requested))} already exists and was not overwritten; the weights are in ${printable(path.basename(actual))}`);
-    }
+    notes.push(...saveNotes(saved));
   }
   if (report) {
     const [{ renderAuditJson, renderAuditMarkdown }, { renderAuditHtml }] = await reportRenderers();

@@ -525,12 +525,11 @@ export class GraphScope {
       const attribute = attributes[a] as onnx.IAttributeProto;
       if (!attribute.g && !attribute.graphs?.length) continue;
       children ??= [];
-      const found = children;
       const graphs = [...(attribute.g ? [attribute.g] : []), ...(attribute.graphs ?? [])];
-      graphs.forEach((graph, i) => {
+      for (let i = 0; i < graphs.length; i++) {
         const suffix = attribute.graphs?.length ? `[${i}]` : '';
-        found.push(new GraphScope(graph, this, node, `${this.path}/${node.name || node.op_type}.${attribute.name}${suffix}`));
-      });
+        children.push(new GraphScope(graphs[i] as onnx.IGraphProto, this, node, `${this.path}/${node.name || node.op_type}.${attribute.name}${suffix}`));
+      }
     }
     if (children) {
       this.childrenByNode.set(node, children);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/builder/graph-builder.js';
+import { saveNotes } from '../../src/cli/rewrite-command.js';
 import { encodeModel, onnx } from '../../src/onnx/codec.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import type { AmpError } from '../../src/onnx/errors.js';
@@ -175,6 +176,11 @@ describe('a model with external weights, float16 and bfloat16', () => {
     const result = saveModel(ampRewrite(loaded, { weights: 'fp16' }).model, path.join(over, 'out.onnx'), { externalData: 'keep', maxModelBytes: 1_000_000 });
     const fresh = path.join(over, 'out.onnx.out.onnx.data');
     expect(result.copiesMoved).toEqual({ file: fresh, tensors: 1, bytes: 2_400_000 });
+    // What the command prints of it: where the copies went, and that the file there was left alone.
+    expect(saveNotes([result])).toEqual([
+      "External data: the converted copies of 1 external weight (2.3 MiB) would make the model file larger than protobuf's 2 GiB limit; they are in out.onnx.out.onnx.data",
+      'External data: out.onnx.data already exists and was not overwritten; the weights are in out.onnx.out.onnx.data',
+    ]);
     expect(readFileSync(path.join(over, 'out.onnx.data'), 'utf8')).toBe('not ours');
     expect(readdirSync(over).sort()).toEqual(['out.onnx', 'out.onnx.data', 'out.onnx.out.onnx.data', 'weights.bin']);
     expect(readFileSync(path.join(over, 'out.onnx')).length).toBeLessThan(1_000_000);
