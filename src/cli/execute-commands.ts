@@ -29,6 +29,9 @@ import type { DeviceDeps } from './train-command.js';
 import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 import { requireNumber } from './numeric-options.js';
 import { runSession } from '../runtime/run-session.js';
+import { purePrecision } from '../passes/pure-precision.js';
+import { DataType } from '../onnx/data-types.js';
+import { renderBenchReport } from '../report/bench-report.js';
 
 type Print = (text: string) => void;
 
@@ -177,6 +180,7 @@ export interface BenchArgs extends RewriteArgs, RuntimeArgs {
   batchDim?: string;
   batchStart?: number;
   maxBatch: number;
+  pureFp16: boolean;
 }
 
 /** What bench takes from the machine; tests pass a faked device query and runner. */
@@ -198,7 +202,9 @@ export function benchOptions(yargs: Argv): Argv<BenchArgs> {
       .option('batch-search', { type: 'boolean', default: false, describe: 'also find the largest batch that fits for fp32 and amp (doubling, then bisecting), with the throughput at each' })
       .option('batch-dim', { type: 'string', describe: "the symbolic batch dimension for --batch-search (default: the first input's first dimension)" })
       .option('batch-start', { type: 'number', describe: 'first batch size --batch-search tries (default: the benchmarked batch)' })
-      .option('max-batch', { type: 'number', default: 1 << 20, describe: 'largest batch --batch-search tries' }),
+      .option('max-batch', { type: 'number', default: 1 << 20, describe: 'largest batch --batch-search tries' })
+      .option('pure-fp16', { type: 'boolean', default: false, describe: 'also time the model with every value in float16 (the unsafe upper bound AMP is measured against)' })
+      .option('report', { type: 'string', array: true, default: [], describe: 'write the figures as charts in one self-contained HTML page (bench.html)' }),
   ) as unknown as Argv<BenchArgs>;
 }
 
@@ -246,11 +252,13 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
     requireNumber('max-batch', args.maxBatch, { integer: true, min: 1 });
   }
   if (args.batchSearch && args.inputs.length) throw new AmpError('BAD_OPTION', '--batch-search makes random inputs of each batch size: drop --inputs');
+  const htmlReport = benchReportPath(args.report);
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
   // --out is checked before the runs: never the model, its data, the --rules file or an --inputs file.
-  if (args.out) assertSeparateFiles([{ path: args.out, role: '--out' }], inputFilesOf(args, model));
+  const written = [...(args.out ? [{ path: args.out, role: '--out' }] : []), ...(htmlReport ? [{ path: htmlReport, role: '--report' }] : [])];
+  if (written.length) assertSeparateFiles(written, inputFilesOf(args, model));
   const { model: amp, report: { amp: report } } = rewriteModel(model, options);
   reportWarnings(patternWarnings(args, report), Boolean(args.strict));
   const providers = providersOf(args);
@@ -261,8 +269,8 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   feedsOf(ort, model, args);
   const feeds: FeedSpec = { inputs: args.inputs, dims: Object.fromEntries(parseDims(args.dim)), seed: args.seed };
   const runner = deps.runner ?? (args.isolation === 'in-process' ? inProcessRunner : processRunner());
-  const models = { fp32: encodeModel(model), amp: encodeModel(amp) };
-  const result = await benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance: { atol: 1e-2, rtol: 1e-2 } }, runner);
+  const models = { fp32: encodeModel(model), amp: encodeModel(amp), ...(args.pureFp16 ? { fp16: encodeModel(purePrecision(model, DataType.FLOAT16)) } : {}) };
+  const result = await benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance: { atol: 1e-2, rtol: 1e-2 }, pureFp16: args.pureFp16 }, runner);
   const batchSearch = args.batchSearch
     ? await searchBatches(
         models,
@@ -296,6 +304,7 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
     ...(batchSearch ? { batchSearch } : {}),
   };
   if (args.out) writeTextAtomically(args.out, `${JSON.stringify(record, null, 2)}\n`);
+  if (htmlReport) writeTextAtomically(htmlReport, renderBenchReport(record));
   if (args.json) {
     print(`${JSON.stringify({ ...record, ...(args.verbose ? { lists: report.lists } : {}) }, null, 2)}\n`);
   } else if (!args.quiet) {
@@ -305,6 +314,15 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   }
   // A FAIL row means the mixed-precision model's outputs left the tolerance: the same exit as compare's.
   return result.accuracy.every((row) => row.pass) ? 0 : 1;
+}
+
+/** bench's --report: one HTML page of charts (the rewrite's audit formats do not apply to bench). */
+function benchReportPath(reports: readonly string[]): string | undefined {
+  if (!reports.length) return undefined;
+  const [page, ...more] = reports;
+  if (more.length) throw new AmpError('BAD_OPTION', `--report: bench writes one page; given ${reports.length} (${reports.join(', ')})`, { subject: 'report' });
+  if (!/\.html?$/i.test(page as string)) throw new AmpError('BAD_OPTION', `--report ${page}: bench's report is an HTML page of charts: name a .html file (the per-node audit comes from a rewrite with --report)`, { subject: 'report' });
+  return page;
 }
 
 /**

@@ -15,20 +15,32 @@ import type { Ort } from './ort.js';
 import type { Provider } from './session.js';
 import { decodeTensorProto, tensorProtoToOrt } from './tensors.js';
 
+export type BenchModel = 'fp32' | 'amp' | 'fp16';
+
 export interface PlannedVariant {
   label: string;
-  model: 'fp32' | 'amp';
+  model: BenchModel;
   tf32: boolean | null;
 }
 
-/** The variants to time, the reference (full fp32) first. */
-export function planVariants(providers: readonly Provider[]): PlannedVariant[] {
-  if (providers[0] !== 'cuda') return [{ label: 'fp32', model: 'fp32', tf32: null }, { label: 'amp', model: 'amp', tf32: null }];
-  return [
-    { label: 'fp32', model: 'fp32', tf32: false },
-    { label: 'fp32+tf32', model: 'fp32', tf32: true },
-    { label: 'amp', model: 'amp', tf32: true },
-  ];
+/**
+ * The variants to time, the reference (full fp32) first, then AMP; with `pureFp16`, pure float16
+ * last (every value float16: the unsafe upper bound on speed that AMP is measured against).
+ */
+export function planVariants(providers: readonly Provider[], options: { pureFp16?: boolean } = {}): PlannedVariant[] {
+  const cuda = providers[0] === 'cuda';
+  const variants: PlannedVariant[] = cuda
+    ? [
+        { label: 'fp32', model: 'fp32', tf32: false },
+        { label: 'fp32+tf32', model: 'fp32', tf32: true },
+        { label: 'amp', model: 'amp', tf32: true },
+      ]
+    : [
+        { label: 'fp32', model: 'fp32', tf32: null },
+        { label: 'amp', model: 'amp', tf32: null },
+      ];
+  if (options.pureFp16) variants.push({ label: 'fp16', model: 'fp16', tf32: cuda ? true : null });
+  return variants;
 }
 
 export interface VariantBenchOptions {
@@ -37,6 +49,8 @@ export interface VariantBenchOptions {
   warmup: number;
   feeds: FeedSpec;
   tolerance: { atol: number; rtol: number };
+  /** Also time the pure float16 model (models.fp16 must be given). */
+  pureFp16?: boolean;
 }
 
 export type MeasuredVariant = Omit<VariantMeasurement, 'outputs'>;
@@ -52,7 +66,7 @@ export interface VariantBenchResult {
   accuracyByVariant: Record<string, OutputComparison[]>;
   /** fp32 median over AMP median. */
   speedup: number;
-  /** AMP's speed-up against each fp32 variant, by label (fp32 and, on CUDA, fp32+tf32). */
+  /** AMP's speed-up against each other variant, by label (fp32, on CUDA fp32+tf32, and fp16 when timed: below 1 there). */
   speedups: Record<string, number>;
 }
 
@@ -66,23 +80,25 @@ export function compareAll(ort: Ort, reference: Record<string, Uint8Array>, cand
   });
 }
 
-export async function benchVariants(ort: Ort, models: Record<'fp32' | 'amp', Uint8Array>, options: VariantBenchOptions, runner: VariantRunner): Promise<VariantBenchResult> {
+export async function benchVariants(ort: Ort, models: Record<'fp32' | 'amp', Uint8Array> & { fp16?: Uint8Array }, options: VariantBenchOptions, runner: VariantRunner): Promise<VariantBenchResult> {
   const measured: VariantMeasurement[] = [];
-  for (const variant of planVariants(options.providers)) {
+  for (const variant of planVariants(options.providers, { pureFp16: options.pureFp16 ?? false })) {
+    const bytes = models[variant.model];
+    if (!bytes) throw new AmpError('BAD_OPTION', `bench ${variant.label}: no ${variant.model} model to time`);
     const job: VariantJob = { label: variant.label, providers: options.providers, runs: options.runs, warmup: options.warmup, feeds: options.feeds, tf32: variant.tf32, keepOutputs: true };
     try {
-      measured.push(await runner(job, models[variant.model]));
+      measured.push(await runner(job, bytes));
     } catch (error) {
       if (error instanceof VariantFailed) throw new AmpError('RUNTIME_FAILED', `bench ${variant.label}: ${error.message}`, { cause: error });
       throw error;
     }
   }
   const reference = measured[0] as VariantMeasurement;
-  const amp = measured[measured.length - 1] as VariantMeasurement;
+  const amp = measured.find((m) => m.label === 'amp') as VariantMeasurement;
   const accuracyByVariant: Record<string, OutputComparison[]> = {};
   for (const m of measured.slice(1)) accuracyByVariant[m.label] = compareAll(ort, reference.outputs ?? {}, m.outputs ?? {}, options.tolerance);
   const speedups: Record<string, number> = {};
-  for (const m of measured.slice(0, -1)) speedups[m.label] = m.medianMs / amp.medianMs;
+  for (const m of measured) if (m !== amp) speedups[m.label] = m.medianMs / amp.medianMs;
   return {
     batch: reference.batch,
     runs: options.runs,
