@@ -37,3 +37,8 @@ export { createTrainer, tensorValues, type Trainer, type TrainerOptions, type St
 export { splitInitialState, readInitialState, stateSidecarPath } from './passes/training/state-sidecar.js';
 export { purePrecision, type PureTarget } from './passes/pure-precision.js';
 export { parseVariants, variantGraph, VARIANT_NAMES, type Variant, type VariantName } from './passes/training/variants.js';
+// The chart reports: a training comparison (what `train --json` writes) and a bench record (bench --out) as self-contained HTML.
+export { renderTrainingReport } from './report/training-report.js';
+export { renderBenchReport, type BenchReportInput } from './report/bench-report.js';
+export type { TrainingRecord, TrainingVariantResult, TrainResult, EpochResult, StepRecord } from './runtime/training-record.js';
+export type { ProgressEvent, ProgressListener } from './runtime/activity.js';

@@ -29,6 +29,7 @@ import type { DeviceDeps } from './train-command.js';
 import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 import { requireNumber } from './numeric-options.js';
 import { runSession } from '../runtime/run-session.js';
+import { withProgress } from './progress.js';
 import { purePrecision } from '../passes/pure-precision.js';
 import { DataType } from '../onnx/data-types.js';
 import { renderBenchReport } from '../report/bench-report.js';
@@ -154,9 +155,13 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   const notices: string[] = [];
   const feeds = feedsOf(ort, reference, args, notices);
   const providers = providersOf(args);
-  const expected = await runOnce(encodeModel(reference), feeds, providers, 'reference');
-  const numerics = asked ?? defaultNumerics(expected.provider);
-  const got = await runUnder(candidate, numerics, feeds, [expected.provider], 'candidate');
+  const { expected, numerics, got } = await withProgress('compare', args.quiet || Boolean(args.json), async (onProgress) => {
+    onProgress({ phase: 'reference run', done: 0, total: 2 });
+    const expected = await runOnce(encodeModel(reference), feeds, providers, 'reference');
+    const numerics = asked ?? defaultNumerics(expected.provider);
+    onProgress({ phase: 'candidate run', done: 1, total: 2 });
+    return { expected, numerics, got: await runUnder(candidate, numerics, feeds, [expected.provider], 'candidate') };
+  });
   const rows = compareRuns(expected, got, args.atol, args.rtol);
   const pass = rows.every((r) => r.pass);
   const tolerance = { atol: args.atol, rtol: args.rtol, rule: TOLERANCE_RULE };
@@ -270,9 +275,12 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   const feeds: FeedSpec = { inputs: args.inputs, dims: Object.fromEntries(parseDims(args.dim)), seed: args.seed };
   const runner = deps.runner ?? (args.isolation === 'in-process' ? inProcessRunner : processRunner());
   const models = { fp32: encodeModel(model), amp: encodeModel(amp), ...(args.pureFp16 ? { fp16: encodeModel(purePrecision(model, DataType.FLOAT16)) } : {}) };
-  const result = await benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance: { atol: 1e-2, rtol: 1e-2 }, pureFp16: args.pureFp16 }, runner);
+  const silent = args.quiet || args.json;
+  const result = await withProgress('bench', silent, (onProgress) =>
+    benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance: { atol: 1e-2, rtol: 1e-2 }, pureFp16: args.pureFp16, onProgress }, runner),
+  );
   const batchSearch = args.batchSearch
-    ? await searchBatches(
+    ? await withProgress('bench', silent, (onProgress) => searchBatches(
         models,
         {
           providers,
@@ -282,9 +290,10 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
           runs: Math.min(args.runs, 10),
           warmup: Math.min(args.warmup, 2),
           feeds,
+          onProgress,
         },
         runner,
-      )
+      ))
     : undefined;
   const provider = result.variants[0]?.provider;
   const method = ISOLATION_DESCRIPTIONS[args.isolation];

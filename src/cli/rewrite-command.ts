@@ -21,7 +21,8 @@ import { TARGETS, type Target } from '../passes/amp/target-policy.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import type { Calibration } from '../runtime/calibration.js';
 import { loadOrt } from '../runtime/ort.js';
-import { mark, phase } from '../onnx/phases.js';
+import { mark, phase, setPhaseListener } from '../onnx/phases.js';
+import { rewritePhaseProgress, withProgress } from './progress.js';
 import { writeStderr } from './standard-streams.js';
 
 export interface RewriteArgs {
@@ -309,7 +310,9 @@ async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampO
     : Array.from({ length: args.calibrationBatches }, (_, seed) =>
         modelAwareRandomInputs(ort, model, { dims: parseDims(args.dim), seed, defaultDim: 1, notices, scale: args.inputScale, distribution: args.inputDistribution }),
       );
-  return calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions });
+  return withProgress('calibrate', args.quiet || args.json, (onProgress) =>
+    calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions, onProgress }),
+  );
 }
 
 /**
@@ -328,6 +331,15 @@ function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveO
 }
 
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
+  const endProgress = rewritePhaseProgress(args.quiet || args.json, setPhaseListener);
+  try {
+    return await rewriteAndSave(args, print);
+  } finally {
+    endProgress();
+  }
+}
+
+async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   if (!args.output && !args.dryRun) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx> (or --dry-run)');
   for (const report of args.report) {
     if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);

@@ -1,4 +1,5 @@
 /** `amp-rewrite tune <model.onnx> -o <out.onnx>`: the list-based rewrite, plus the fewest fp32 pins that pass a tolerance. */
+import { withProgress } from './progress.js';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
@@ -109,7 +110,8 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
     : `${batches.length} batch(es) of random inputs (seed ${args.seed}, ${args.inputDistribution} x${args.inputScale}); pass real inputs with --inputs`;
   const providers = providersOf(args);
   const numerics = parseNumerics(args.numerics) ?? defaultNumerics(providers[0] ?? 'cpu');
-  const result = await tune(model, {
+  const result = await withProgress('tune', args.quiet || Boolean(args.json), (onProgress) => tune(model, {
+    onProgress,
     ampOptions: ampOptionsFromArgs(args),
     batches,
     providers,
@@ -118,7 +120,7 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
     rtol: args.rtol,
     metric: args.metric,
     budgetSeconds: args.budgetSeconds,
-  });
+  }));
   const { result: amp, ...rest } = result;
   const record = { holdsFor, ...rest, summary: amp.report.summary };
   if (args.json) print(`${JSON.stringify({ ...record, notices, written: result.pass ? [args.output, overrides, reportFile, ...args.report] : [] }, null, 2)}\n`);

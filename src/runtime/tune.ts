@@ -11,6 +11,7 @@
  * conversion and a new session per attempt (bench/tune-vs-greedy.mjs compares the two).
  * The result holds for the inputs it was tuned on; other inputs may need other pins.
  */
+import type { ProgressListener } from './activity.js';
 import type { Tensor } from 'onnxruntime-node';
 import { encodeModel } from '../onnx/codec.js';
 import { AmpError } from '../onnx/errors.js';
@@ -51,6 +52,8 @@ export interface TuneOptions extends Criterion {
   numerics: Numerics;
   /** Stop verifying after this long and return the best model found so far. */
   budgetSeconds?: number;
+  /** Told as each model run ends: the reference, the plain rewrite, then each try. */
+  onProgress?: ProgressListener;
 }
 
 export interface Attempt {
@@ -234,7 +237,9 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
 
   // One instrumented run of each model: the reference's outputs, and every intermediate value of both.
   const probe = instrument(model);
+  options.onProgress?.({ phase: 'reference run', done: 0 });
   const references = await runBatches(encodeModel(probe.model), options.batches, options.providers, 'reference');
+  options.onProgress?.({ phase: 'rewritten run', done: 0 });
   runs.instrumented += options.batches.length;
   runs.sessions++;
   const outputNames = (model.graph?.output ?? []).map((o) => o.name ?? '');
@@ -261,6 +266,7 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
   if (baseJudged.pass) return finish(base, true, [], baseJudged.outputs, false);
 
   const verify = async (pins: string[]) => {
+    options.onProgress?.({ phase: `try (${pins.length} pinned)`, done: attempts.length });
     const result = rewrite(pins);
     const outputs = await runBatches(encodeModel(modelForNumerics(result.model, options.numerics)), options.batches, options.providers, 'tuned');
     runs.full += options.batches.length;

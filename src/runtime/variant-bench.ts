@@ -6,6 +6,7 @@
  * - optionally, the largest batch that fits for fp32 and for AMP, with the throughput at each.
  * The runner is a parameter so the logic is tested with a faked one.
  */
+import type { ProgressListener } from './activity.js';
 import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { compareOutput, scaledTolerance, type OutputComparison, type Tolerance } from './compare.js';
@@ -51,6 +52,8 @@ export interface VariantBenchOptions {
   tolerance: { atol: number; rtol: number };
   /** Also time the pure float16 model (models.fp16 must be given). */
   pureFp16?: boolean;
+  /** Told before each variant is timed. */
+  onProgress?: ProgressListener;
 }
 
 export type MeasuredVariant = Omit<VariantMeasurement, 'outputs'>;
@@ -82,7 +85,9 @@ export function compareAll(ort: Ort, reference: Record<string, Uint8Array>, cand
 
 export async function benchVariants(ort: Ort, models: Record<'fp32' | 'amp', Uint8Array> & { fp16?: Uint8Array }, options: VariantBenchOptions, runner: VariantRunner): Promise<VariantBenchResult> {
   const measured: VariantMeasurement[] = [];
-  for (const variant of planVariants(options.providers, { pureFp16: options.pureFp16 ?? false })) {
+  const planned = planVariants(options.providers, { pureFp16: options.pureFp16 ?? false });
+  for (const variant of planned) {
+    options.onProgress?.({ phase: `timing ${variant.label}`, done: measured.length, total: planned.length });
     const bytes = models[variant.model];
     if (!bytes) throw new AmpError('BAD_OPTION', `bench ${variant.label}: no ${variant.model} model to time`);
     const job: VariantJob = { label: variant.label, providers: options.providers, runs: options.runs, warmup: options.warmup, feeds: options.feeds, tf32: variant.tf32, keepOutputs: true };
@@ -131,6 +136,7 @@ export interface BatchSearchOptions {
   runs: number;
   warmup: number;
   feeds: FeedSpec;
+  onProgress?: ProgressListener;
 }
 
 /** The largest batch for fp32 (the provider's default math, TF32 on CUDA) and for AMP. */
@@ -139,6 +145,7 @@ export async function searchBatches(models: Record<'fp32' | 'amp', Uint8Array>, 
   for (const label of ['fp32', 'amp'] as const) {
     result[label] = await largestBatch(
       async (batch) => {
+        options.onProgress?.({ phase: `batch search, ${label} at ${batch}`, done: 0 });
         const job: VariantJob = {
           label: `${label}@${batch}`,
           providers: options.providers,
