@@ -71,7 +71,7 @@ function batchSearchChart(search: Readonly<Record<string, BatchSearchResult>>, c
     marks: result.trials.filter((t) => !t.fits).map((t): Mark => ({ x: t.batch, y: NaN, kind: 'nonfinite', title: `${label}: batch ${t.batch} did not fit (out of memory)` })),
     note: result.largest === null ? 'no batch fit' : `largest ${result.largest}${result.reachedLimit ? ' (limit reached)' : ''}`,
   }));
-  return lineChart({ id: 'batch-chart', title: 'throughput by batch (✕ out of memory)', xLabel: 'batch', yLabel: 'items/s', series, yScale: 'linear' });
+  return lineChart({ id: 'batch-chart', title: 'throughput by batch (✕ out of memory)', xLabel: 'batch', yLabel: 'items/s', series, yScale: 'linear', integerX: true });
 }
 
 export function renderBenchReport(record: BenchReportInput): string {

@@ -42,7 +42,7 @@ function lossSeries(curves: readonly VariantCurves[], colors: Map<string, string
         color: colors.get(c.label) as string,
         points: history.map((s) => [s.step, finiteOrNaN(s.loss)] as const),
         marks,
-        ...(c.diedAt !== undefined ? { note: `NaN from step ${c.diedAt}` } : {}),
+        ...(c.diedAt !== undefined ? { note: `loss NaN from step ${c.diedAt}` } : {}),
       };
     });
 }
@@ -122,7 +122,7 @@ export function renderTrainingReport(record: TrainingRecord): string {
       ? lineChart({ id: 'loss-scale-chart', title: 'dynamic loss scale (▲ a skipped step)', xLabel: 'step', yLabel: 'loss scale', series: scales, powersOfTwo: true })
       : '<p class="meta" id="loss-scale-none">No variant ran with dynamic loss scaling.</p>',
   );
-  parts.push('<h2>Test accuracy per epoch</h2>', lineChart({ id: 'accuracy-chart', title: 'test accuracy', xLabel: 'epoch', yLabel: 'accuracy %', yScale: 'linear', series: accuracySeries(curves, colors), height: 240 }));
+  parts.push('<h2>Test accuracy per epoch</h2>', lineChart({ id: 'accuracy-chart', title: 'test accuracy', xLabel: 'epoch', yLabel: 'accuracy %', yScale: 'linear', integerX: true, series: accuracySeries(curves, colors), height: 240 }));
   parts.push(
     '<h2>Step time</h2>',
     distributionChart({

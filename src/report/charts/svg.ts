@@ -41,6 +41,8 @@ export interface LineChartSpec {
   yScale?: 'linear' | 'log' | 'auto';
   /** Base-2 ticks for values that move by halving and doubling (the loss scale). */
   powersOfTwo?: boolean;
+  /** Only whole-number ticks on the x axis (epochs, batch sizes). */
+  integerX?: boolean;
   width?: number;
   height?: number;
 }
@@ -95,9 +97,10 @@ function finiteRuns(points: ReadonlyArray<readonly [number, number]>, log: boole
   return runs;
 }
 
+/** A power of two as itself while short (1024), as 2^e beyond (2^17): never rounded to 65540. */
 const log2Tick = (v: number): string => {
   const e = Math.round(Math.log2(v));
-  return Math.abs(e) <= 16 ? formatTick(2 ** e) : `2^${e}`;
+  return e >= 0 && e <= 16 ? String(2 ** e) : `2^${e}`;
 };
 
 export function lineChart(spec: LineChartSpec): string {
@@ -108,6 +111,7 @@ export function lineChart(spec: LineChartSpec): string {
   const ys = spec.series.flatMap((s) => s.points.map((p) => p[1]));
   const log = spec.yScale === 'log' || (spec.yScale !== 'linear' && wantsLogScale(ys)) || Boolean(spec.powersOfTwo && ys.every((v) => !Number.isFinite(v) || v > 0));
   const xScale = linearScale(extent(xs), [plot.x0, plot.x1], 8);
+  if (spec.integerX) xScale.ticks = xScale.ticks.filter(Number.isInteger);
   const positive = ys.filter((v) => Number.isFinite(v) && v > 0);
   let yScale: Scale;
   if (log && positive.length) {
