@@ -52,7 +52,7 @@ function variantTable(record: BenchReportInput): string {
     fixed(v.gpuMemoryGrowthMiB, 0),
     record.speedups[v.label] === undefined ? (v.label === 'amp' ? '1.00x' : '') : `${fixed(record.speedups[v.label], 2)}x`,
   ]);
-  return htmlTable(['variant', 'provider', 'TF32', 'median ms', 'p90 ms', 'items/s', 'RSS growth MiB', 'GPU memory MiB', 'amp is faster by'], rows, 'variant-table');
+  return htmlTable(['variant', 'provider', 'TF32', 'median ms', 'p90 ms', 'items/s', 'RSS growth MiB', 'GPU memory MiB', "amp's speed-up over it"], rows, 'variant-table');
 }
 
 function accuracyTable(record: BenchReportInput): string {

@@ -211,14 +211,16 @@ export function distributionChart(spec: DistributionChartSpec): string {
   const left = 110;
   const height = MARGIN.top + spec.groups.length * rowHeight + MARGIN.bottom;
   const all = spec.groups.flatMap((g) => g.values).filter(Number.isFinite);
-  const scale = linearScale(extent(all, { includeZero: true }), [left, width - MARGIN.right], 8);
+  // Latencies of fp32 and a slow float16 fallback can differ a hundredfold: a log axis keeps both readable.
+  const log = wantsLogScale(all);
+  const scale = log ? logScale(extent(all), [left, width - MARGIN.right]) : linearScale(extent(all, { includeZero: true }), [left, width - MARGIN.right], 8);
   const body: string[] = [];
   const axisY = MARGIN.top + spec.groups.length * rowHeight + 4;
   for (const tick of scale.ticks) {
     body.push(`<line x1="${px(scale.map(tick))}" x2="${px(scale.map(tick))}" y1="${MARGIN.top}" y2="${axisY}" stroke="#eee"/>`);
     body.push(`<text x="${px(scale.map(tick))}" y="${axisY + 14}" text-anchor="middle" ${FONT} fill="#555">${escapeXml(formatTick(tick))}</text>`);
   }
-  body.push(`<text x="${px((left + width) / 2)}" y="${axisY + 30}" text-anchor="middle" ${FONT}>${escapeXml(spec.unit)}</text>`);
+  body.push(`<text x="${px((left + width) / 2)}" y="${axisY + 30}" text-anchor="middle" ${FONT}>${escapeXml(spec.unit)}${log ? ' (log scale)' : ''}</text>`);
   spec.groups.forEach((group, row) => {
     const sorted = group.values.filter(Number.isFinite).slice().sort((a, b) => a - b);
     const mid = MARGIN.top + row * rowHeight + rowHeight / 2;
