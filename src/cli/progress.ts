@@ -55,20 +55,29 @@ export function progressLine(label: string, stream: ProgressTarget, enabled: boo
   let lastDrawn = -Infinity;
   let drawn = false;
   let latest: ProgressEvent | undefined;
+  // Between events (a long ONNX Runtime run) the clock still moves: redraw on a timer that never keeps the process alive.
+  let ticker: ReturnType<typeof setInterval> | undefined;
   const draw = (force: boolean): void => {
     const t = now();
     if (!latest || t - started < SHOW_AFTER_MS || (!force && t - lastDrawn < REDRAW_EVERY_MS)) return;
     lastDrawn = t;
     drawn = true;
-    stream.write(`\r\x1b[2K${progressText(label, latest, t - started, stream.columns ?? 80)}`);
+    // A pseudo-terminal may report 0 columns: then assume the usual 80.
+    stream.write(`\r\x1b[2K${progressText(label, latest, t - started, (stream.columns ?? 0) >= 20 ? (stream.columns as number) : 80)}`);
   };
   return {
     listener: (event) => {
       const phaseChanged = latest?.phase !== event.phase;
       latest = event;
       draw(phaseChanged);
+      if (!ticker) {
+        ticker = setInterval(() => draw(false), 250);
+        ticker.unref();
+      }
     },
     end: () => {
+      if (ticker) clearInterval(ticker);
+      ticker = undefined;
       if (drawn) stream.write('\r\x1b[2K');
       drawn = false;
       latest = undefined;
