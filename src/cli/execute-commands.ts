@@ -29,6 +29,10 @@ import type { DeviceDeps } from './train-command.js';
 import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 import { requireNumber } from './numeric-options.js';
 import { runSession } from '../runtime/run-session.js';
+import { savedOutputFileName } from '../runtime/golden-outputs.js';
+import { comparePerNode } from '../runtime/per-node.js';
+import { checkCompareModels, expectedOptions, runCompareExpected } from './compare-expected.js';
+import { checkPerNodeArgs, perNodeJson, perNodeOptions, renderPerNode, type PerNodeArgs } from './compare-per-node.js';
 
 type Print = (text: string) => void;
 
@@ -62,7 +66,7 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
     const outputs = await runSession(opened.session, feeds, args.model);
     const summaries = opened.session.outputNames.map((name) => summarizeTensor(name, outputs[name]!));
     if (args.saveOutputs) {
-      const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`) }));
+      const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, savedOutputFileName(name)) }));
       // Two outputs whose names clean to one file, or an output file that is the model or an --inputs file: refused before any is written.
       assertSeparateFiles(
         files.map((f) => ({ path: f.path, role: `--save-outputs file of output '${printable(f.name)}'` })),
@@ -89,9 +93,11 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
 }
 
 // ---- compare ----
-export interface CompareArgs extends RuntimeArgs {
+export interface CompareArgs extends RuntimeArgs, PerNodeArgs {
   reference: string;
-  candidate: string;
+  /** Absent with --expected. */
+  candidate?: string;
+  expected?: string;
   atol: number;
   rtol: number;
   json: boolean;
@@ -101,9 +107,9 @@ export interface CompareArgs extends RuntimeArgs {
 
 export function compareOptions(yargs: Argv): Argv<CompareArgs> {
   return runtimeOptions(
-    yargs
-      .positional('reference', { type: 'string', demandOption: true, describe: 'the reference model (typically the fp32 original)' })
-      .positional('candidate', { type: 'string', demandOption: true, describe: 'the model to check (typically the mixed-precision one)' })
+    perNodeOptions(expectedOptions(yargs))
+      .positional('reference', { type: 'string', demandOption: true, describe: 'the reference model (typically the fp32 original); with --expected, the model to check' })
+      .positional('candidate', { type: 'string', describe: 'the model to check (typically the mixed-precision one); none with --expected' })
       .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
       .option('rtol', { type: 'number', default: 1e-2, describe: 'relative tolerance per element' })
       .option('numerics', {
@@ -141,11 +147,14 @@ export function renderComparison(rows: OutputComparison[]): string {
 }
 
 export async function runCompare(args: CompareArgs, print: Print): Promise<number> {
+  checkCompareModels(args);
+  checkPerNodeArgs(args);
+  if (args.expected !== undefined) return runCompareExpected(args, print, renderComparison);
   requireNumber('atol', args.atol, { min: 0 });
   requireNumber('rtol', args.rtol, { min: 0 });
   requireNumber('seed', args.seed, { integer: true });
   const reference = loadModel(args.reference);
-  const candidate = loadModel(args.candidate);
+  const candidate = loadModel(args.candidate as string);
   const asked = parseNumerics(args.numerics);
   const ort = await loadOrt();
   const notices: string[] = [];
@@ -157,12 +166,14 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   const rows = compareRuns(expected, got, args.atol, args.rtol);
   const pass = rows.every((r) => r.pass);
   const tolerance = { atol: args.atol, rtol: args.rtol, rule: TOLERANCE_RULE };
+  // Where the error starts: a diagnosis beside the verdict, which stays the outputs'.
+  const perNode = args.perNode ? await comparePerNode(reference, candidate, feeds, { providers: [expected.provider], numerics, atol: args.atol, rtol: args.rtol }) : undefined;
   if (args.json) {
-    print(`${JSON.stringify({ provider: expected.provider, numerics, pass, tolerance, notices, outputs: rows }, null, 2)}\n`);
+    print(`${JSON.stringify({ provider: expected.provider, numerics, pass, tolerance, notices, outputs: rows, ...(perNode ? { perNode: perNodeJson(perNode, args.perNodeLimit) } : {}) }, null, 2)}\n`);
   } else if (!args.quiet) {
     const lines = [describeProvider(expected), describeNumerics(numerics, expected.provider), ...notices.map((n) => `notice: ${n}`)];
     lines.push(`tolerance: atol ${args.atol}, rtol ${args.rtol}: ${TOLERANCE_RULE}`);
-    print(`${lines.join('\n')}\n${renderComparison(rows)}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`);
+    print(`${lines.join('\n')}\n${renderComparison(rows)}${perNode ? renderPerNode(perNode, args.perNodeLimit) : ''}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`);
   }
   return pass ? 0 : 1;
 }
