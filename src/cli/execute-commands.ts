@@ -188,6 +188,9 @@ export interface BenchArgs extends RewriteArgs, RuntimeArgs {
   batchDim?: string;
   batchStart?: number;
   maxBatch: number;
+  /** The accuracy check's tolerance (compare's rule); 0.01 each when absent. */
+  atol?: number;
+  rtol?: number;
 }
 
 /** What bench takes from the machine; tests pass a faked device query and runner. */
@@ -209,7 +212,9 @@ export function benchOptions(yargs: Argv): Argv<BenchArgs> {
       .option('batch-search', { type: 'boolean', default: false, describe: 'also find the largest batch that fits for fp32 and amp (doubling, then bisecting), with the throughput at each' })
       .option('batch-dim', { type: 'string', describe: "the symbolic batch dimension for --batch-search (default: the first input's first dimension)" })
       .option('batch-start', { type: 'number', describe: 'first batch size --batch-search tries (default: the benchmarked batch)' })
-      .option('max-batch', { type: 'number', default: 1 << 20, describe: 'largest batch --batch-search tries' }),
+      .option('max-batch', { type: 'number', default: 1 << 20, describe: 'largest batch --batch-search tries' })
+      .option('atol', { type: 'number', default: 1e-2, describe: "accuracy check: absolute tolerance, as a fraction of the largest fp32 output magnitude (compare's)" })
+      .option('rtol', { type: 'number', default: 1e-2, describe: "accuracy check: relative tolerance per element (compare's)" }),
   ) as unknown as Argv<BenchArgs>;
 }
 
@@ -252,6 +257,7 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   requireNumber('runs', args.runs, { integer: true, min: 1 });
   requireNumber('warmup', args.warmup, { integer: true, min: 0 });
   requireNumber('seed', args.seed, { integer: true });
+  const tolerance = { atol: requireNumber('atol', args.atol ?? 1e-2, { min: 0 }), rtol: requireNumber('rtol', args.rtol ?? 1e-2, { min: 0 }) };
   if (args.batchSearch) {
     if (args.batchStart !== undefined) requireNumber('batch-start', args.batchStart, { integer: true, min: 1 });
     requireNumber('max-batch', args.maxBatch, { integer: true, min: 1 });
@@ -273,7 +279,7 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   const feeds: FeedSpec = { inputs: args.inputs, dims: Object.fromEntries(parseDims(args.dim)), seed: args.seed };
   const runner = deps.runner ?? (args.isolation === 'in-process' ? inProcessRunner : processRunner());
   const models = { fp32: encodeModel(model), amp: encodeModel(amp) };
-  const result = await benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance: { atol: 1e-2, rtol: 1e-2 } }, runner);
+  const result = await benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance }, runner);
   const batchSearch = args.batchSearch
     ? await searchBatches(
         models,
@@ -302,6 +308,7 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
     isolation: args.isolation,
     method,
     target: report.summary.target,
+    tolerance: { ...tolerance, rule: TOLERANCE_RULE },
     summary: report.summary,
     ...result,
     ...(batchSearch ? { batchSearch } : {}),
