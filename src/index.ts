@@ -20,6 +20,9 @@ export { type TensorCoreLint, type LintFinding } from './passes/amp/tensor-core-
 export { rewriteModel, renderTrainingSummary, type RewriteOptions, type RewriteReport } from './passes/pipeline.js';
 export { parseLossScale, DEFAULT_DYNAMIC_SCALE, type LossScale, type LossScalingReport } from './passes/loss-scaling.js';
 export { runModel, compareModels, benchModel, type ModelSource, type InputOptions, type ExecuteOptions, type RunResult, type CompareResult, type BenchOptions, type BenchReport } from './api/execute.js';
+export { compareWithExpected, type ExpectedOptions, type ExpectedReport } from './api/compare-expected.js';
+export { comparePerNode, type PerNodeOptions, type PerNodeReport, type NodeComparison } from './api/compare-per-node.js';
+export type { NumericsChoice } from './api/compare-options.js';
 export type { Provider, TensorSummary, BenchResult, VariantResult, Numerics, Metric, NodeEvidence, TuneAttempt, TuneRuns, TrainerLayout, NonFiniteReport } from './api/types.js';
 export type { OutputComparison } from './runtime/compare.js';
 export { renderAuditHtml, type HtmlReportOptions } from './report/html/render-html.js';

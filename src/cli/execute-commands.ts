@@ -33,6 +33,10 @@ import { withProgress } from './progress.js';
 import { purePrecision } from '../passes/pure-precision.js';
 import { DataType } from '../onnx/data-types.js';
 import { renderBenchReport } from '../report/bench-report.js';
+import { savedOutputFileName } from '../runtime/golden-outputs.js';
+import { comparePerNode } from '../runtime/per-node.js';
+import { checkCompareModels, expectedOptions, runCompareExpected } from './compare-expected.js';
+import { checkPerNodeArgs, perNodeJson, perNodeOptions, renderPerNode, type PerNodeArgs } from './compare-per-node.js';
 
 type Print = (text: string) => void;
 
@@ -66,7 +70,7 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
     const outputs = await runSession(opened.session, feeds, args.model);
     const summaries = opened.session.outputNames.map((name) => summarizeTensor(name, outputs[name]!));
     if (args.saveOutputs) {
-      const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`) }));
+      const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, savedOutputFileName(name)) }));
       // Two outputs whose names clean to one file, or an output file that is the model or an --inputs file: refused before any is written.
       assertSeparateFiles(
         files.map((f) => ({ path: f.path, role: `--save-outputs file of output '${printable(f.name)}'` })),
@@ -93,9 +97,11 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
 }
 
 // ---- compare ----
-export interface CompareArgs extends RuntimeArgs {
+export interface CompareArgs extends RuntimeArgs, PerNodeArgs {
   reference: string;
-  candidate: string;
+  /** Absent with --expected. */
+  candidate?: string;
+  expected?: string;
   atol: number;
   rtol: number;
   json: boolean;
@@ -105,9 +111,9 @@ export interface CompareArgs extends RuntimeArgs {
 
 export function compareOptions(yargs: Argv): Argv<CompareArgs> {
   return runtimeOptions(
-    yargs
-      .positional('reference', { type: 'string', demandOption: true, describe: 'the reference model (typically the fp32 original)' })
-      .positional('candidate', { type: 'string', demandOption: true, describe: 'the model to check (typically the mixed-precision one)' })
+    perNodeOptions(expectedOptions(yargs))
+      .positional('reference', { type: 'string', demandOption: true, describe: 'the reference model (typically the fp32 original); with --expected, the model to check' })
+      .positional('candidate', { type: 'string', describe: 'the model to check (typically the mixed-precision one); none with --expected' })
       .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
       .option('rtol', { type: 'number', default: 1e-2, describe: 'relative tolerance per element' })
       .option('numerics', {
@@ -145,11 +151,14 @@ export function renderComparison(rows: OutputComparison[]): string {
 }
 
 export async function runCompare(args: CompareArgs, print: Print): Promise<number> {
+  checkCompareModels(args);
+  checkPerNodeArgs(args);
+  if (args.expected !== undefined) return runCompareExpected(args, print, renderComparison);
   requireNumber('atol', args.atol, { min: 0 });
   requireNumber('rtol', args.rtol, { min: 0 });
   requireNumber('seed', args.seed, { integer: true });
   const reference = loadModel(args.reference);
-  const candidate = loadModel(args.candidate);
+  const candidate = loadModel(args.candidate as string);
   const asked = parseNumerics(args.numerics);
   const ort = await loadOrt();
   const notices: string[] = [];
@@ -165,12 +174,14 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   const rows = compareRuns(expected, got, args.atol, args.rtol);
   const pass = rows.every((r) => r.pass);
   const tolerance = { atol: args.atol, rtol: args.rtol, rule: TOLERANCE_RULE };
+  // Where the error starts: a diagnosis beside the verdict, which stays the outputs'.
+  const perNode = args.perNode ? await comparePerNode(reference, candidate, feeds, { providers: [expected.provider], numerics, atol: args.atol, rtol: args.rtol }) : undefined;
   if (args.json) {
-    print(`${JSON.stringify({ provider: expected.provider, numerics, pass, tolerance, notices, outputs: rows }, null, 2)}\n`);
+    print(`${JSON.stringify({ provider: expected.provider, numerics, pass, tolerance, notices, outputs: rows, ...(perNode ? { perNode: perNodeJson(perNode, args.perNodeLimit) } : {}) }, null, 2)}\n`);
   } else if (!args.quiet) {
     const lines = [describeProvider(expected), describeNumerics(numerics, expected.provider), ...notices.map((n) => `notice: ${n}`)];
     lines.push(`tolerance: atol ${args.atol}, rtol ${args.rtol}: ${TOLERANCE_RULE}`);
-    print(`${lines.join('\n')}\n${renderComparison(rows)}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`);
+    print(`${lines.join('\n')}\n${renderComparison(rows)}${perNode ? renderPerNode(perNode, args.perNodeLimit) : ''}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`);
   }
   return pass ? 0 : 1;
 }
@@ -186,6 +197,9 @@ export interface BenchArgs extends RewriteArgs, RuntimeArgs {
   batchStart?: number;
   maxBatch: number;
   pureFp16: boolean;
+  /** The accuracy check's tolerance (compare's rule); 0.01 each when absent. */
+  atol?: number;
+  rtol?: number;
 }
 
 /** What bench takes from the machine; tests pass a faked device query and runner. */
@@ -209,7 +223,9 @@ export function benchOptions(yargs: Argv): Argv<BenchArgs> {
       .option('batch-start', { type: 'number', describe: 'first batch size --batch-search tries (default: the benchmarked batch)' })
       .option('max-batch', { type: 'number', default: 1 << 20, describe: 'largest batch --batch-search tries' })
       .option('pure-fp16', { type: 'boolean', default: false, describe: 'also time the model with every value in float16 (the unsafe upper bound AMP is measured against)' })
-      .option('report', { type: 'string', array: true, default: [], describe: 'write the figures as charts in one self-contained HTML page (bench.html)' }),
+      .option('report', { type: 'string', array: true, default: [], describe: 'write the figures as charts in one self-contained HTML page (bench.html)' })
+      .option('atol', { type: 'number', default: 1e-2, describe: "accuracy check: absolute tolerance, as a fraction of the largest fp32 output magnitude (compare's)" })
+      .option('rtol', { type: 'number', default: 1e-2, describe: "accuracy check: relative tolerance per element (compare's)" }),
   ) as unknown as Argv<BenchArgs>;
 }
 
@@ -252,6 +268,7 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   requireNumber('runs', args.runs, { integer: true, min: 1 });
   requireNumber('warmup', args.warmup, { integer: true, min: 0 });
   requireNumber('seed', args.seed, { integer: true });
+  const tolerance = { atol: requireNumber('atol', args.atol ?? 1e-2, { min: 0 }), rtol: requireNumber('rtol', args.rtol ?? 1e-2, { min: 0 }) };
   if (args.batchSearch) {
     if (args.batchStart !== undefined) requireNumber('batch-start', args.batchStart, { integer: true, min: 1 });
     requireNumber('max-batch', args.maxBatch, { integer: true, min: 1 });
@@ -277,7 +294,7 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   const models = { fp32: encodeModel(model), amp: encodeModel(amp), ...(args.pureFp16 ? { fp16: encodeModel(purePrecision(model, DataType.FLOAT16)) } : {}) };
   const silent = args.quiet || args.json;
   const result = await withProgress('bench', silent, (onProgress) =>
-    benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance: { atol: 1e-2, rtol: 1e-2 }, pureFp16: args.pureFp16, onProgress }, runner),
+    benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance, pureFp16: args.pureFp16, onProgress }, runner),
   );
   const batchSearch = args.batchSearch
     ? await withProgress('bench', silent, (onProgress) => searchBatches(
@@ -308,6 +325,7 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
     isolation: args.isolation,
     method,
     target: report.summary.target,
+    tolerance: { ...tolerance, rule: TOLERANCE_RULE },
     summary: report.summary,
     ...result,
     ...(batchSearch ? { batchSearch } : {}),
