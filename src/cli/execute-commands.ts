@@ -13,9 +13,10 @@ import { onnx } from '../onnx/generated/onnx.js';
 import { benchVariants, batchDimension, searchBatches, type VariantBenchResult } from '../runtime/variant-bench.js';
 import type { BatchSearchResult } from '../runtime/batch-search.js';
 import { inProcessRunner, ISOLATION_DESCRIPTIONS, ISOLATION_METHODS, processRunner, type FeedSpec, type IsolationMethod, type VariantRunner } from '../runtime/isolated-bench.js';
-import { TOLERANCE_RULE, type OutputComparison } from '../runtime/compare.js';
-import { compareRuns, runOnce, runUnder } from '../runtime/compare-models.js';
-import { defaultNumerics, describeNumerics, parseNumerics } from '../runtime/numerics.js';
+import { DEFAULT_TOLERANCE, TOLERANCE_RULE, type OutputComparison } from '../runtime/compare.js';
+import { compareModelPair, type ComparisonReport } from '../runtime/compare-models.js';
+import { comparisonBatches } from '../runtime/compare-inputs.js';
+import { describeNumerics, parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
 import { describeProvider, openSession } from '../runtime/session.js';
 import { renderTensorSummary, summarizeTensor } from '../runtime/summarize.js';
@@ -94,6 +95,7 @@ export interface CompareArgs extends RuntimeArgs {
   candidate: string;
   atol: number;
   rtol: number;
+  atolFloor: number;
   json: boolean;
   quiet?: boolean;
   numerics: string;
@@ -104,20 +106,27 @@ export function compareOptions(yargs: Argv): Argv<CompareArgs> {
     yargs
       .positional('reference', { type: 'string', demandOption: true, describe: 'the reference model (typically the fp32 original)' })
       .positional('candidate', { type: 'string', demandOption: true, describe: 'the model to check (typically the mixed-precision one)' })
-      .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
-      .option('rtol', { type: 'number', default: 1e-2, describe: 'relative tolerance per element' })
+      .option('atol', { type: 'number', default: DEFAULT_TOLERANCE.atol, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
+      .option('atol-floor', { type: 'number', default: DEFAULT_TOLERANCE.atolFloor, describe: 'absolute error always allowed, however small the output (near-zero probability maps)' })
+      .option('rtol', { type: 'number', default: DEFAULT_TOLERANCE.rtol, describe: 'relative tolerance per element' })
       .option('numerics', {
         type: 'string',
         choices: ['auto', 'emulate', 'native'],
         default: 'auto',
-        describe: 'emulate: round every float16/bfloat16 value as a GPU does (any provider); native: what ONNX Runtime computes; auto: emulate on cpu, native on a GPU',
+        describe: 'emulate: round every float16/bfloat16 value as a GPU does, in both models (any provider); native: what ONNX Runtime computes; auto: emulate on cpu, native on a GPU',
       })
       .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing: the exit code says pass (0) or fail (1)' })
       .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" })
-      .epilogue(`Tolerance: ${TOLERANCE_RULE}.\nExit codes: 0 every output within tolerance, 1 some output outside it, 2 bad input or options, or a model ONNX Runtime cannot load or run (REFERENCE_FAILED names the reference).`),
+      .epilogue(`${COMPARE_SEMANTICS}\nTolerance: ${TOLERANCE_RULE}; each output says which term decided it.\nExit codes: 0 every output within tolerance, 1 some output outside it or a candidate ONNX Runtime refuses, 2 bad input or options, or a reference ONNX Runtime cannot load or run (REFERENCE_FAILED).`),
   ) as unknown as Argv<CompareArgs>;
 }
+
+/** What compare does, for --help (the README says the same). */
+export const COMPARE_SEMANTICS =
+  'The candidate first runs as it is on the provider the reference ran on: a model ONNX Runtime refuses is FAIL with its message (exit 1), never PASS ' +
+  '(only a valid model lacking kernels on that provider, as bfloat16 on cpu, goes on under emulated numerics, with a notice). ' +
+  'Then both models run under the same numerics: with emulation every float16/bfloat16 value of the reference is emulated too, so a model compared with itself has 0 error in every mode.';
 
 /** An error figure, or n/a where no element was finite in both runs. */
 const figure = (value: number, width: number, format: (v: number) => string): string => (Number.isNaN(value) ? 'n/a' : format(value)).padStart(width);
@@ -134,7 +143,7 @@ export function renderComparison(rows: OutputComparison[]): string {
       figure(r.cosine, 9, (v) => v.toFixed(6)),
       `${r.referenceNaN}/${r.referenceInf}`.padStart(12),
       `${r.candidateNaN}/${r.candidateInf}`.padStart(12),
-      `  ${r.pass ? 'pass' : `FAIL (${r.mismatched} outside tolerance${r.note ? `; ${r.note}` : ''})`}`,
+      `  ${r.pass ? 'pass' : `FAIL (${r.mismatched} outside tolerance${r.note ? `; ${r.note}` : ''})`} [${r.decidedBy}]`,
     ].join(' '),
   );
   return `${header}\n${lines.join('\n')}\n`;
@@ -142,29 +151,37 @@ export function renderComparison(rows: OutputComparison[]): string {
 
 export async function runCompare(args: CompareArgs, print: Print): Promise<number> {
   requireNumber('atol', args.atol, { min: 0 });
+  requireNumber('atol-floor', args.atolFloor, { min: 0 });
   requireNumber('rtol', args.rtol, { min: 0 });
   requireNumber('seed', args.seed, { integer: true });
+  if (args.dimDefault !== undefined && !(Number.isInteger(args.dimDefault) && args.dimDefault >= 1)) {
+    throw new AmpError('BAD_OPTION', `--dim-default ${args.dimDefault}: expected a positive integer`);
+  }
   const reference = loadModel(args.reference);
   const candidate = loadModel(args.candidate);
-  const asked = parseNumerics(args.numerics);
+  const numerics = parseNumerics(args.numerics);
   const ort = await loadOrt();
   const notices: string[] = [];
-  const feeds = feedsOf(ort, reference, args, notices);
-  const providers = providersOf(args);
-  const expected = await runOnce(encodeModel(reference), feeds, providers, 'reference');
-  const numerics = asked ?? defaultNumerics(expected.provider);
-  const got = await runUnder(candidate, numerics, feeds, [expected.provider], 'candidate');
-  const rows = compareRuns(expected, got, args.atol, args.rtol);
-  const pass = rows.every((r) => r.pass);
-  const tolerance = { atol: args.atol, rtol: args.rtol, rule: TOLERANCE_RULE };
-  if (args.json) {
-    print(`${JSON.stringify({ provider: expected.provider, numerics, pass, tolerance, notices, outputs: rows }, null, 2)}\n`);
-  } else if (!args.quiet) {
-    const lines = [describeProvider(expected), describeNumerics(numerics, expected.provider), ...notices.map((n) => `notice: ${n}`)];
-    lines.push(`tolerance: atol ${args.atol}, rtol ${args.rtol}: ${TOLERANCE_RULE}`);
-    print(`${lines.join('\n')}\n${renderComparison(rows)}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`);
-  }
-  return pass ? 0 : 1;
+  const batches = comparisonBatches(ort, reference, candidate, { inputs: args.inputs, dims: parseDims(args.dim), dimDefault: args.dimDefault, seed: args.seed }, notices);
+  const result = await compareModelPair(
+    { model: reference, source: args.reference },
+    { model: candidate, source: args.candidate },
+    { providers: providersOf(args), numerics, tolerance: { atol: args.atol, rtol: args.rtol, atolFloor: args.atolFloor }, batches, notices },
+  );
+  if (args.json) print(`${JSON.stringify(result, null, 2)}\n`);
+  else if (!args.quiet) print(renderReport(result));
+  return result.pass ? 0 : 1;
+}
+
+/** compare's text report. */
+export function renderReport(result: ComparisonReport): string {
+  const { atol, rtol, atolFloor } = result.tolerance;
+  const lines = [describeProvider(result), describeNumerics(result.numerics, result.provider), ...result.notices.map((n) => `notice: ${n}`)];
+  lines.push(`tolerance: atol ${atol}, atol-floor ${atolFloor}, rtol ${rtol}: ${TOLERANCE_RULE}`);
+  if (result.candidateRefused !== null) return `${lines.join('\n')}\nFAIL: ONNX Runtime refuses the candidate as it is on ${result.provider}: ${result.candidateRefused}\n`;
+  const passed = result.outputs.filter((r) => r.pass).length;
+  const over = result.batches > 1 ? ` over ${result.batches} batches of inputs` : '';
+  return `${lines.join('\n')}\n${renderComparison(result.outputs)}${result.pass ? 'PASS' : 'FAIL'}: ${passed} of ${result.outputs.length} outputs within tolerance${over}\n`;
 }
 
 // ---- bench ----
