@@ -14,7 +14,9 @@ import { DEFAULT_TOLERANCE } from '../runtime/compare.js';
 import { compareModelPair, type ComparisonReport } from '../runtime/compare-models.js';
 import { comparisonBatches } from '../runtime/compare-inputs.js';
 import { NUMERICS, parseNumerics } from '../runtime/numerics.js';
-import { inputsFromFiles, randomInputs, type Feeds } from '../runtime/inputs.js';
+import { oneBatchSpecs } from '../runtime/input-folders.js';
+import { modelAwareRandomInputs } from '../runtime/input-roles.js';
+import { inputsFromFiles, type Feeds } from '../runtime/inputs.js';
 import { loadOrt, type Ort } from '../runtime/ort.js';
 import { openSession, parseProviders, PROVIDERS } from '../runtime/session.js';
 import { AmpError } from '../onnx/errors.js';
@@ -113,8 +115,8 @@ export function providersOf(options: { readonly ep?: unknown }): Provider[] {
 
 function feedsFor(ort: Ort, model: onnx.IModelProto, options: InputOptions): Feeds {
   return options.inputs?.length
-    ? inputsFromFiles(ort, model, options.inputs)
-    : randomInputs(ort, model, { dims: new Map(Object.entries(options.dims ?? {})), seed: options.seed ?? 0 });
+    ? inputsFromFiles(ort, model, oneBatchSpecs(model, options.inputs, 'this function'))
+    : modelAwareRandomInputs(ort, model, { dims: new Map(Object.entries(options.dims ?? {})), seed: options.seed ?? 0 });
 }
 
 /** Runs a model once and summarizes each output (shape, type, min/max/mean, NaN and inf counts). */

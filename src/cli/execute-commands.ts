@@ -27,7 +27,7 @@ import { reportWarnings } from './warnings.js';
 import { rewriteModel } from '../passes/pipeline.js';
 import { checkCudaDevice, lowPrecisionTypesOf } from '../runtime/device-check.js';
 import type { DeviceDeps } from './train-command.js';
-import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
+import { feedsOf, inputFilesOfArgs, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 import { requireNumber } from './numeric-options.js';
 import { runSession } from '../runtime/run-session.js';
 
@@ -57,7 +57,7 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
   const model = loadModel(args.model);
   const check = checkCudaDevice(providersOf(args), lowPrecisionTypesOf(model), args.model, deps.queryDevice);
   const ort = await loadOrt();
-  const feeds = feedsOf(ort, model, args);
+  const feeds = feedsOf(ort, model, args, undefined, 'run');
   const opened = await openSession(args.model, providersOf(args));
   try {
     const outputs = await runSession(opened.session, feeds, args.model);
@@ -275,8 +275,8 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   if (check && !args.quiet && !args.json) print(`${check.notes.join('\n')}\n`);
   const ort = await loadOrt();
   // The inputs are checked here, once; each variant's worker makes the same ones from the same spec.
-  feedsOf(ort, model, args);
-  const feeds: FeedSpec = { inputs: args.inputs, dims: Object.fromEntries(parseDims(args.dim)), seed: args.seed };
+  feedsOf(ort, model, args, undefined, 'bench');
+  const feeds: FeedSpec = { inputs: inputFilesOfArgs(model, args, 'bench'), dims: Object.fromEntries(parseDims(args.dim)), seed: args.seed };
   const runner = deps.runner ?? (args.isolation === 'in-process' ? inProcessRunner : processRunner());
   const models = { fp32: encodeModel(model), amp: encodeModel(amp) };
   const result = await benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance: { atol: 1e-2, rtol: 1e-2 } }, runner);

@@ -3,12 +3,14 @@
  * --inputs, or random ones), then handed to each side in the types that side declares.
  */
 import type { onnx } from '../onnx/generated/onnx.js';
-import { inputsFromFiles, randomInputs, type Feeds } from './inputs.js';
+import { inputBatchSpecs } from './input-folders.js';
+import { modelAwareRandomInputs } from './input-roles.js';
+import { inputsFromFiles, type Feeds } from './inputs.js';
 import type { Ort } from './ort.js';
 
 /** Where inputs come from: the same for the CLI and the library. */
 export interface InputSpec {
-  /** Files (`name=file` or in input order); random inputs when empty. */
+  /** Files (`name=file` or in input order) or a folder (of batch folders); random inputs when empty. */
   inputs: readonly string[];
   dims: ReadonlyMap<string, number>;
   /** Size of symbolic dimensions not in `dims` (each use noted). */
@@ -23,8 +25,8 @@ export interface SideFeeds {
 
 /** The batches of inputs, each as the reference and as the candidate takes it. */
 export function comparisonBatches(ort: Ort, reference: onnx.IModelProto, _candidate: onnx.IModelProto, spec: InputSpec, notices: string[]): SideFeeds[] {
-  const feeds = spec.inputs.length
-    ? inputsFromFiles(ort, reference, spec.inputs)
-    : randomInputs(ort, reference, { dims: spec.dims, seed: spec.seed, defaultDim: spec.dimDefault, notices });
-  return [{ reference: feeds, candidate: feeds }];
+  const batches = spec.inputs.length
+    ? inputBatchSpecs(reference, spec.inputs).map((files) => inputsFromFiles(ort, reference, files))
+    : [modelAwareRandomInputs(ort, reference, { dims: spec.dims, seed: spec.seed, defaultDim: spec.dimDefault, notices })];
+  return batches.map((feeds) => ({ reference: feeds, candidate: feeds }));
 }
