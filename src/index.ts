@@ -19,7 +19,7 @@ export { TARGETS, type Target, type TargetWarning } from './passes/amp/target-po
 export { type TensorCoreLint, type LintFinding } from './passes/amp/tensor-core-lint.js';
 export { rewriteModel, renderTrainingSummary, type RewriteOptions, type RewriteReport } from './passes/pipeline.js';
 export { parseLossScale, DEFAULT_DYNAMIC_SCALE, type LossScale, type LossScalingReport } from './passes/loss-scaling.js';
-export { runModel, compareModels, benchModel, type ModelSource, type InputOptions, type ExecuteOptions, type RunResult, type CompareResult, type BenchOptions, type BenchReport } from './api/execute.js';
+export { runModel, compareModels, benchModel, type ModelSource, type InputOptions, type ExecuteOptions, type RunResult, type CompareResult, type CompareOptions, type BenchOptions, type BenchReport } from './api/execute.js';
 export { compareWithExpected, type ExpectedOptions, type ExpectedReport } from './api/compare-expected.js';
 export { comparePerNode, type PerNodeOptions, type PerNodeReport, type NodeComparison } from './api/compare-per-node.js';
 export type { NumericsChoice } from './api/compare-options.js';

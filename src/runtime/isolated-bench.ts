@@ -16,7 +16,8 @@ import type { InferenceSession } from 'onnxruntime-node';
 import { decodeModel } from '../onnx/codec.js';
 import { onnx } from '../onnx/generated/onnx.js';
 import { gpuMemoryUsedMiB } from './bench.js';
-import { inputsFromFiles, randomInputs } from './inputs.js';
+import { modelAwareRandomInputs } from './input-roles.js';
+import { inputsFromFiles } from './inputs.js';
 import { loadOrt } from './ort.js';
 import { openSession, type Provider } from './session.js';
 import { ortToTensorProto } from './tensors.js';
@@ -88,7 +89,7 @@ export async function measureVariant(job: VariantJob, model: Uint8Array, session
   const decoded = decodeModel(model);
   const feeds = job.feeds.inputs.length
     ? inputsFromFiles(ort, decoded, job.feeds.inputs)
-    : randomInputs(ort, decoded, { dims: new Map(Object.entries(job.feeds.dims)), seed: job.feeds.seed });
+    : modelAwareRandomInputs(ort, decoded, { dims: new Map(Object.entries(job.feeds.dims)), seed: job.feeds.seed });
   const rssBefore = process.memoryUsage().rss;
   const gpuBefore = gpuMemoryUsedMiB();
   let opened;
