@@ -170,7 +170,7 @@ function legend(series: readonly Series[], x0: number, y: number, width: number)
       row += 14;
     }
     parts.push(`<rect x="${px(x)}" y="${row - 8}" width="14" height="4" fill="${s.color}"/>`);
-    parts.push(`<text class="legend-entry" x="${px(x + 18)}" y="${row - 3}" ${FONT}${s.note ? ' fill="#b00"' : ''}>${escapeXml(text)}</text>`);
+    parts.push(`<text class="legend-entry" x="${px(x + 18)}" y="${row - 3}" ${FONT}${s.marks?.some((m) => m.kind === 'nonfinite') ? ' fill="#b00"' : ''}>${escapeXml(text)}</text>`);
     x += size + 14;
   }
   parts.push('</g>');
