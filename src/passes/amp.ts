@@ -162,6 +162,8 @@ export interface AmpSummary {
    * a schema or an opset without the target type, unknown input types...): why little or nothing converted.
    */
   allowKept?: Array<{ rule: RuleCode; count: number; example: string }>;
+  /** Faults of the input that ONNX Runtime tolerates, repaired before the pass (src/onnx/repair.ts), one sentence each. */
+  repairs?: string[];
   /** Ops the pass could not process (no schema: custom and gradient ops; unknown types; kept functions), by op and rule. */
   unprocessedOps?: Array<{ op: string; rule: RuleCode; count: number }>;
   /** Allow-list ops that already computed in float16/bfloat16 before the pass (a converted model), by op and type. */

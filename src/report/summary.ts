@@ -21,6 +21,7 @@ export function renderSummary(summary: AmpSummary): string {
     `Nodes blocked from conversion by denylisted nodes: ${summary.blockedByDeny}`,
   ];
   const already = (summary.alreadyLowPrecision ?? []).map((a) => `${a.count} ${a.op} in ${a.type}`).join(', ');
+  for (const repair of summary.repairs ?? []) lines.push(`Repaired: ${printable(repair, 400)}`);
   const kept = allowKeptText(summary);
   if (summary.nothingToConvert) {
     lines.push(
