@@ -24,12 +24,13 @@ export function renderSummary(summary: AmpSummary): string {
   for (const repair of summary.repairs ?? []) lines.push(`Repaired: ${printable(repair, 400)}`);
   const kept = allowKeptText(summary);
   if (summary.nothingToConvert) {
+    const written = summary.repairs?.length ? 'the model is written with only the repairs above' : 'the model is written unchanged';
     lines.push(
       already
-        ? `Already mixed precision: ${already}; no float32 allow-list op left to convert, the model is written unchanged.`
+        ? `Already mixed precision: ${already}; no float32 allow-list op left to convert, ${written}.`
         : kept
-          ? `Allow-list ops found but none converted: ${kept}; nothing to convert, the model is written unchanged.`
-          : 'No allow-list ops found: nothing to convert, the model is written unchanged.',
+          ? `Allow-list ops found but none converted: ${kept}; nothing to convert, ${written}.`
+          : `No allow-list ops found: nothing to convert, ${written}.`,
     );
     if (already && kept) lines.push(`Allow-list ops kept FP32: ${kept}`);
     lines.push(...unprocessedLines(summary));

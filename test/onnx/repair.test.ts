@@ -113,3 +113,17 @@ describe('repairs of what ONNX Runtime tolerates', () => {
     expect(error.message).toMatch(/'k' is defined twice/);
   });
 });
+
+describe('the summary of a repaired model with nothing to convert', () => {
+  it('says the model is written with only the repairs, not unchanged', () => {
+    const b = new GraphBuilder('dup');
+    const constant = (name: string) => b.op('Constant', [], { value: attr.tensor(tensor('k', [2], Float32Array.of(1, 2))) }, { name, outputs: ['k'] });
+    constant('c1');
+    constant('c2');
+    b.op('Add', [b.input('x', F, [2]), 'k'], {}, { name: 'add', outputs: ['y'] });
+    b.output('y', F, [2]);
+    const { report, modified } = rewriteModel(b.model({ '': 13 }));
+    expect(modified).toBe(true);
+    expect(renderSummary(report.amp.summary)).toContain('No allow-list ops found: nothing to convert, the model is written with only the repairs above.');
+  });
+});
