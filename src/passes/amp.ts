@@ -654,9 +654,14 @@ function summarize(
       .map(([rule, { count, example }]) => ({ rule, count, example }))
       .sort((a, b) => b.count - a.count || compareText(a.rule, b.rule)),
     alreadyLowPrecision: countAlreadyLowPrecision(decisions),
-    allowKept: countAllowKept(decisions),
-    unprocessedOps: countUnprocessedOps(decisions),
+    // Present only when there is something to say: a summary without them reads as before.
+    ...nonEmpty('allowKept', countAllowKept(decisions)),
+    ...nonEmpty('unprocessedOps', countUnprocessedOps(decisions)),
   };
+}
+
+function nonEmpty<K extends string, T>(key: K, values: T[]): { [k in K]?: T[] } {
+  return (values.length ? { [key]: values } : {}) as { [k in K]?: T[] };
 }
 
 /** Rules under which the pass left a node unprocessed for want of knowledge (not by choice). */
