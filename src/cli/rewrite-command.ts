@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { Argv, Options, PositionalOptions } from 'yargs';
 import { checkModel } from '../onnx/check-model.js';
+import { repairTolerated } from '../onnx/repair.js';
 import { decodeModel } from '../onnx/codec.js';
 import { externalRefOf } from '../onnx/external-data.js';
 import { printable } from '../onnx/printable.js';
@@ -359,6 +360,8 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
     ...args.report.map((file) => ({ path: file, role: '--report' })),
   ];
   assertSeparateFiles(outputs, inputs);
+  // What ONNX Runtime tolerates is repaired first (said in the summary); the loaded model is the command's own.
+  const { repairs } = repairTolerated(model, { inPlace: true });
   // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
   phase('inputCheckMs', () => checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false }));
   options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
@@ -377,12 +380,15 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
       return rewriteModel(model, { ...options, inPlace: true, audit: auditRead(args), figures: figuresRead(args) });
     } catch (error) {
       if (error instanceof AmpError && error.code === 'VALIDATION_FAILED' && options.check) {
-        checkModel(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { ...options.check, structure: false });
+        checkModel(repairTolerated(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { inPlace: true }).model, { ...options.check, structure: false });
       }
       throw error;
     }
   });
-  const { model: rewritten, modified } = rewrite;
+  const { model: rewritten } = rewrite;
+  // A repaired model is written repaired, never as the input's bytes.
+  const modified = rewrite.modified || repairs.length > 0;
+  if (repairs.length) rewrite.report.amp.summary.repairs = [...repairs, ...(rewrite.report.amp.summary.repairs ?? [])];
   reportWarnings(patternWarnings(args, rewrite.report.amp), Boolean(args.strict));
   // Without --report only the summary (and with --verbose the op lists) is printed: taken now, the
   // report is let go before the save, and with it the graph model, the element types and the

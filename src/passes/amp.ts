@@ -157,6 +157,15 @@ export interface AmpSummary {
   /** Null when the caller asked for no figures (AmpOptions.figures false). */
   matrixFlops: MatrixFlops | null;
   fp32Reasons: Array<{ rule: RuleCode; count: number; example: string }>;
+  /**
+   * Allow-list ops that stay fp32, by the rule that kept them (pinned by --calibrate or --force-fp32,
+   * a schema or an opset without the target type, unknown input types...): why little or nothing converted.
+   */
+  allowKept?: Array<{ rule: RuleCode; count: number; example: string }>;
+  /** Faults of the input that ONNX Runtime tolerates, repaired before the pass (src/onnx/repair.ts), one sentence each. */
+  repairs?: string[];
+  /** Ops the pass could not process (no schema: custom and gradient ops; unknown types; kept functions), by op and rule. */
+  unprocessedOps?: Array<{ op: string; rule: RuleCode; count: number }>;
   /** Allow-list ops that already computed in float16/bfloat16 before the pass (a converted model), by op and type. */
   alreadyLowPrecision: Array<{ op: string; type: string; count: number }>;
   /** With kvCache 'fp16': the cache inputs and outputs now declared float16. */
@@ -266,10 +275,13 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   } else {
     // Nothing to convert is a result, not an error: the model is returned as it came.
     result = input as onnx.ModelProto;
+    // Allow-list ops kept fp32 (pinned, unknown types, an opset without the target type) are not "none in the model".
+    const allowPresent = plan.decisions.some((decision) => decision.list === 'allow' && decision.rule !== 'already-low-precision');
+    const reason = allowPresent ? 'no allow-list op was converted (see theirs): nothing to convert' : 'no allow-list op in the model: nothing to convert';
     for (const decision of plan.decisions) {
       if (decision.processable && (decision.rule === 'not-between-allow' || decision.rule === 'unlisted')) {
         decision.rule = 'no-allow-ops';
-        decision.reason = 'no allow-list op in the model: nothing to convert';
+        decision.reason = reason;
       }
     }
   }
@@ -642,7 +654,41 @@ function summarize(
       .map(([rule, { count, example }]) => ({ rule, count, example }))
       .sort((a, b) => b.count - a.count || compareText(a.rule, b.rule)),
     alreadyLowPrecision: countAlreadyLowPrecision(decisions),
+    // Present only when there is something to say: a summary without them reads as before.
+    ...nonEmpty('allowKept', countAllowKept(decisions)),
+    ...nonEmpty('unprocessedOps', countUnprocessedOps(decisions)),
   };
+}
+
+function nonEmpty<K extends string, T>(key: K, values: T[]): { [k in K]?: T[] } {
+  return (values.length ? { [key]: values } : {}) as { [k in K]?: T[] };
+}
+
+/** Rules under which the pass left a node unprocessed for want of knowledge (not by choice). */
+const UNPROCESSED_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['no-schema', 'unknown-type', 'non-tensor-types', 'local-function']);
+
+function countAllowKept(decisions: NodeDecision[]): NonNullable<AmpSummary['allowKept']> {
+  const counts = new Map<RuleCode, { rule: RuleCode; count: number; example: string }>();
+  for (let i = 0; i < decisions.length; i++) {
+    const d = decisions[i] as NodeDecision;
+    if (d.list !== 'allow' || d.color === 'ALLOW' || d.rule === 'already-low-precision' || !(computesOnFloat32(d) || d.rule === 'schema-forbids')) continue;
+    const entry = counts.get(d.rule) ?? counts.set(d.rule, { rule: d.rule, count: 0, example: `${d.node.op_type} '${d.node.name ?? ''}': ${d.reason}` }).get(d.rule)!;
+    entry.count++;
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || compareText(a.rule, b.rule));
+}
+
+function countUnprocessedOps(decisions: NodeDecision[]): NonNullable<AmpSummary['unprocessedOps']> {
+  const counts = new Map<string, { op: string; rule: RuleCode; count: number }>();
+  for (let i = 0; i < decisions.length; i++) {
+    const d = decisions[i] as NodeDecision;
+    if (!UNPROCESSED_RULES.has(d.rule)) continue;
+    const op = d.node.domain ? `${d.node.domain}:${d.node.op_type}` : (d.node.op_type ?? '');
+    const key = `${op} ${d.rule}`;
+    const entry = counts.get(key) ?? counts.set(key, { op, rule: d.rule, count: 0 }).get(key)!;
+    entry.count++;
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || compareText(a.op, b.op) || compareText(a.rule, b.rule));
 }
 
 function countAlreadyLowPrecision(decisions: NodeDecision[]): AmpSummary['alreadyLowPrecision'] {

@@ -4,6 +4,7 @@
  * an inference graph, the AMP pass alone.
  */
 import { checkModel, type CheckOptions } from '../onnx/check-model.js';
+import { repairTolerated } from '../onnx/repair.js';
 import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ampRewrite, type AmpOptions, type AmpReport } from './amp.js';
@@ -29,8 +30,20 @@ export interface RewriteReport {
   training?: LossScalingReport;
 }
 
-export function rewriteModel(model: onnx.IModelProto, options: RewriteOptions = {}): { model: onnx.ModelProto; report: RewriteReport; modified: boolean } {
+export function rewriteModel(input: onnx.IModelProto, options: RewriteOptions = {}): { model: onnx.ModelProto; report: RewriteReport; modified: boolean } {
   checkRewriteOptions(options as Record<string, unknown>);
+  // What ONNX Runtime tolerates (duplicate Constants, a Constant's output declared another type) is
+  // repaired first, on a copy unless in place, and said in the summary.
+  const { model, repairs } = repairTolerated(input, { inPlace: options.inPlace });
+  const rewritten = rewriteRepaired(model, repairs.length ? { ...options, inPlace: true } : options);
+  if (repairs.length) {
+    rewritten.report.amp.summary.repairs = [...(rewritten.report.amp.summary.repairs ?? []), ...repairs];
+    return { ...rewritten, modified: true };
+  }
+  return rewritten;
+}
+
+function rewriteRepaired(model: onnx.IModelProto, options: RewriteOptions): { model: onnx.ModelProto; report: RewriteReport; modified: boolean } {
   if (options.check !== false) checkModel(model, { ...options.check, types: false });
   // The input's type/order check costs about as much as the validation of the output, so it runs
   // only when its answer matters: when the output fails validation (then a bad input is exit 2,

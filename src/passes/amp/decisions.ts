@@ -31,6 +31,7 @@ export type RuleCode =
   | 'unknown-type'
   | 'non-tensor-types'
   | 'no-schema'
+  | 'quantized-unit'
   | 'no-allow-ops';
 
 export interface NodeDecision {
