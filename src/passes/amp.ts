@@ -13,7 +13,8 @@ import { ModelGraph, type GraphScope } from '../onnx/graph.js';
 import { opsetsOf } from '../onnx/opsets.js';
 import { inferElemTypes, type ElemTypes } from '../onnx/type-inference.js';
 import { inferShapes } from '../onnx/shape-inference.js';
-import { planCasts, type CastStats } from './amp/cast-plan.js';
+import { planCasts, type CastStats, type TypeAfterPlan } from './amp/cast-plan.js';
+import { foldCasts } from './amp/cast-fold.js';
 import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decisions.js';
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
@@ -131,6 +132,8 @@ export interface NodeAudit {
   castsAdded: string[];
   /** Casts added after the node's outputs: a graph output it writes keeps its type through them. */
   castsOnOutputs: string[];
+  /** Casts the pass inserted next to this (the model's own) Cast and folded into it; present only when some were. */
+  castsFolded?: string[];
   /** Input slots with types before and after, Casts on the edge, calibration range (audit-graph.ts). */
   inputs: AuditNodeGraph['inputs'];
   outputs: AuditNodeGraph['outputs'];
@@ -152,6 +155,8 @@ export interface AmpSummary {
   weightCasts: number;
   fp32Casts: number;
   castsRetargeted: number;
+  /** Inserted Casts folded into the model's own Casts next to them (present only when some were). */
+  castsFolded?: Array<{ cast: string; into: string; chain: string }>;
   weightsConverted: string[];
   weightsKeptFp32: Array<{ name: string; reason: string }>;
   /** Null when the caller asked for no figures (AmpOptions.figures false). */
@@ -435,18 +440,48 @@ function planRewrite(
   const wiring: Wiring | undefined = !audit ? undefined : kvCache ? snapshotWiring(decisions) : new Map();
   const stats =
     anyAllow || kvCache
-      ? phase('castPlanMs', () =>
-          planCasts(graph, paints, types, {
+      ? phase('castPlanMs', () => {
+          const planned = planCasts(graph, paints, types, {
             target,
             weights: options.weights ?? 'fp32',
             weightInputs: paintOptions.weightInputs,
             wiring: kvCache ? undefined : wiring,
             noteCasts: audit,
-          }),
-        )
+          });
+          return foldPlannedCasts(graph, paints, planned, paintOptions.weightInputs);
+        })
       : undefined;
   // Unmodified, the audit reads the types before as the types after too.
   return { graph, opsets, decisions, anyAllow, kvCache, stats, wiring, fileOrder, typesBefore: audit ? types : undefined, flops, lint };
+}
+
+/**
+ * Folds the inserted Casts into the model's own Casts next to them (cast-fold.ts) and takes the
+ * removed ones off the counts. The type oracle is dropped from the stats here: only folding reads it.
+ */
+function foldPlannedCasts(
+  graph: ModelGraph,
+  paints: Map<GraphScope, ScopePaint>,
+  planned: CastStats & { typeAfter?: TypeAfterPlan },
+  weightInputs: ReadonlySet<string>,
+): CastStats {
+  const { typeAfter, ...stats } = planned;
+  if (!typeAfter) return stats;
+  const folds = foldCasts({
+    graph,
+    decisionOf: (scope, node) => paints.get(scope)?.nodes.get(node)?.decision,
+    typeOf: typeAfter,
+    isWeight: (scope, name) => {
+      const definition = scope.resolve(name);
+      return definition?.kind === 'initializer' || weightInputs.has(name) || (definition?.kind === 'node' && definition.producer.node.op_type === 'Constant');
+    },
+  });
+  if (!folds.folded.length) return stats;
+  stats.castsToTarget -= folds.removedToTarget;
+  stats.weightCasts -= folds.removedWeightCasts;
+  stats.castsToFloat32 -= folds.removedToFloat32;
+  stats.castsFolded = folds.folded;
+  return stats;
 }
 
 /**
@@ -565,7 +600,7 @@ function buildAudit({ graph, decisions, wiring, fileOrder, typesBefore, typesAft
   const nodes = decisions.map((d): NodeAudit => {
     const nodeTypesAfter = nodeTypes(d, typesAfter, target);
     const edges = drawn.nodes.get(d.node) as AuditNodeGraph;
-    return {
+    const audit: NodeAudit = {
       node: d.node.name ?? '',
       id: ids.get(d.node) ?? d.node.name ?? '',
       precision: nodeTypesAfter.precision,
@@ -584,6 +619,8 @@ function buildAudit({ graph, decisions, wiring, fileOrder, typesBefore, typesAft
       outputs: edges.outputs,
       subgraphs: edges.subgraphs,
     };
+    if (d.castsFolded) audit.castsFolded = d.castsFolded;
+    return audit;
   });
   return { nodes, scopes: drawn.scopes };
 }
@@ -635,6 +672,7 @@ function summarize(
     weightCasts: stats?.weightCasts ?? 0,
     fp32Casts: stats?.castsToFloat32 ?? 0,
     castsRetargeted: stats?.castsRetargeted ?? 0,
+    ...(stats?.castsFolded?.length ? { castsFolded: stats.castsFolded } : {}),
     weightsConverted: stats?.weightsConverted ?? [],
     weightsKeptFp32: stats?.weightsKept ?? [],
     matrixFlops: flops,
