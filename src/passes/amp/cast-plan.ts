@@ -48,6 +48,8 @@ export interface CastStats {
   castsRetargeted: number;
   /** Inserted Casts folded into the model's own Casts (cast-fold.ts), each with the model's Cast it went into. */
   castsFolded?: Array<{ cast: string; into: string; chain: string }>;
+  /** Mask fills clamped to float16's lowest finite value before a Cast to float16 (mask-fill.ts). */
+  masksClamped?: Array<{ clamp: string; value: string; fill: string; cast: string }>;
 }
 
 /** The element type of a value once the Casts are planned: a Cast's output its `to`, a lowered value the target type. */

@@ -50,6 +50,8 @@ export interface NodeDecision {
   castsOnOutputs?: string[];
   /** Casts the pass inserted next to this (the model's own) Cast and folded into it (cast-fold.ts). */
   castsFolded?: string[];
+  /** Clamps (Max nodes, mask-fill.ts) the pass put before the float16 Casts this node reads or is. */
+  masksClamped?: string[];
   /** Set when the node already computes in a reduced-precision type ('float16', 'bfloat16'). */
   computesIn?: string;
 }
