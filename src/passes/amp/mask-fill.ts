@@ -66,6 +66,15 @@ function smallestValue(tensor: onnx.ITensorProto, maxElements: number): number |
   return smallest;
 }
 
+/** The float data behind `name`: an initializer (not an input's default), or a Constant's or ConstantOfShape's value. */
+function constantTensor(scope: GraphScope, name: string): onnx.ITensorProto | undefined {
+  const initializer = scope.initializers.get(name);
+  if (initializer && !scope.inputs.has(name)) return initializer;
+  const producer = scope.producerOf(name)?.node;
+  if (!producer || producer.domain || (producer.op_type !== 'Constant' && producer.op_type !== 'ConstantOfShape')) return undefined;
+  return findAttribute(producer, 'value')?.t ?? undefined;
+}
+
 /** Step 1: the values that carry a fill below `lowest`, per scope (empty when the model has none). */
 export function carriedFills(graph: ModelGraph, lowest: number): CarriedFills {
   const rules = readMaskFillRules();
@@ -81,13 +90,8 @@ export function carriedFills(graph: ModelGraph, lowest: number): CarriedFills {
     const source = (name: string): boolean => {
       const known = isSource.get(name);
       if (known !== undefined) return known;
-      let tensor = scope.initializers.get(name);
-      if (!tensor || scope.inputs.has(name)) {
-        const producer = scope.producerOf(name)?.node;
-        const attribute = producer && !producer.domain ? (producer.op_type === 'Constant' ? 'value' : producer.op_type === 'ConstantOfShape' ? 'value' : undefined) : undefined;
-        tensor = attribute ? (findAttribute(producer as onnx.INodeProto, attribute)?.t ?? undefined) : undefined;
-      }
-      const smallest = tensor ? smallestValue(tensor, rules.sourceMaxElements) : undefined;
+      const constant = constantTensor(scope, name);
+      const smallest = constant ? smallestValue(constant, rules.sourceMaxElements) : undefined;
       const found = smallest !== undefined && smallest < limit;
       isSource.set(name, found);
       return found;
