@@ -52,6 +52,10 @@ export function renderTune(result: TuneResult, holdsFor: string): string {
     lines.push(`kept fp32 (${result.pinned.length}):`);
     for (const p of result.pinned) lines.push(`  ${p.op} '${p.node}': ${p.evidence}`);
   }
+  if (result.pass && result.pinned.length) {
+    const { pinned, converted, everything } = result.extent;
+    lines.push(everything ? `kept every node fp32: no smaller set of the ${converted} converted nodes passed` : `kept ${pinned} of the ${converted} converted nodes fp32`);
+  }
   lines.push(
     `${result.pass ? 'PASS' : 'FAIL'}: ${result.attempts.length - 1} verification attempt(s), ${result.runs.instrumented} instrumented + ${result.runs.full} full runs, ${result.runs.sessions} sessions, ${result.wallSeconds.toFixed(2)} s${result.budgetExhausted ? ' (budget exhausted)' : ''}`,
   );

@@ -13,7 +13,9 @@ import { ModelGraph, type GraphScope } from '../onnx/graph.js';
 import { opsetsOf } from '../onnx/opsets.js';
 import { inferElemTypes, type ElemTypes } from '../onnx/type-inference.js';
 import { inferShapes } from '../onnx/shape-inference.js';
-import { planCasts, type CastStats } from './amp/cast-plan.js';
+import { planCasts, type CastStats, type TypeAfterPlan } from './amp/cast-plan.js';
+import { foldCasts } from './amp/cast-fold.js';
+import { carriedFills, clampFills, readMaskFillRules, type CarriedFills } from './amp/mask-fill.js';
 import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decisions.js';
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
@@ -131,6 +133,10 @@ export interface NodeAudit {
   castsAdded: string[];
   /** Casts added after the node's outputs: a graph output it writes keeps its type through them. */
   castsOnOutputs: string[];
+  /** Casts the pass inserted next to this (the model's own) Cast and folded into it; present only when some were. */
+  castsFolded?: string[];
+  /** Clamps of mask fills the pass put before the float16 Casts this node reads (or is); present only when some were. */
+  masksClamped?: string[];
   /** Input slots with types before and after, Casts on the edge, calibration range (audit-graph.ts). */
   inputs: AuditNodeGraph['inputs'];
   outputs: AuditNodeGraph['outputs'];
@@ -152,6 +158,13 @@ export interface AmpSummary {
   weightCasts: number;
   fp32Casts: number;
   castsRetargeted: number;
+  /** Inserted Casts folded into the model's own Casts next to them (present only when some were). */
+  castsFolded?: Array<{ cast: string; into: string; chain: string }>;
+  /**
+   * Values carrying a mask fill below float16's lowest finite value (finfo(float32).min), clamped
+   * to it by a Max before the Cast that takes them into float16 (rules/mask-fill.json); present only when some were.
+   */
+  masksClamped?: Array<{ clamp: string; value: string; fill: string; cast: string }>;
   weightsConverted: string[];
   weightsKeptFp32: Array<{ name: string; reason: string }>;
   /** Null when the caller asked for no figures (AmpOptions.figures false). */
@@ -445,20 +458,57 @@ function planRewrite(
   const fileOrder = audit ? graph.scopes.map((scope) => (scope.graph.node ?? []).slice()) : [];
   // The kv-cache rewrite rewires nodes of its own: before it, the wiring of every node is kept.
   const wiring: Wiring | undefined = !audit ? undefined : kvCache ? snapshotWiring(decisions) : new Map();
+  // Mask fills beyond float16's range, found before the Casts rename edges (bf16 keeps fp32's range).
+  const carried: CarriedFills = anyAllow && target === DataType.FLOAT16 ? phase('castPlanMs', () => carriedFills(graph, readMaskFillRules().lowest.float16)) : new Map();
   const stats =
     anyAllow || kvCache
-      ? phase('castPlanMs', () =>
-          planCasts(graph, paints, types, {
+      ? phase('castPlanMs', () => {
+          const planned = planCasts(graph, paints, types, {
             target,
             weights: options.weights ?? 'fp32',
             weightInputs: paintOptions.weightInputs,
             wiring: kvCache ? undefined : wiring,
             noteCasts: audit,
-          }),
-        )
+          });
+          return tidyPlannedCasts(graph, paints, planned, { weightInputs: paintOptions.weightInputs, carried, opset: opsets.get('') ?? 0 });
+        })
       : undefined;
   // Unmodified, the audit reads the types before as the types after too.
   return { graph, opsets, decisions, anyAllow, kvCache, stats, wiring, fileOrder, typesBefore: audit ? types : undefined, flops, lint };
+}
+
+/**
+ * After the Casts are planned: folds the inserted Casts into the model's own Casts next to them
+ * (cast-fold.ts) and takes the removed ones off the counts, then clamps the mask fills that enter
+ * float16 (mask-fill.ts). The type oracle is dropped from the stats here: only these steps read it.
+ */
+function tidyPlannedCasts(
+  graph: ModelGraph,
+  paints: Map<GraphScope, ScopePaint>,
+  planned: CastStats & { typeAfter?: TypeAfterPlan },
+  { weightInputs, carried, opset }: { weightInputs: ReadonlySet<string>; carried: CarriedFills; opset: number },
+): CastStats {
+  const { typeAfter, ...stats } = planned;
+  if (!typeAfter) return stats;
+  const decisionOf = (scope: GraphScope, node: onnx.INodeProto) => paints.get(scope)?.nodes.get(node)?.decision;
+  const folds = foldCasts({
+    graph,
+    decisionOf,
+    typeOf: typeAfter,
+    isWeight: (scope, name) => {
+      const definition = scope.resolve(name);
+      return definition?.kind === 'initializer' || weightInputs.has(name) || (definition?.kind === 'node' && definition.producer.node.op_type === 'Constant');
+    },
+  });
+  if (folds.folded.length) {
+    stats.castsToTarget -= folds.removedToTarget;
+    stats.weightCasts -= folds.removedWeightCasts;
+    stats.castsToFloat32 -= folds.removedToFloat32;
+    stats.castsFolded = folds.folded;
+  }
+  const clamps = clampFills({ graph, carried, lowest: readMaskFillRules().lowest.float16, decisionOf, typeOf: typeAfter, opset });
+  if (clamps.length) stats.masksClamped = clamps;
+  return stats;
 }
 
 /**
@@ -577,7 +627,7 @@ function buildAudit({ graph, decisions, wiring, fileOrder, typesBefore, typesAft
   const nodes = decisions.map((d): NodeAudit => {
     const nodeTypesAfter = nodeTypes(d, typesAfter, target);
     const edges = drawn.nodes.get(d.node) as AuditNodeGraph;
-    return {
+    const audit: NodeAudit = {
       node: d.node.name ?? '',
       id: ids.get(d.node) ?? d.node.name ?? '',
       precision: nodeTypesAfter.precision,
@@ -596,6 +646,9 @@ function buildAudit({ graph, decisions, wiring, fileOrder, typesBefore, typesAft
       outputs: edges.outputs,
       subgraphs: edges.subgraphs,
     };
+    if (d.castsFolded) audit.castsFolded = d.castsFolded;
+    if (d.masksClamped) audit.masksClamped = d.masksClamped;
+    return audit;
   });
   return { nodes, scopes: drawn.scopes };
 }
@@ -647,6 +700,8 @@ function summarize(
     weightCasts: stats?.weightCasts ?? 0,
     fp32Casts: stats?.castsToFloat32 ?? 0,
     castsRetargeted: stats?.castsRetargeted ?? 0,
+    ...(stats?.castsFolded?.length ? { castsFolded: stats.castsFolded } : {}),
+    ...(stats?.masksClamped?.length ? { masksClamped: stats.masksClamped } : {}),
     weightsConverted: stats?.weightsConverted ?? [],
     weightsKeptFp32: stats?.weightsKept ?? [],
     matrixFlops: flops,

@@ -45,6 +45,16 @@ export function renderSummary(summary: AmpSummary): string {
   lines.push(`Weight casts to ${low} (Const and Variable casts): ${summary.weightCasts}`);
   lines.push(`Casts back to FP32 (graph outputs included): ${summary.fp32Casts}`);
   if (summary.castsRetargeted) lines.push(`Existing Casts now casting to ${low}: ${summary.castsRetargeted}`);
+  if (summary.masksClamped?.length) {
+    const first = summary.masksClamped[0] as { value: string; fill: string; cast: string };
+    lines.push(
+      `Mask fills clamped to ${low}'s lowest finite value (-65504) before entering ${low}: ${summary.masksClamped.length} (e.g. '${printable(first.value)}', from '${printable(first.fill)}', before '${printable(first.cast)}')`,
+    );
+  }
+  if (summary.castsFolded?.length) {
+    const first = summary.castsFolded[0] as { cast: string; into: string; chain: string };
+    lines.push(`Inserted Casts folded into the model's own Casts: ${summary.castsFolded.length} (e.g. '${printable(first.cast)}' into '${printable(first.into)}', ${first.chain})`);
+  }
   if (summary.weightsConverted.length || summary.weightsKeptFp32.length) {
     lines.push(`Weights stored in ${low}: ${summary.weightsConverted.length}`);
     for (const kept of summary.weightsKeptFp32) lines.push(`  kept FP32: '${printable(kept.name)}' ${printable(kept.reason, 300)}`);
