@@ -125,17 +125,18 @@ def export():
 
 
 def gradients(path_json):
-    """Reads {model, features, labels} and prints torch.autograd's gradients of the mean cross-entropy, by parameter name."""
-    request = json.load(open(path_json))
-    model, _, _ = models()[request['model']]
-    model.eval()
-    x = torch.tensor(request['input'], dtype=torch.long if request['model'] == 'encoder' else torch.float32)
-    x = x.reshape(request['dims'])
-    labels = torch.tensor(request['labels'], dtype=torch.long)
-    loss = F.cross_entropy(model(x), labels)
-    loss.backward()
-    out = {'loss': loss.item(), 'grads': {n: p.grad.flatten().tolist() for n, p in model.named_parameters()}}
-    json.dump(out, sys.stdout)
+    """Reads a list of {model, input, dims, labels} and prints, for each, torch.autograd's gradients
+    of the mean cross-entropy of the model's logits, by parameter name."""
+    results = []
+    for request in json.load(open(path_json)):
+        model, _, _ = models()[request['model']]
+        model.eval()
+        dtype = torch.long if request['model'] == 'encoder' else torch.float32
+        x = torch.tensor(request['input'], dtype=dtype).reshape(request['dims'])
+        loss = F.cross_entropy(model(x), torch.tensor(request['labels'], dtype=torch.long))
+        loss.backward()
+        results.append({'loss': loss.item(), 'grads': {n: p.grad.flatten().tolist() for n, p in model.named_parameters()}})
+    json.dump(results, sys.stdout)
 
 
 if __name__ == '__main__':
