@@ -37,3 +37,8 @@ export { createTrainer, tensorValues, type Trainer, type TrainerOptions, type St
 export { splitInitialState, readInitialState, stateSidecarPath } from './passes/training/state-sidecar.js';
 export { purePrecision, type PureTarget } from './passes/pure-precision.js';
 export { parseVariants, variantGraph, VARIANT_NAMES, type Variant, type VariantName } from './passes/training/variants.js';
+export { makeTrainingStep, TRAIN_LR_METADATA_KEY, type MakeTrainingOptions, type MakeTrainingReport, type MakeTrainingResult } from './passes/autodiff/make-training.js';
+export { GRADIENT_RULES, type GradientRule } from './passes/autodiff/gradient-rules.js';
+export { LOSS_KINDS, type LossSpec, type LossKind } from './passes/autodiff/loss-heads.js';
+export { OPTIMIZER_KINDS, OPTIMIZER_DEFAULTS, type OptimizerSpec, type OptimizerKind } from './passes/autodiff/optimizers.js';
+export type { TrainableChoice, TrainableSelection } from './passes/autodiff/trainable.js';
