@@ -45,3 +45,8 @@ export { renderTrainingReport } from './report/training-report.js';
 export { renderBenchReport, type BenchReportInput } from './report/bench-report.js';
 export type { TrainingRecord, TrainingVariantResult, TrainResult, EpochResult, StepRecord } from './runtime/training-record.js';
 export type { ProgressEvent, ProgressListener } from './runtime/activity.js';
+export { makeTrainingStep, TRAIN_LR_METADATA_KEY, type MakeTrainingOptions, type MakeTrainingReport, type MakeTrainingResult } from './passes/autodiff/make-training.js';
+export { GRADIENT_RULES, type GradientRule } from './passes/autodiff/gradient-rules.js';
+export { LOSS_KINDS, type LossSpec, type LossKind } from './passes/autodiff/loss-heads.js';
+export { OPTIMIZER_KINDS, OPTIMIZER_DEFAULTS, type OptimizerSpec, type OptimizerKind } from './passes/autodiff/optimizers.js';
+export type { TrainableChoice, TrainableSelection } from './passes/autodiff/trainable.js';
