@@ -26,6 +26,7 @@ import { reportWarnings } from './warnings.js';
 import { rewriteModel } from '../passes/pipeline.js';
 import { checkCudaDevice, lowPrecisionTypesOf } from '../runtime/device-check.js';
 import type { DeviceDeps } from './train-command.js';
+import { feedsForDeclaredTypes } from '../runtime/io-feeds.js';
 import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 import { requireNumber } from './numeric-options.js';
 import { runSession } from '../runtime/run-session.js';
@@ -153,7 +154,8 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   const providers = providersOf(args);
   const expected = await runOnce(encodeModel(reference), feeds, providers, 'reference');
   const numerics = asked ?? defaultNumerics(expected.provider);
-  const got = await runUnder(candidate, numerics, feeds, [expected.provider], 'candidate');
+  // A candidate with float16 inputs (--io-types fp16) gets the same inputs rounded to float16.
+  const got = await runUnder(candidate, numerics, feedsForDeclaredTypes(ort, candidate, feeds), [expected.provider], 'candidate');
   const rows = compareRuns(expected, got, args.atol, args.rtol);
   const pass = rows.every((r) => r.pass);
   const tolerance = { atol: args.atol, rtol: args.rtol, rule: TOLERANCE_RULE };
