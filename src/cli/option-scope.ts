@@ -39,6 +39,7 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     'growth-interval': 'tune rewrites inference graphs (training options belong to the default command)',
     'min-scale': 'tune rewrites inference graphs (training options belong to the default command)',
     'max-scale': 'tune rewrites inference graphs (training options belong to the default command)',
+    'io-types': 'tune keeps the graph\'s input and output types (rewrite its result with --io-types)',
   },
   bench: {
     output: 'bench writes no model (--out writes its results)',
@@ -51,6 +52,7 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     'input-distribution': 'bench does not calibrate (a --calibrate option)',
     'calibration-batches': 'bench does not calibrate (a --calibrate option)',
     numerics: 'bench does not calibrate (a --calibrate option)',
+    'io-types': 'bench times the model as the rewrite leaves its inputs and outputs (rewrite with --io-types, then compare)',
   },
 };
 

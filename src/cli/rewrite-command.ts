@@ -32,6 +32,7 @@ export interface RewriteArgs {
   mode: 'fp16' | 'bf16';
   weights: 'fp32' | 'fp16';
   kvCache: 'keep' | 'fp16';
+  ioTypes: 'keep' | 'fp16' | 'bf16';
   report: string[];
   quiet: boolean;
   json: boolean;
@@ -91,6 +92,12 @@ export const REWRITE_OPTIONS: ReadonlyArray<readonly [name: string, spec: Option
     choices: ['keep', 'fp16'],
     default: 'keep',
     describe: "a decoder's past/present key-value cache inputs and outputs: 'keep' their declared type, or 'fp16' (halves the cache memory; the graph's I/O types change)",
+  }],
+  ['io-types', {
+    type: 'string',
+    choices: ['keep', 'fp16', 'bf16'],
+    default: 'keep',
+    describe: "the graph's float32 inputs and outputs: 'keep' their type, or declare them in the --mode type with the Casts at the model's edges removed (for pipelines that feed and read fp16)",
   }],
   ['report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json, audit.md or audit.html (repeatable)' }],
   ['quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' }],
@@ -208,6 +215,7 @@ export function ampOptionsFromArgs(args: RewriteArgs): AmpOptions {
     mode: args.mode,
     weights: args.weights,
     ...(args.kvCache === 'fp16' ? { kvCache: 'fp16' as const } : {}),
+    ...(args.ioTypes && args.ioTypes !== 'keep' ? { ioTypes: args.ioTypes } : {}),
     env: process.env,
     listChanges: [...(args.rules ? [readRulesFile(args.rules)] : []), { origin: 'command-line flags', changes: listChangesFromFlags(args) }],
     forceFp32: args.forceFp32,
