@@ -66,7 +66,69 @@ function checkStructure(model: onnx.IModelProto, source: string, options: CheckO
     if (version < 1) throw invalid(`${printable(source)}: opset_import of domain '${printable(opset.domain)}' has version ${version}`, source);
   }
   checkGraph(model.graph, 'graph');
+  checkFunctionCalls(model, source);
   forEachTensor(model, checkTensor);
+}
+
+/** A function's key as a node calls it: `domain:name:overload` ('' and 'ai.onnx' are one domain). */
+function callKey(domain: string | null | undefined, name: string | null | undefined, overload: string | null | undefined): string {
+  return `${domain === 'ai.onnx' ? '' : (domain ?? '')}:${name ?? ''}:${overload ?? ''}`;
+}
+
+/** The nodes of a function body, and of the subgraphs its nodes hold. */
+function forEachBodyNode(nodes: readonly onnx.INodeProto[], visit: (node: onnx.INodeProto) => void): void {
+  for (const node of nodes) {
+    visit(node);
+    for (const attribute of node.attribute ?? []) {
+      if (attribute.g) forEachBodyNode(attribute.g.node ?? [], visit);
+      for (const graph of attribute.graphs ?? []) forEachBodyNode(graph.node ?? [], visit);
+    }
+  }
+}
+
+/**
+ * Model-local functions call no function that leads back to them (F calling F, or F → G → F): the
+ * ONNX spec says a function graph may not be recursive, ONNX Runtime cannot inline one, and the
+ * rewrite's inlining would unfold it without end.
+ */
+function checkFunctionCalls(model: onnx.IModelProto, source: string): void {
+  const functions = model.functions ?? [];
+  if (!functions.length) return;
+  const calls = new Map<string, { name: string; callees: string[] }>();
+  for (const fn of functions) calls.set(callKey(fn.domain, fn.name, fn.overload), { name: fn.name ?? '', callees: [] });
+  for (const fn of functions) {
+    const callees = calls.get(callKey(fn.domain, fn.name, fn.overload))?.callees as string[];
+    forEachBodyNode(fn.node ?? [], (node) => {
+      const key = callKey(node.domain, node.op_type, node.overload);
+      if (calls.has(key)) callees.push(key);
+    });
+  }
+  // Depth-first, iteratively (a chain of thousands of functions must not overflow the stack).
+  const state = new Map<string, 'open' | 'done'>();
+  for (const start of calls.keys()) {
+    if (state.has(start)) continue;
+    const stack: Array<{ key: string; next: number }> = [{ key: start, next: 0 }];
+    state.set(start, 'open');
+    while (stack.length) {
+      const top = stack[stack.length - 1] as { key: string; next: number };
+      const callees = calls.get(top.key)?.callees ?? [];
+      if (top.next >= callees.length) {
+        state.set(top.key, 'done');
+        stack.pop();
+        continue;
+      }
+      const callee = callees[top.next++] as string;
+      if (state.get(callee) === 'open') {
+        const from = stack.findIndex((frame) => frame.key === callee);
+        const cycle = [...stack.slice(from).map((frame) => frame.key), callee].map((key) => `'${printable(calls.get(key)?.name, 80)}'`);
+        throw invalid(`${printable(source)}: model-local function ${cycle[0]} calls itself (${cycle.slice(0, 8).join(' → ')}${cycle.length > 8 ? ' → …' : ''}); a function may not be recursive`, calls.get(callee)?.name ?? '');
+      }
+      if (!state.has(callee)) {
+        state.set(callee, 'open');
+        stack.push({ key: callee, next: 0 });
+      }
+    }
+  }
 }
 
 function checkIrVersion(model: onnx.IModelProto, source: string, allowNewer: boolean): void {
