@@ -53,6 +53,9 @@ export function rewriteModel(model: onnx.IModelProto, options: RewriteOptions = 
   const contractGiven = Object.values(options.contract ?? {}).some((v) => v !== undefined);
   const isTraining = training === 'on' || (training === 'auto' && (contractGiven || looksLikeTrainingGraph(model, options.contract?.stateSuffix)));
   if (!isTraining) {
+    if (options.lossScale !== undefined) {
+      throw new AmpError('BAD_OPTION', `--loss-scale and its growth/backoff/interval/min/max options (lossScale) apply to training graphs, and this is an inference graph (no output X${options.contract?.stateSuffix ?? '.next'} for an input X): drop them, or say --training on`, { subject: 'lossScale' });
+    }
     if (training === 'off' || !contractGiven) {
       const result = rewrite(model, options);
       return { model: result.model, report: { amp: result.report }, modified: result.modified };
