@@ -25,6 +25,7 @@ import { loadOrt } from '../runtime/ort.js';
 import { mark, phase, setPhaseListener } from '../onnx/phases.js';
 import { rewritePhaseProgress, withProgress } from './progress.js';
 import { writeStderr } from './standard-streams.js';
+import { checkDimNames } from './option-rules.js';
 
 export interface RewriteArgs {
   model: string;
@@ -359,6 +360,7 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
   const { model, bytes, externalTensors } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false, sharedEmptyFields: true }));
   // Every output must be a file of its own: not an input (through a symlink, a hard link or
   // /proc/self/cwd included), not another output. Checked before anything is written.
+  checkDimNames(model, parseDims(args.dim ?? []), args.model);
   const inputs = phase('inputFilesMs', () => inputFilesOf(args, model, externalTensors > 0));
   const writesModel = Boolean(args.output && !args.dryRun);
   const stateModule = writesModel && args.state === 'inputs' ? await stateSidecar() : undefined;

@@ -23,6 +23,8 @@ import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type P
 import { validateModel } from './validate.js';
 import { phase } from '../onnx/phases.js';
 import { sortGraph } from './amp/graph-order.js';
+import { printable } from '../onnx/printable.js';
+import { boundedRegex } from './amp/bounded-regex.js';
 import { inlineLocalFunctions, localFunctionKey } from './amp/inline-functions.js';
 import { findKvCache, requireKvCache, storeKvCacheInFloat16, type KvCacheValues } from './amp/kv-cache.js';
 import { findFloatBoundary, retypeBoundary, type BoundaryValues } from './amp/io-types.js';
@@ -240,7 +242,8 @@ export interface AmpResult {
   graph?: ModelGraph;
 }
 
-export function nodeMatcher(patterns: readonly string[]): NodeMatcher {
+/** `option` names where the patterns came from in errors (--force-fp32, a --rules file). */
+export function nodeMatcher(patterns: readonly string[], option = 'pattern'): NodeMatcher {
   const exact = new Set<string>();
   const regexes: RegExp[] = [];
   for (const pattern of patterns) {
@@ -249,16 +252,21 @@ export function nodeMatcher(patterns: readonly string[]): NodeMatcher {
       exact.add(pattern);
       continue;
     }
-    try {
-      regexes.push(new RegExp(match[1] as string, match[2]));
-    } catch (error) {
-      throw new AmpError('BAD_OPTION', `'${pattern}' is not a valid regular expression: ${(error as Error).message}`);
-    }
+    regexes.push(boundedRegex(match[1] as string, match[2] as string, option));
   }
   // No pattern (the usual case): painting asks for every node, so skip hashing its name.
-  if (!exact.size && !regexes.length) return () => false;
+  if (!exact.size && !regexes.length) return NO_NODE;
   return (node) => exact.has(node.name ?? '') || regexes.some((regex) => regex.test(node.name ?? ''));
 }
+
+/** A matcher matching what any of `matchers` matches (those of no pattern dropped). */
+function anyMatcher(matchers: readonly NodeMatcher[]): NodeMatcher {
+  const live = matchers.filter((matcher) => matcher !== NO_NODE);
+  if (live.length <= 1) return live[0] ?? NO_NODE;
+  return (node) => live.some((matcher) => matcher(node));
+}
+
+const NO_NODE: NodeMatcher = () => false;
 
 /**
  * Why this opset cannot host the rewrite, if it cannot: Cast-1 takes its target as a string that
@@ -437,9 +445,12 @@ function planRewrite(
   const paintOptions = {
     target,
     mode,
-    forceFp32: nodeMatcher([...(options.forceFp32 ?? []), ...(options.listChanges ?? []).flatMap((layer) => layer.forceFp32 ?? [])]),
+    forceFp32: anyMatcher([
+      nodeMatcher(options.forceFp32 ?? [], 'forceFp32 (--force-fp32)'),
+      ...(options.listChanges ?? []).map((layer) => nodeMatcher(layer.forceFp32 ?? [], `${printable(layer.origin, 200)}: forceFp32`)),
+    ]),
     pinned: weightPins,
-    forceFp16: nodeMatcher(options.forceFp16 ?? []),
+    forceFp16: nodeMatcher(options.forceFp16 ?? [], 'forceFp16 (--force-fp16)'),
     weightInputs: weightInputs as ReadonlySet<string>,
     targetPolicy: targetPolicy(options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
   };

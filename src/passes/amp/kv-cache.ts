@@ -10,6 +10,7 @@
  * past_key/past_value (or past) formal, outputs written by its present formals, and names in the
  * exporters' conventions.
  */
+import { boundedRegex } from './bounded-regex.js';
 import { readFileSync } from 'node:fs';
 import { DataType } from '../../onnx/data-types.js';
 import { AmpError } from '../../onnx/errors.js';
@@ -43,8 +44,8 @@ export interface KvCacheValues {
 /** The float32 graph inputs and outputs of the main graph that hold the key-value cache. */
 export function findKvCache(graph: ModelGraph, model: onnx.IModelProto): KvCacheValues {
   const { formalInputs, formalOutputs, inputPatterns, outputPatterns } = kvRules();
-  const inputRegexes = inputPatterns.map((p) => new RegExp(p));
-  const outputRegexes = outputPatterns.map((p) => new RegExp(p));
+  const inputRegexes = inputPatterns.map((p) => boundedRegex(p, '', 'rules/kv-cache.json inputPatterns'));
+  const outputRegexes = outputPatterns.map((p) => boundedRegex(p, '', 'rules/kv-cache.json outputPatterns'));
   const opsets = opsetsOf(model);
   const scope = graph.main;
   const elemType = (info: onnx.IValueInfoProto | undefined) => info?.type?.tensor_type?.elem_type;
