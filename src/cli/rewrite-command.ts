@@ -415,6 +415,8 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     throw error;
   }
   batch.commit();
+  // A signal that came during the commit is honoured now, and says what was written.
+  await yieldToSignals();
   for (const note of notes) writeStderr(`amp-rewrite: note: ${note}\n`);
   if (!args.quiet) {
     const { summary, lists, training } = printed;
