@@ -12,6 +12,7 @@ import {
   externalRefOf,
   isExternal,
   resolveExternalData,
+  withDataFile,
   tensorRawBytes,
   type DataFileInfo,
   type ExternalDataRef,
@@ -142,7 +143,7 @@ const MAX_PROTOBUF_BYTES = 2 ** 31 - 1;
 interface Placement {
   offset: number;
   length: number;
-  source: { bytes: Uint8Array } | { file: string; offset: number } | { conversion: PendingConversion };
+  source: { bytes: Uint8Array } | { ref: ExternalDataRef } | { conversion: PendingConversion };
 }
 
 export function saveModel(model: onnx.IModelProto, file: string, options: SaveOptions = {}): SaveResult {
@@ -174,7 +175,7 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
     const destination = path.join(targetDir, path.normalize(ref.location));
     if (destination === ref.file || isSameFile(destination, ref.file)) return;
     locations.set(destination, ref.location);
-    placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { file: ref.file, offset: ref.offset } });
+    placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { ref } });
   });
   for (const file of keptExternal) sources.add(file);
 
@@ -289,7 +290,7 @@ function relocate(model: onnx.IModelProto, from: string, to: string, file: strin
     if (!entry || entry.value !== from) return;
     tensor.external_data = (tensor.external_data ?? []).map((e) => (e.key === 'location' ? onnx.StringStringEntryProto.create({ key: 'location', value: to }) : e));
     const ref = externalRefOf(tensor);
-    if (ref) attachExternalRef(tensor, { ...ref, location: to, file });
+    if (ref) attachExternalRef(tensor, { location: to, file, offset: ref.offset, length: ref.length });
   });
 }
 
@@ -386,7 +387,7 @@ function layOutNewDataFile(
     placements.push({
       offset,
       length,
-      source: ref ? { file: ref.file, offset: ref.offset } : conversion ? { conversion } : { bytes: tensor.raw_data as Uint8Array },
+      source: ref ? { ref } : conversion ? { conversion } : { bytes: tensor.raw_data as Uint8Array },
     });
     end = offset + length;
     moved.tensors++;
@@ -442,18 +443,17 @@ function writeDataFile(fd: number, placements: Placement[]): void {
         streamConversion(placement.source.conversion, (bytes, at) => writeAt(fd, bytes, placement.offset + at));
         continue;
       }
-      const sourceFd = openSync(placement.source.file, 'r');
-      try {
+      // Through the descriptor opened and checked at load: a file swapped since is never read.
+      const { ref } = placement.source;
+      withDataFile(ref, (sourceFd) => {
         for (let done = 0; done < placement.length; ) {
           const want = Math.min(COPY_CHUNK, placement.length - done);
-          const got = readSync(sourceFd, chunk, 0, want, placement.source.offset + done);
-          if (got === 0) throw new AmpError('EXTERNAL_DATA_OUT_OF_RANGE', `${placement.source.file}: ended early while copying external data`);
+          const got = readSync(sourceFd, chunk, 0, want, ref.offset + done);
+          if (got === 0) throw new AmpError('EXTERNAL_DATA_OUT_OF_RANGE', `${printable(ref.file, 400)}: ended early while copying external data`);
           writeAt(fd, chunk.subarray(0, got), placement.offset + done);
           done += got;
         }
-      } finally {
-        closeSync(sourceFd);
-      }
+      });
   }
 }
 
