@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { readTextFile, writeTextAtomically } from '../onnx/io-text.js';
-import { assertSeparateFiles } from '../onnx/safe-write.js';
+import { checkOutputs } from '../onnx/safe-write.js';
 import type { AmpReport } from '../passes/amp.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
 import { AUDIT_SHAPE, shapeProblem } from '../report/audit-shape.js';
@@ -58,7 +58,7 @@ export function checkAudit(audit: unknown, file: string): AmpReport {
 export function runReport(args: ReportArgs, print: (text: string) => void): number {
   if (!args.output.endsWith('.html')) throw new AmpError('BAD_OPTION', `-o ${args.output}: the report must be an .html file`);
   // Through a symlink or a hard link too: the page never replaces the audit it is drawn from.
-  assertSeparateFiles([{ path: args.output, role: '-o' }], [{ path: args.audit, role: 'the input audit' }]);
+  checkOutputs([{ path: args.output, role: '-o' }], [{ path: args.audit, role: 'the input audit' }]);
   const report = readAudit(args.audit);
   writeTextAtomically(args.output, renderAuditHtml(report, { title: path.basename(args.audit) }));
   if (args.json) print(`${JSON.stringify({ wrote: args.output, nodes: report.nodes.length }, null, 2)}\n`);

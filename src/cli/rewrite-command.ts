@@ -6,10 +6,9 @@ import { repairTolerated } from '../onnx/repair.js';
 import { decodeModel } from '../onnx/codec.js';
 import { externalRefOf } from '../onnx/external-data.js';
 import { printable } from '../onnx/printable.js';
-import { assertSeparateFiles, type NamedPath } from '../onnx/safe-write.js';
+import { checkOutputs, OutputBatch, yieldToSignals, type NamedPath } from '../onnx/safe-write.js';
 import { forEachTensor } from '../onnx/walk.js';
 import { AmpError } from '../onnx/errors.js';
-import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModelFile, saveModel, type SaveOptions, type SaveResult } from '../onnx/model-io.js';
 import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
 import { reportWarnings, unknownOpTypes, unmatchedPatterns } from './warnings.js';
@@ -330,7 +329,7 @@ async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampO
  * the initial-state sidecar (its own data file when one is asked for: sharing the model's would
  * overwrite one with the other).
  */
-function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveOptions, stateModule: StateSidecarModule | undefined): SaveResult[] {
+function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveOptions & { batch: OutputBatch }, stateModule: StateSidecarModule | undefined): SaveResult[] {
   const output = args.output as string;
   if (args.state !== 'inputs' || !stateModule) return [saveModel(model, output, options)];
   const { splitInitialState, stateSidecarPath } = stateModule;
@@ -369,7 +368,9 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
     ...(stateModule ? [{ path: stateModule.stateSidecarPath(args.output as string), role: 'the --state inputs sidecar' }] : []),
     ...args.report.map((file) => ({ path: file, role: '--report' })),
   ];
-  assertSeparateFiles(outputs, inputs);
+  // The door (safe-write.ts): no output is an input or another output, none is a device, FIFO,
+  // socket or folder, and every output folder is writable, checked before any work.
+  checkOutputs(outputs, inputs);
   // What ONNX Runtime tolerates is repaired first (said in the summary); the loaded model is the command's own.
   const { repairs } = repairTolerated(model, { inPlace: true });
   // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
@@ -406,29 +407,44 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
   const printed = printedPart(rewrite.report, args);
   let report: RewriteReport | undefined = args.report.length ? rewrite.report : undefined;
   rewrite = undefined;
+  // Every output is staged (written to a temporary beside it), the reports first and the model
+  // last, then all are committed together: a report that cannot be written leaves no model behind.
+  const batch = new OutputBatch();
   const notes: string[] = [];
-  if (writesModel) {
-    const saved = phase('saveMs', () =>
-      saveRewritten(rewritten, args, {
-        ...saveOptions(args.externalData),
-        ...(modified ? {} : { unchangedBytes: bytes }),
-        protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
-      }, stateModule),
-    );
-    notes.push(...saveNotes(saved));
-  }
-  if (report) {
-    const [{ renderAuditJson, renderAuditMarkdown }, { renderAuditHtml }] = await reportRenderers();
-    for (const file of args.report) {
-      const text = file.endsWith('.html')
-        ? renderAuditHtml(report.amp, { title: path.basename(args.model) })
-        : file.endsWith('.md')
-          ? renderAuditMarkdown(report.amp, report.training)
-          : renderAuditJson(report.amp, report.training);
-      writeTextAtomically(file, text);
+  try {
+    if (report) {
+      const [{ renderAuditJson, renderAuditMarkdown }, { renderAuditHtml }] = await reportRenderers();
+      for (const file of args.report) {
+        const text = file.endsWith('.html')
+          ? renderAuditHtml(report.amp, { title: path.basename(args.model) })
+          : file.endsWith('.md')
+            ? renderAuditMarkdown(report.amp, report.training)
+            : renderAuditJson(report.amp, report.training);
+        batch.stage(file, '--report', Buffer.from(text, 'utf8'));
+        await yieldToSignals();
+      }
+      report = undefined;
     }
-    report = undefined;
+    if (writesModel) {
+      const saved = phase('saveMs', () =>
+        saveRewritten(rewritten, args, {
+          ...saveOptions(args.externalData),
+          ...(modified ? {} : { unchangedBytes: bytes }),
+          protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
+          batch,
+        }, stateModule),
+      );
+      notes.push(...saveNotes(saved));
+    }
+    // A SIGINT/SIGTERM that came while the files were staged ends the run here, nothing committed.
+    await yieldToSignals();
+  } catch (error) {
+    batch.abort();
+    throw error;
   }
+  batch.commit();
+  // A signal that came during the commit is honoured now, and says what was written.
+  await yieldToSignals();
   for (const note of notes) writeStderr(`amp-rewrite: note: ${note}\n`);
   if (!args.quiet) {
     const { summary, lists, training } = printed;
