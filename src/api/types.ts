@@ -65,6 +65,8 @@ export interface NodeEvidence {
   nonFiniteOrigin: boolean;
   /** Share of its inputs' magnitude in values float16 rounds to zero. */
   flushedShare: number;
+  /** The If/Loop/Scan body it is in (absent: the main graph), whose values the instrumented run cannot see. */
+  scope?: string;
 }
 
 /** One verification of a set of pins. */

@@ -30,6 +30,14 @@ import type { DeviceDeps } from './train-command.js';
 import { feedsOf, inputFilesOfArgs, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 import { requireNumber } from './numeric-options.js';
 import { runSession } from '../runtime/run-session.js';
+import { withProgress } from './progress.js';
+import { purePrecision } from '../passes/pure-precision.js';
+import { DataType } from '../onnx/data-types.js';
+import { renderBenchReport } from '../report/bench-report.js';
+import { savedOutputFileName } from '../runtime/golden-outputs.js';
+import { comparePerNode } from '../runtime/per-node.js';
+import { checkCompareModels, expectedOptions, runCompareExpected } from './compare-expected.js';
+import { checkPerNodeArgs, perNodeJson, perNodeOptions, renderPerNode, type PerNodeArgs } from './compare-per-node.js';
 
 type Print = (text: string) => void;
 
@@ -63,7 +71,7 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
     const outputs = await runSession(opened.session, feeds, args.model);
     const summaries = opened.session.outputNames.map((name) => summarizeTensor(name, outputs[name]!));
     if (args.saveOutputs) {
-      const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`) }));
+      const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, savedOutputFileName(name)) }));
       // Two outputs whose names clean to one file, or an output file that is the model or an --inputs file: refused before any is written.
       assertSeparateFiles(
         files.map((f) => ({ path: f.path, role: `--save-outputs file of output '${printable(f.name)}'` })),
@@ -90,9 +98,11 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
 }
 
 // ---- compare ----
-export interface CompareArgs extends RuntimeArgs {
+export interface CompareArgs extends RuntimeArgs, PerNodeArgs {
   reference: string;
-  candidate: string;
+  /** Absent with --expected. */
+  candidate?: string;
+  expected?: string;
   atol: number;
   rtol: number;
   atolFloor: number;
@@ -103,9 +113,9 @@ export interface CompareArgs extends RuntimeArgs {
 
 export function compareOptions(yargs: Argv): Argv<CompareArgs> {
   return runtimeOptions(
-    yargs
-      .positional('reference', { type: 'string', demandOption: true, describe: 'the reference model (typically the fp32 original)' })
-      .positional('candidate', { type: 'string', demandOption: true, describe: 'the model to check (typically the mixed-precision one)' })
+    perNodeOptions(expectedOptions(yargs))
+      .positional('reference', { type: 'string', demandOption: true, describe: 'the reference model (typically the fp32 original); with --expected, the model to check' })
+      .positional('candidate', { type: 'string', describe: 'the model to check (typically the mixed-precision one); none with --expected' })
       .option('atol', { type: 'number', default: DEFAULT_TOLERANCE.atol, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
       .option('atol-floor', { type: 'number', default: DEFAULT_TOLERANCE.atolFloor, describe: 'absolute error always allowed, however small the output (near-zero probability maps)' })
       .option('rtol', { type: 'number', default: DEFAULT_TOLERANCE.rtol, describe: 'relative tolerance per element' })
@@ -150,6 +160,9 @@ export function renderComparison(rows: OutputComparison[]): string {
 }
 
 export async function runCompare(args: CompareArgs, print: Print): Promise<number> {
+  checkCompareModels(args);
+  checkPerNodeArgs(args);
+  if (args.expected !== undefined) return runCompareExpected(args, print, renderComparison);
   requireNumber('atol', args.atol, { min: 0 });
   requireNumber('atol-floor', args.atolFloor, { min: 0 });
   requireNumber('rtol', args.rtol, { min: 0 });
@@ -158,18 +171,30 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
     throw new AmpError('BAD_OPTION', `--dim-default ${args.dimDefault}: expected a positive integer`);
   }
   const reference = loadModel(args.reference);
-  const candidate = loadModel(args.candidate);
+  const candidate = loadModel(args.candidate as string);
   const numerics = parseNumerics(args.numerics);
   const ort = await loadOrt();
   const notices: string[] = [];
   const batches = comparisonBatches(ort, reference, candidate, { inputs: args.inputs, dims: parseDims(args.dim), dimDefault: args.dimDefault, seed: args.seed }, notices);
-  const result = await compareModelPair(
-    { model: reference, source: args.reference },
-    { model: candidate, source: args.candidate },
-    { providers: providersOf(args), numerics, tolerance: { atol: args.atol, rtol: args.rtol, atolFloor: args.atolFloor }, batches, notices },
-  );
-  if (args.json) print(`${JSON.stringify(result, null, 2)}\n`);
-  else if (!args.quiet) print(renderReport(result));
+  const result = await withProgress('compare', args.quiet || Boolean(args.json), (onProgress) => {
+    onProgress({ phase: 'running both models', done: 0 });
+    return compareModelPair(
+      { model: reference, source: args.reference },
+      { model: candidate, source: args.candidate as string },
+      { providers: providersOf(args), numerics, tolerance: { atol: args.atol, rtol: args.rtol, atolFloor: args.atolFloor }, batches, notices },
+    );
+  });
+  // Where the error starts: a diagnosis beside the verdict, which stays the outputs'. The first batch's reference inputs.
+  const perNode =
+    args.perNode && result.candidateRefused === null && batches[0]
+      ? await comparePerNode(reference, candidate, batches[0].reference, { providers: [result.provider], numerics: result.numerics, atol: args.atol, rtol: args.rtol, atolFloor: args.atolFloor })
+      : undefined;
+  if (args.json) print(`${JSON.stringify({ ...result, ...(perNode ? { perNode: perNodeJson(perNode, args.perNodeLimit) } : {}) }, null, 2)}\n`);
+  else if (!args.quiet) {
+    const report = renderReport(result);
+    // The per-node table goes above the verdict line, which stays last.
+    print(perNode ? report.replace(/([^\n]*\n)$/, `${renderPerNode(perNode, args.perNodeLimit)}$1`) : report);
+  }
   return result.pass ? 0 : 1;
 }
 
@@ -194,6 +219,10 @@ export interface BenchArgs extends RewriteArgs, RuntimeArgs {
   batchDim?: string;
   batchStart?: number;
   maxBatch: number;
+  pureFp16: boolean;
+  /** The accuracy check's tolerance (compare's rule); 0.01 each when absent. */
+  atol?: number;
+  rtol?: number;
 }
 
 /** What bench takes from the machine; tests pass a faked device query and runner. */
@@ -215,7 +244,11 @@ export function benchOptions(yargs: Argv): Argv<BenchArgs> {
       .option('batch-search', { type: 'boolean', default: false, describe: 'also find the largest batch that fits for fp32 and amp (doubling, then bisecting), with the throughput at each' })
       .option('batch-dim', { type: 'string', describe: "the symbolic batch dimension for --batch-search (default: the first input's first dimension)" })
       .option('batch-start', { type: 'number', describe: 'first batch size --batch-search tries (default: the benchmarked batch)' })
-      .option('max-batch', { type: 'number', default: 1 << 20, describe: 'largest batch --batch-search tries' }),
+      .option('max-batch', { type: 'number', default: 1 << 20, describe: 'largest batch --batch-search tries' })
+      .option('pure-fp16', { type: 'boolean', default: false, describe: 'also time the model with every value in float16 (the unsafe upper bound AMP is measured against)' })
+      .option('report', { type: 'string', array: true, default: [], describe: 'write the figures as charts in one self-contained HTML page (bench.html)' })
+      .option('atol', { type: 'number', default: 1e-2, describe: "accuracy check: absolute tolerance, as a fraction of the largest fp32 output magnitude (compare's)" })
+      .option('rtol', { type: 'number', default: 1e-2, describe: "accuracy check: relative tolerance per element (compare's)" }),
   ) as unknown as Argv<BenchArgs>;
 }
 
@@ -258,16 +291,19 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   requireNumber('runs', args.runs, { integer: true, min: 1 });
   requireNumber('warmup', args.warmup, { integer: true, min: 0 });
   requireNumber('seed', args.seed, { integer: true });
+  const tolerance = { atol: requireNumber('atol', args.atol ?? 1e-2, { min: 0 }), rtol: requireNumber('rtol', args.rtol ?? 1e-2, { min: 0 }) };
   if (args.batchSearch) {
     if (args.batchStart !== undefined) requireNumber('batch-start', args.batchStart, { integer: true, min: 1 });
     requireNumber('max-batch', args.maxBatch, { integer: true, min: 1 });
   }
   if (args.batchSearch && args.inputs.length) throw new AmpError('BAD_OPTION', '--batch-search makes random inputs of each batch size: drop --inputs');
+  const htmlReport = benchReportPath(args.report);
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
   // --out is checked before the runs: never the model, its data, the --rules file or an --inputs file.
-  if (args.out) assertSeparateFiles([{ path: args.out, role: '--out' }], inputFilesOf(args, model));
+  const written = [...(args.out ? [{ path: args.out, role: '--out' }] : []), ...(htmlReport ? [{ path: htmlReport, role: '--report' }] : [])];
+  if (written.length) assertSeparateFiles(written, inputFilesOf(args, model));
   const { model: amp, report: { amp: report } } = rewriteModel(model, options);
   reportWarnings(patternWarnings(args, report), Boolean(args.strict));
   const providers = providersOf(args);
@@ -278,10 +314,13 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   feedsOf(ort, model, args, undefined, 'bench');
   const feeds: FeedSpec = { inputs: inputFilesOfArgs(model, args, 'bench'), dims: Object.fromEntries(parseDims(args.dim)), seed: args.seed };
   const runner = deps.runner ?? (args.isolation === 'in-process' ? inProcessRunner : processRunner());
-  const models = { fp32: encodeModel(model), amp: encodeModel(amp) };
-  const result = await benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance: { atol: 1e-2, rtol: 1e-2 } }, runner);
+  const models = { fp32: encodeModel(model), amp: encodeModel(amp), ...(args.pureFp16 ? { fp16: encodeModel(purePrecision(model, DataType.FLOAT16)) } : {}) };
+  const silent = args.quiet || args.json;
+  const result = await withProgress('bench', silent, (onProgress) =>
+    benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance, pureFp16: args.pureFp16, onProgress }, runner),
+  );
   const batchSearch = args.batchSearch
-    ? await searchBatches(
+    ? await withProgress('bench', silent, (onProgress) => searchBatches(
         models,
         {
           providers,
@@ -291,9 +330,10 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
           runs: Math.min(args.runs, 10),
           warmup: Math.min(args.warmup, 2),
           feeds,
+          onProgress,
         },
         runner,
-      )
+      ))
     : undefined;
   const provider = result.variants[0]?.provider;
   const method = ISOLATION_DESCRIPTIONS[args.isolation];
@@ -308,11 +348,13 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
     isolation: args.isolation,
     method,
     target: report.summary.target,
+    tolerance: { ...tolerance, rule: TOLERANCE_RULE },
     summary: report.summary,
     ...result,
     ...(batchSearch ? { batchSearch } : {}),
   };
   if (args.out) writeTextAtomically(args.out, `${JSON.stringify(record, null, 2)}\n`);
+  if (htmlReport) writeTextAtomically(htmlReport, renderBenchReport(record));
   if (args.json) {
     print(`${JSON.stringify({ ...record, ...(args.verbose ? { lists: report.lists } : {}) }, null, 2)}\n`);
   } else if (!args.quiet) {
@@ -322,6 +364,15 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   }
   // A FAIL row means the mixed-precision model's outputs left the tolerance: the same exit as compare's.
   return result.accuracy.every((row) => row.pass) ? 0 : 1;
+}
+
+/** bench's --report: one HTML page of charts (the rewrite's audit formats do not apply to bench). */
+function benchReportPath(reports: readonly string[]): string | undefined {
+  if (!reports.length) return undefined;
+  const [page, ...more] = reports;
+  if (more.length) throw new AmpError('BAD_OPTION', `--report: bench writes one page; given ${reports.length} (${reports.join(', ')})`, { subject: 'report' });
+  if (!/\.html?$/i.test(page as string)) throw new AmpError('BAD_OPTION', `--report ${page}: bench's report is an HTML page of charts: name a .html file (the per-node audit comes from a rewrite with --report)`, { subject: 'report' });
+  return page;
 }
 
 /**

@@ -45,7 +45,6 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     'dry-run': 'bench writes no model',
     'external-data': 'bench writes no model',
     state: 'bench writes no model (--state chooses how a training model is written)',
-    report: 'bench writes no audit; rewrite with --report for one',
     calibrate: 'bench does not calibrate; rewrite with --calibrate, then bench the result against the original with compare',
     headroom: 'bench does not calibrate (a --calibrate option)',
     'input-scale': 'bench does not calibrate (a --calibrate option)',

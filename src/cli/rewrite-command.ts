@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { Argv, Options, PositionalOptions } from 'yargs';
 import { checkModel } from '../onnx/check-model.js';
+import { repairTolerated } from '../onnx/repair.js';
 import { decodeModel } from '../onnx/codec.js';
 import { externalRefOf } from '../onnx/external-data.js';
 import { printable } from '../onnx/printable.js';
@@ -21,7 +22,8 @@ import { TARGETS, type Target } from '../passes/amp/target-policy.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import type { Calibration } from '../runtime/calibration.js';
 import { loadOrt } from '../runtime/ort.js';
-import { mark, phase } from '../onnx/phases.js';
+import { mark, phase, setPhaseListener } from '../onnx/phases.js';
+import { rewritePhaseProgress, withProgress } from './progress.js';
 import { writeStderr } from './standard-streams.js';
 
 export interface RewriteArgs {
@@ -309,7 +311,9 @@ async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampO
     : Array.from({ length: args.calibrationBatches }, (_, seed) =>
         modelAwareRandomInputs(ort, model, { dims: parseDims(args.dim), seed, defaultDim: 1, notices, scale: args.inputScale, distribution: args.inputDistribution }),
       );
-  return calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions });
+  return withProgress('calibrate', args.quiet || args.json, (onProgress) =>
+    calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions, onProgress }),
+  );
 }
 
 /**
@@ -328,6 +332,15 @@ function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveO
 }
 
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
+  const endProgress = rewritePhaseProgress(args.quiet || args.json, setPhaseListener);
+  try {
+    return await rewriteAndSave(args, print);
+  } finally {
+    endProgress();
+  }
+}
+
+async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   if (!args.output && !args.dryRun) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx> (or --dry-run)');
   for (const report of args.report) {
     if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);
@@ -347,6 +360,8 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     ...args.report.map((file) => ({ path: file, role: '--report' })),
   ];
   assertSeparateFiles(outputs, inputs);
+  // What ONNX Runtime tolerates is repaired first (said in the summary); the loaded model is the command's own.
+  const { repairs } = repairTolerated(model, { inPlace: true });
   // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
   phase('inputCheckMs', () => checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false }));
   options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
@@ -365,12 +380,15 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
       return rewriteModel(model, { ...options, inPlace: true, audit: auditRead(args), figures: figuresRead(args) });
     } catch (error) {
       if (error instanceof AmpError && error.code === 'VALIDATION_FAILED' && options.check) {
-        checkModel(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { ...options.check, structure: false });
+        checkModel(repairTolerated(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { inPlace: true }).model, { ...options.check, structure: false });
       }
       throw error;
     }
   });
-  const { model: rewritten, modified } = rewrite;
+  const { model: rewritten } = rewrite;
+  // A repaired model is written repaired, never as the input's bytes.
+  const modified = rewrite.modified || repairs.length > 0;
+  if (repairs.length) rewrite.report.amp.summary.repairs = [...repairs, ...(rewrite.report.amp.summary.repairs ?? [])];
   reportWarnings(patternWarnings(args, rewrite.report.amp), Boolean(args.strict));
   // Without --report only the summary (and with --verbose the op lists) is printed: taken now, the
   // report is let go before the save, and with it the graph model, the element types and the

@@ -13,7 +13,9 @@ import { ModelGraph, type GraphScope } from '../onnx/graph.js';
 import { opsetsOf } from '../onnx/opsets.js';
 import { inferElemTypes, type ElemTypes } from '../onnx/type-inference.js';
 import { inferShapes } from '../onnx/shape-inference.js';
-import { planCasts, type CastStats } from './amp/cast-plan.js';
+import { planCasts, type CastStats, type TypeAfterPlan } from './amp/cast-plan.js';
+import { foldCasts } from './amp/cast-fold.js';
+import { carriedFills, clampFills, readMaskFillRules, type CarriedFills } from './amp/mask-fill.js';
 import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decisions.js';
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
@@ -131,6 +133,10 @@ export interface NodeAudit {
   castsAdded: string[];
   /** Casts added after the node's outputs: a graph output it writes keeps its type through them. */
   castsOnOutputs: string[];
+  /** Casts the pass inserted next to this (the model's own) Cast and folded into it; present only when some were. */
+  castsFolded?: string[];
+  /** Clamps of mask fills the pass put before the float16 Casts this node reads (or is); present only when some were. */
+  masksClamped?: string[];
   /** Input slots with types before and after, Casts on the edge, calibration range (audit-graph.ts). */
   inputs: AuditNodeGraph['inputs'];
   outputs: AuditNodeGraph['outputs'];
@@ -152,11 +158,27 @@ export interface AmpSummary {
   weightCasts: number;
   fp32Casts: number;
   castsRetargeted: number;
+  /** Inserted Casts folded into the model's own Casts next to them (present only when some were). */
+  castsFolded?: Array<{ cast: string; into: string; chain: string }>;
+  /**
+   * Values carrying a mask fill below float16's lowest finite value (finfo(float32).min), clamped
+   * to it by a Max before the Cast that takes them into float16 (rules/mask-fill.json); present only when some were.
+   */
+  masksClamped?: Array<{ clamp: string; value: string; fill: string; cast: string }>;
   weightsConverted: string[];
   weightsKeptFp32: Array<{ name: string; reason: string }>;
   /** Null when the caller asked for no figures (AmpOptions.figures false). */
   matrixFlops: MatrixFlops | null;
   fp32Reasons: Array<{ rule: RuleCode; count: number; example: string }>;
+  /**
+   * Allow-list ops that stay fp32, by the rule that kept them (pinned by --calibrate or --force-fp32,
+   * a schema or an opset without the target type, unknown input types...): why little or nothing converted.
+   */
+  allowKept?: Array<{ rule: RuleCode; count: number; example: string }>;
+  /** Faults of the input that ONNX Runtime tolerates, repaired before the pass (src/onnx/repair.ts), one sentence each. */
+  repairs?: string[];
+  /** Ops the pass could not process (no schema: custom and gradient ops; unknown types; kept functions), by op and rule. */
+  unprocessedOps?: Array<{ op: string; rule: RuleCode; count: number }>;
   /** Allow-list ops that already computed in float16/bfloat16 before the pass (a converted model), by op and type. */
   alreadyLowPrecision: Array<{ op: string; type: string; count: number }>;
   /** With kvCache 'fp16': the cache inputs and outputs now declared float16. */
@@ -266,10 +288,13 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   } else {
     // Nothing to convert is a result, not an error: the model is returned as it came.
     result = input as onnx.ModelProto;
+    // Allow-list ops kept fp32 (pinned, unknown types, an opset without the target type) are not "none in the model".
+    const allowPresent = plan.decisions.some((decision) => decision.list === 'allow' && decision.rule !== 'already-low-precision');
+    const reason = allowPresent ? 'no allow-list op was converted (see theirs): nothing to convert' : 'no allow-list op in the model: nothing to convert';
     for (const decision of plan.decisions) {
       if (decision.processable && (decision.rule === 'not-between-allow' || decision.rule === 'unlisted')) {
         decision.rule = 'no-allow-ops';
-        decision.reason = 'no allow-list op in the model: nothing to convert';
+        decision.reason = reason;
       }
     }
   }
@@ -433,20 +458,57 @@ function planRewrite(
   const fileOrder = audit ? graph.scopes.map((scope) => (scope.graph.node ?? []).slice()) : [];
   // The kv-cache rewrite rewires nodes of its own: before it, the wiring of every node is kept.
   const wiring: Wiring | undefined = !audit ? undefined : kvCache ? snapshotWiring(decisions) : new Map();
+  // Mask fills beyond float16's range, found before the Casts rename edges (bf16 keeps fp32's range).
+  const carried: CarriedFills = anyAllow && target === DataType.FLOAT16 ? phase('castPlanMs', () => carriedFills(graph, readMaskFillRules().lowest.float16)) : new Map();
   const stats =
     anyAllow || kvCache
-      ? phase('castPlanMs', () =>
-          planCasts(graph, paints, types, {
+      ? phase('castPlanMs', () => {
+          const planned = planCasts(graph, paints, types, {
             target,
             weights: options.weights ?? 'fp32',
             weightInputs: paintOptions.weightInputs,
             wiring: kvCache ? undefined : wiring,
             noteCasts: audit,
-          }),
-        )
+          });
+          return tidyPlannedCasts(graph, paints, planned, { weightInputs: paintOptions.weightInputs, carried, opset: opsets.get('') ?? 0 });
+        })
       : undefined;
   // Unmodified, the audit reads the types before as the types after too.
   return { graph, opsets, decisions, anyAllow, kvCache, stats, wiring, fileOrder, typesBefore: audit ? types : undefined, flops, lint };
+}
+
+/**
+ * After the Casts are planned: folds the inserted Casts into the model's own Casts next to them
+ * (cast-fold.ts) and takes the removed ones off the counts, then clamps the mask fills that enter
+ * float16 (mask-fill.ts). The type oracle is dropped from the stats here: only these steps read it.
+ */
+function tidyPlannedCasts(
+  graph: ModelGraph,
+  paints: Map<GraphScope, ScopePaint>,
+  planned: CastStats & { typeAfter?: TypeAfterPlan },
+  { weightInputs, carried, opset }: { weightInputs: ReadonlySet<string>; carried: CarriedFills; opset: number },
+): CastStats {
+  const { typeAfter, ...stats } = planned;
+  if (!typeAfter) return stats;
+  const decisionOf = (scope: GraphScope, node: onnx.INodeProto) => paints.get(scope)?.nodes.get(node)?.decision;
+  const folds = foldCasts({
+    graph,
+    decisionOf,
+    typeOf: typeAfter,
+    isWeight: (scope, name) => {
+      const definition = scope.resolve(name);
+      return definition?.kind === 'initializer' || weightInputs.has(name) || (definition?.kind === 'node' && definition.producer.node.op_type === 'Constant');
+    },
+  });
+  if (folds.folded.length) {
+    stats.castsToTarget -= folds.removedToTarget;
+    stats.weightCasts -= folds.removedWeightCasts;
+    stats.castsToFloat32 -= folds.removedToFloat32;
+    stats.castsFolded = folds.folded;
+  }
+  const clamps = clampFills({ graph, carried, lowest: readMaskFillRules().lowest.float16, decisionOf, typeOf: typeAfter, opset });
+  if (clamps.length) stats.masksClamped = clamps;
+  return stats;
 }
 
 /**
@@ -565,7 +627,7 @@ function buildAudit({ graph, decisions, wiring, fileOrder, typesBefore, typesAft
   const nodes = decisions.map((d): NodeAudit => {
     const nodeTypesAfter = nodeTypes(d, typesAfter, target);
     const edges = drawn.nodes.get(d.node) as AuditNodeGraph;
-    return {
+    const audit: NodeAudit = {
       node: d.node.name ?? '',
       id: ids.get(d.node) ?? d.node.name ?? '',
       precision: nodeTypesAfter.precision,
@@ -584,6 +646,9 @@ function buildAudit({ graph, decisions, wiring, fileOrder, typesBefore, typesAft
       outputs: edges.outputs,
       subgraphs: edges.subgraphs,
     };
+    if (d.castsFolded) audit.castsFolded = d.castsFolded;
+    if (d.masksClamped) audit.masksClamped = d.masksClamped;
+    return audit;
   });
   return { nodes, scopes: drawn.scopes };
 }
@@ -635,6 +700,8 @@ function summarize(
     weightCasts: stats?.weightCasts ?? 0,
     fp32Casts: stats?.castsToFloat32 ?? 0,
     castsRetargeted: stats?.castsRetargeted ?? 0,
+    ...(stats?.castsFolded?.length ? { castsFolded: stats.castsFolded } : {}),
+    ...(stats?.masksClamped?.length ? { masksClamped: stats.masksClamped } : {}),
     weightsConverted: stats?.weightsConverted ?? [],
     weightsKeptFp32: stats?.weightsKept ?? [],
     matrixFlops: flops,
@@ -642,7 +709,41 @@ function summarize(
       .map(([rule, { count, example }]) => ({ rule, count, example }))
       .sort((a, b) => b.count - a.count || compareText(a.rule, b.rule)),
     alreadyLowPrecision: countAlreadyLowPrecision(decisions),
+    // Present only when there is something to say: a summary without them reads as before.
+    ...nonEmpty('allowKept', countAllowKept(decisions)),
+    ...nonEmpty('unprocessedOps', countUnprocessedOps(decisions)),
   };
+}
+
+function nonEmpty<K extends string, T>(key: K, values: T[]): { [k in K]?: T[] } {
+  return (values.length ? { [key]: values } : {}) as { [k in K]?: T[] };
+}
+
+/** Rules under which the pass left a node unprocessed for want of knowledge (not by choice). */
+const UNPROCESSED_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['no-schema', 'unknown-type', 'non-tensor-types', 'local-function']);
+
+function countAllowKept(decisions: NodeDecision[]): NonNullable<AmpSummary['allowKept']> {
+  const counts = new Map<RuleCode, { rule: RuleCode; count: number; example: string }>();
+  for (let i = 0; i < decisions.length; i++) {
+    const d = decisions[i] as NodeDecision;
+    if (d.list !== 'allow' || d.color === 'ALLOW' || d.rule === 'already-low-precision' || !(computesOnFloat32(d) || d.rule === 'schema-forbids')) continue;
+    const entry = counts.get(d.rule) ?? counts.set(d.rule, { rule: d.rule, count: 0, example: `${d.node.op_type} '${d.node.name ?? ''}': ${d.reason}` }).get(d.rule)!;
+    entry.count++;
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || compareText(a.rule, b.rule));
+}
+
+function countUnprocessedOps(decisions: NodeDecision[]): NonNullable<AmpSummary['unprocessedOps']> {
+  const counts = new Map<string, { op: string; rule: RuleCode; count: number }>();
+  for (let i = 0; i < decisions.length; i++) {
+    const d = decisions[i] as NodeDecision;
+    if (!UNPROCESSED_RULES.has(d.rule)) continue;
+    const op = d.node.domain ? `${d.node.domain}:${d.node.op_type}` : (d.node.op_type ?? '');
+    const key = `${op} ${d.rule}`;
+    const entry = counts.get(key) ?? counts.set(key, { op, rule: d.rule, count: 0 }).get(key)!;
+    entry.count++;
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || compareText(a.op, b.op) || compareText(a.rule, b.rule));
 }
 
 function countAlreadyLowPrecision(decisions: NodeDecision[]): AmpSummary['alreadyLowPrecision'] {

@@ -9,6 +9,7 @@
  * is drawn over the whole table (not [0, 10), which touches ten embedding rows), a mask is 0 or 1,
  * floats from a chosen distribution and scale. Inputs from files are better still: a folder holds one batch, or one sub-folder per batch.
  */
+import type { ProgressListener } from './activity.js';
 import { encodeModel } from '../onnx/codec.js';
 import { AmpError } from '../onnx/errors.js';
 import { FLOAT16_MAX } from '../onnx/float16.js';
@@ -45,6 +46,8 @@ export interface CalibrationOptions {
   headroom?: number;
   /** The rewrite whose emulated run is gathered too (the list-based rewrite of the same options). */
   ampOptions?: AmpOptions;
+  /** Told after each batch run (the fp32 runs, then the emulated ones). */
+  onProgress?: ProgressListener;
 }
 
 /** What a calibration measured: declared once, ORT-free, with the public API's types. */
@@ -80,8 +83,10 @@ export async function calibrate(ort: Ort, model: onnx.IModelProto, batches: read
   const nonFiniteInFp32 = new Set<string>();
   const session = await createSession(ort, encodeModel(reference.model), { logSeverityLevel: runtimeLogSeverity() });
   try {
-    for (const feeds of batches) {
+    const total = batches.length * (options.numerics === 'emulate' ? 2 : 1);
+    for (const [index, feeds] of batches.entries()) {
       const outputs = await session.run(feeds);
+      options.onProgress?.({ phase: 'calibration batch', done: index + 1, total });
       for (const name of reference.watched) {
         const data = (outputs[name] ?? feeds[name])?.data as Float32Array | undefined;
         if (!data) continue;
@@ -92,7 +97,7 @@ export async function calibrate(ort: Ort, model: onnx.IModelProto, batches: read
   } finally {
     await session.release();
   }
-  const overflowOrigins = options.numerics === 'emulate' ? await emulatedOverflows(ort, model, batches, reference.watched, nonFiniteInFp32, options.ampOptions ?? {}) : [];
+  const overflowOrigins = options.numerics === 'emulate' ? await emulatedOverflows(ort, model, batches, reference.watched, nonFiniteInFp32, options.ampOptions ?? {}, options.onProgress) : [];
   const ranges = new Map<string, number>();
   const flushedShares = new Map<string, number>();
   for (const [name, entry] of stats) {
@@ -115,6 +120,7 @@ async function emulatedOverflows(
   watched: readonly string[],
   nonFiniteInFp32: ReadonlySet<string>,
   ampOptions: AmpOptions,
+  onProgress: ProgressListener | undefined,
 ): Promise<string[]> {
   const rewritten = ampRewrite(model, { ...ampOptions, activationRanges: undefined, flushedShares: undefined });
   if (!rewritten.modified) return [];
@@ -124,8 +130,9 @@ async function emulatedOverflows(
   const session = await createSession(ort, encodeModel(probe.model), { logSeverityLevel: runtimeLogSeverity() });
   const graph = new ModelGraph(model);
   try {
-    for (const feeds of batches) {
+    for (const [index, feeds] of batches.entries()) {
       const outputs = await session.run(feeds);
+      onProgress?.({ phase: 'calibration batch', done: batches.length + index + 1, total: 2 * batches.length });
       const bad = (name: string): boolean => {
         const data = (outputs[name] ?? feeds[name])?.data;
         return data instanceof Float32Array && hasNonFinite(data);

@@ -24,7 +24,7 @@ import { printable } from '../onnx/printable.js';
 import { emulateNumerics } from '../passes/emulate-numerics.js';
 import { TOLERANCE_RULE, judgeTensors, type OutputComparison, type ToleranceRule } from './compare.js';
 import type { Feeds } from './inputs.js';
-import { defaultNumerics, type Numerics } from './numerics.js';
+import { defaultNumerics, modelForNumerics, type Numerics } from './numerics.js';
 import { openSession, type OpenedSession, type Provider } from './session.js';
 
 export type Role = 'reference' | 'candidate';
@@ -178,4 +178,25 @@ export function mergeBatches(rows: readonly OutputComparison[]): OutputCompariso
     pass: rows.every((r) => r.pass),
   };
   return merged;
+}
+
+/** One batch's run, as the single-input comparisons use it (golden outputs, per node). */
+export interface SingleRun extends Omit<ModelRun, 'outputs'> {
+  outputs: Record<string, Tensor>;
+}
+
+/** Opens a session for `model`, runs `feeds` once and releases it. */
+export async function runOnce(model: Uint8Array | string, feeds: Feeds, providers: readonly Provider[], role: Role): Promise<SingleRun> {
+  const run = await runBatches(model, [feeds], providers, role);
+  return { ...run, outputs: run.outputs[0] ?? {} };
+}
+
+/** Runs `model` under `numerics` (the emulating model for 'emulate'). */
+export function runUnder(model: onnx.IModelProto, numerics: Numerics, feeds: Feeds, providers: readonly Provider[], role: Role): Promise<SingleRun> {
+  return runOnce(encodeModel(modelForNumerics(model, numerics)), feeds, providers, role);
+}
+
+/** Per reference output of one batch: compare's judgement against the candidate's output of the same name. */
+export function compareRuns(reference: SingleRun, candidate: SingleRun, rule: ToleranceRule): OutputComparison[] {
+  return judgeRuns({ ...reference, outputs: [reference.outputs] }, { ...candidate, outputs: [candidate.outputs] }, rule);
 }

@@ -59,6 +59,8 @@ export interface VariantMeasurement {
   itemsPerSecond: number;
   rssGrowthMiB: number;
   gpuMemoryGrowthMiB: number | null;
+  /** Every timed run's latency in milliseconds, in the order run (the distribution bench --report draws). */
+  timesMs: number[];
   /** Output name -> encoded TensorProto, when the job asked for them. */
   outputs?: Record<string, Uint8Array>;
 }
@@ -114,6 +116,7 @@ export async function measureVariant(job: VariantJob, model: Uint8Array, session
       await opened.session.run(feeds);
       times.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
+    const timesMs = [...times];
     times.sort((a, b) => a - b);
     const batch = Object.values(feeds)[0]?.dims[0] ?? 1;
     const medianMs = percentile(times, 0.5);
@@ -130,6 +133,7 @@ export async function measureVariant(job: VariantJob, model: Uint8Array, session
       itemsPerSecond: (batch * 1000) / medianMs,
       rssGrowthMiB,
       gpuMemoryGrowthMiB: gpuBefore === null || gpuAfter === null ? null : gpuAfter - gpuBefore,
+      timesMs,
       ...(outputs ? { outputs } : {}),
     };
   } finally {
