@@ -11,7 +11,7 @@ import { loadModel } from '../onnx/model-io.js';
 import { rewriteModel, type RewriteOptions, type RewriteReport } from '../passes/pipeline.js';
 import { benchmarkPair } from '../runtime/bench.js';
 import { DEFAULT_TOLERANCE } from '../runtime/compare.js';
-import { compareModelPair, type ComparisonReport } from '../runtime/compare-models.js';
+import { compareModelPair } from '../runtime/compare-models.js';
 import { comparisonBatches } from '../runtime/compare-inputs.js';
 import { NUMERICS, parseNumerics } from '../runtime/numerics.js';
 import { oneBatchSpecs } from '../runtime/input-folders.js';
@@ -21,7 +21,7 @@ import { loadOrt, type Ort } from '../runtime/ort.js';
 import { openSession, parseProviders, PROVIDERS } from '../runtime/session.js';
 import { AmpError } from '../onnx/errors.js';
 import { summarizeTensor } from '../runtime/summarize.js';
-import type { BenchResult, Provider, TensorSummary } from './types.js';
+import type { BenchResult, ComparisonReport, Provider, TensorSummary } from './types.js';
 import { checkChoice, checkKnownKeys, checkNumber, checkObject, checkStrings } from './check-options.js';
 
 /** A model: a file (external data beside it is found) or a model in memory. */

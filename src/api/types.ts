@@ -115,6 +115,23 @@ export interface NonFiniteReport {
   output: string;
 }
 
+/** What compare found: the object `amp-rewrite compare --json` prints and `compareModels` returns (runtime/compare-models.ts). */
+export interface ComparisonReport {
+  provider: Provider;
+  /** Providers tried before `provider`, and why each could not start. */
+  skipped: Array<{ provider: Provider; reason: string }>;
+  numerics: Numerics;
+  pass: boolean;
+  /** atol a fraction of max|reference|, atolFloor absolute, rtol per element, and the rule in words. */
+  tolerance: { atol: number; rtol: number; atolFloor: number; rule: string };
+  notices: string[];
+  /** ONNX Runtime's refusal of the candidate as it is (the result is then FAIL), else null. */
+  candidateRefused: string | null;
+  /** Batches of inputs compared; each output's figures are over all of them. */
+  batches: number;
+  outputs: OutputComparison[];
+}
+
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const inStep: [Same<Provider, RuntimeProvider>, Same<TensorSummary, RuntimeTensorSummary>, Same<VariantResult, RuntimeVariantResult>, Same<BenchResult, RuntimeBenchResult>] = [
   true,

@@ -12,7 +12,7 @@ import { renderComparison } from './execute-commands.js';
 import { ampOptionsFromArgs, inputFilesOf, parseDims, rewriteOptions, saveOptions, type RewriteArgs } from './rewrite-command.js';
 import { providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 import { inputBatches, modelAwareRandomInputs } from '../runtime/calibration.js';
-import { TOLERANCE_RULE } from '../runtime/compare.js';
+import { DEFAULT_TOLERANCE, TOLERANCE_RULE } from '../runtime/compare.js';
 import { defaultNumerics, parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
 import { looksLikeTrainingGraph } from '../passes/training/contract.js';
@@ -37,7 +37,7 @@ export function tuneOptions(yargs: Argv): Argv<TuneArgs> {
     .option('budget-seconds', { type: 'number', describe: 'stop searching after this long' })
     .option('overrides', { type: 'string', describe: 'where to write the --rules file that reproduces the result (default <out>.overrides.json)' })
     .option('tune-report', { type: 'string', describe: 'where to write the tune report, .json or .md (default <out>.tune.json)' })
-    .epilogue(`Tolerance (allclose): ${TOLERANCE_RULE}. The result holds for the inputs tuned on: pass real inputs with --inputs (files, a folder, or a folder of batch folders).\nExit codes: 0 tuned model written, 1 no set of fp32 nodes passes (nothing written), 2 bad input or options.`) as unknown as Argv<TuneArgs>;
+    .epilogue(`Tolerance (allclose, atol-floor ${DEFAULT_TOLERANCE.atolFloor}): ${TOLERANCE_RULE}. The result holds for the inputs tuned on: pass real inputs with --inputs (files, a folder, or a folder of batch folders).\nExit codes: 0 tuned model written, 1 no set of fp32 nodes passes (nothing written), 2 bad input or options.`) as unknown as Argv<TuneArgs>;
 }
 
 const stem = (file: string): string => file.replace(/\.onnx$/i, '');

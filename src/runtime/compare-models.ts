@@ -19,6 +19,7 @@ import type { Tensor } from 'onnxruntime-node';
 import { encodeModel } from '../onnx/codec.js';
 import { AmpError, isAmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
+import type { ComparisonReport } from '../api/types.js';
 import { printable } from '../onnx/printable.js';
 import { emulateNumerics } from '../passes/emulate-numerics.js';
 import { TOLERANCE_RULE, judgeTensors, type OutputComparison, type ToleranceRule } from './compare.js';
@@ -69,21 +70,8 @@ function failed(role: Role, what: string, message: string, cause: unknown): AmpE
     : new AmpError('RUNTIME_FAILED', `the candidate ${what} ${message} (ONNX Runtime)`, { cause });
 }
 
-/** What `compare` found: the same object the CLI prints with --json and the library returns. */
-export interface ComparisonReport {
-  provider: Provider;
-  /** Providers tried before `provider`, and why each could not start. */
-  skipped: OpenedSession['skipped'];
-  numerics: Numerics;
-  pass: boolean;
-  tolerance: ToleranceRule & { rule: string };
-  notices: string[];
-  /** ONNX Runtime's refusal of the candidate as it is (the result is then FAIL), else null. */
-  candidateRefused: string | null;
-  /** Batches of inputs compared; each output's figures are over all of them. */
-  batches: number;
-  outputs: OutputComparison[];
-}
+// Declared with the public API's types, ORT-free.
+export type { ComparisonReport };
 
 export interface PairOptions {
   providers: readonly Provider[];

@@ -20,7 +20,7 @@ import type { onnx } from '../onnx/generated/onnx.js';
 import { ModelGraph } from '../onnx/graph.js';
 import { ampRewrite, type AmpOptions, type AmpResult } from '../passes/amp.js';
 import { FLOAT16_FLUSH_BELOW, FLUSH_SHARE_LIMIT } from '../passes/amp/weight-range.js';
-import { compareOutput, numericValues, scaledTolerance, type OutputComparison } from './compare.js';
+import { DEFAULT_TOLERANCE, judgeTensors, numericValues, scaledTolerance, type OutputComparison } from './compare.js';
 import type { Feeds } from './inputs.js';
 import { instrument } from './instrument.js';
 import { modelForNumerics, type Numerics } from './numerics.js';
@@ -90,9 +90,7 @@ export const EVERY_NODE = '/.*/';
 
 /** Whether one output passes the criterion, and its figure. */
 export function judgeOutput(name: string, reference: Tensor, candidate: Tensor | undefined, criterion: Criterion): { pass: boolean; worst: number; comparison: OutputComparison } {
-  const comparison = candidate
-    ? compareOutput(name, reference, candidate, scaledTolerance(reference, criterion.atol, criterion.rtol))
-    : { ...compareOutput(name, reference, reference, { atol: 0, rtol: 0 }), pass: false, note: 'missing in the candidate' };
+  const comparison = judgeTensors(name, reference, candidate, { atol: criterion.atol, rtol: criterion.rtol, atolFloor: DEFAULT_TOLERANCE.atolFloor });
   const nonFiniteAgree = comparison.candidateNonFinite === comparison.referenceNonFinite && !comparison.note;
   const scale = scaledTolerance(reference, criterion.atol, 0).atol;
   switch (criterion.metric) {

@@ -9,7 +9,7 @@
 import type { ProgressListener } from './activity.js';
 import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
-import { compareOutput, scaledTolerance, type OutputComparison, type Tolerance } from './compare.js';
+import { DEFAULT_TOLERANCE, judgeTensors, type OutputComparison } from './compare.js';
 import { largestBatch, type BatchSearchResult } from './batch-search.js';
 import { VariantFailed, type FeedSpec, type VariantJob, type VariantMeasurement, type VariantRunner } from './isolated-bench.js';
 import type { Ort } from './ort.js';
@@ -78,8 +78,7 @@ export function compareAll(ort: Ort, reference: Record<string, Uint8Array>, cand
   return Object.entries(reference).map(([name, bytes]) => {
     const expected = tensorProtoToOrt(ort, decodeTensorProto(bytes, name));
     const got = candidate[name];
-    if (!got) return { ...compareOutput(name, expected, expected, { atol: 0, rtol: 0 } as Tolerance), pass: false, note: 'missing in the candidate' };
-    return compareOutput(name, expected, tensorProtoToOrt(ort, decodeTensorProto(got, name)), scaledTolerance(expected, tolerance.atol, tolerance.rtol));
+    return judgeTensors(name, expected, got && tensorProtoToOrt(ort, decodeTensorProto(got, name)), { ...tolerance, atolFloor: DEFAULT_TOLERANCE.atolFloor });
   });
 }
 

@@ -52,6 +52,17 @@ describe('the absolute floor of the tolerance', () => {
     const bare = cli(['compare', reference, candidate, '--atol-floor', '0']);
     expect(bare.status).toBe(1);
     expect(bare.stdout).toMatch(/FAIL \(\d+ outside tolerance\) \[atol\]/);
+    const negative = cli(['compare', reference, candidate, '--atol-floor', '-1']);
+    expect(negative.status).toBe(2);
+    expect(negative.stderr).toMatch(/BAD_OPTION.*atol-floor/);
+  });
+
+  it('the library takes the same floor and refuses a bad one', async () => {
+    const { compareModels } = await import('../../src/api/execute.js');
+    const floored = await compareModels(reference, candidate);
+    expect(floored.outputs[0]).toMatchObject({ pass: true, decidedBy: 'atol-floor' });
+    expect((await compareModels(reference, candidate, { atolFloor: 0 })).pass).toBe(false);
+    await expect(compareModels(reference, candidate, { atolFloor: -1 })).rejects.toMatchObject({ code: 'BAD_OPTION', message: expect.stringMatching(/option atolFloor/) });
   });
 
   it('on a large output the scaled atol decides; rtol decides where |reference| dominates', () => {
