@@ -64,7 +64,7 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
   reportWarnings(patternWarnings(args, report), Boolean(args.strict));
   for (const file of args.report) {
     const text = file.endsWith('.html')
-      ? renderAuditHtml(report, { title: path.basename(args.model) })
+      ? renderAuditHtml(report, { title: path.basename(args.model), model })
       : file.endsWith('.md')
         ? renderAuditMarkdown(report, rewrite.training)
         : renderAuditJson(report, rewrite.training);

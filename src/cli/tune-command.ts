@@ -141,7 +141,7 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
     batch.stage(reportFile, '--tune-report', Buffer.from(reportFile.endsWith('.md') ? renderTuneMarkdown(result, holdsFor) : `${JSON.stringify(record, null, 2)}\n`, 'utf8'));
     for (const file of args.report) {
       const text = file.endsWith('.html')
-        ? renderAuditHtml(amp.report, { title: path.basename(args.model) })
+        ? renderAuditHtml(amp.report, { title: path.basename(args.model), model })
         : file.endsWith('.md')
           ? renderAuditMarkdown(amp.report)
           : renderAuditJson(amp.report);

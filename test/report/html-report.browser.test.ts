@@ -6,7 +6,7 @@
  * Skips with a message when Chromium is missing; .ci/run installs it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -18,7 +18,7 @@ import { loadModel } from '../../src/onnx/model-io.js';
 import { ampRewrite } from '../../src/passes/amp.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { model, node, valueInfo } from '../support/models.js';
-import { fixturesDir, repoRoot } from '../support/corpus.js';
+import { corpusDir, fixturesDir, repoRoot } from '../support/corpus.js';
 
 const missing = chromiumMissing();
 if (missing) console.warn(`[browser] ${missing}: the HTML report's browser tests are skipped`);
@@ -248,4 +248,76 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('details as Netron shows them: attributes, shapes, weight previews; a Cast of its own', async () => {
+    const { audit, html } = reportFor('transformer-block');
+    const page = await open(html);
+    await page.click('g.node[data-name="l0/softmax"]');
+    const attributes = await page.$$eval('#detail-attributes tr', (rows) => rows.map((r) => [r.querySelector('th')?.textContent, r.querySelector('td')?.textContent]));
+    expect(attributes).toContainEqual(['axis', '-1']);
+    await page.click('g.node[data-name="l0/q_proj"]');
+    // The weight's declared shape and its first stored values.
+    const weights = await page.$$eval('#detail-weights tr', (rows) => rows.slice(1).map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)));
+    expect(weights.length).toBe(1);
+    expect(weights[0]![0]).toBe('l0.wq');
+    expect(weights[0]![1]).toMatch(/^\[\d+, \d+\]$/);
+    expect(weights[0]![2]).toMatch(/^-?\d.*, … \(\d+ values\)$/);
+    // A Cast is clickable: what it converts, which node it serves, and why.
+    const cast = audit.nodes.find((n) => n.node === 'l0/q_proj')!.inputs.find((e) => e.cast)!;
+    await page.locator(`g.extra-cast[data-value="${cast.cast}"]`).dispatchEvent('click');
+    expect(await page.textContent('#detail-title')).toBe(`Cast '${cast.cast}' (added by the rewrite)`);
+    expect(await page.textContent('#detail-cast-types')).toBe(`${cast.type} → ${cast.typeAfter}`);
+    expect(await page.textContent('#detail-cast-serves')).toBe("MatMul 'l0/q_proj' (reads it)");
+    expect(await page.textContent('#detail-cast-why')).toContain('allow-list');
+    await page.click('#detail-cast-node');
+    expect(await page.textContent('#detail-title')).toBe("MatMul 'l0/q_proj'");
+    // Zoom is bounded both ways.
+    const scale = async () => Number(/scale\(([\d.e-]+)\)/.exec((await page.getAttribute('#viewport', 'transform')) ?? '')?.[1]);
+    const box = (await page.locator('#graph').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.keyboard.down('Control');
+    for (let i = 0; i < 25; i++) await page.mouse.wheel(0, -400);
+    expect(await scale()).toBeLessThanOrEqual(3);
+    for (let i = 0; i < 60; i++) await page.mouse.wheel(0, 400);
+    await page.keyboard.up('Control');
+    expect(await scale()).toBeGreaterThanOrEqual(0.1);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('the overview shows every node of the scope and opens the window clicked', async () => {
+    const { audit } = reportFor('transformer-block');
+    const file = path.join(work, 'overview.html');
+    writeFileSync(file, renderAuditHtml(audit, { title: 'overview', cap: 8 }));
+    const page = await open(file);
+    const shown = audit.nodes.filter((n) => n.rule !== 'constant-source' && n.scope === audit.nodes[0]!.scope).length;
+    expect(await page.getAttribute('#overview', 'data-window')).toBe('0');
+    // The last cell: the last shown node of the scope, in the last window.
+    const cell = Number(await page.getAttribute('#overview', 'data-cell'));
+    const columns = Number(await page.getAttribute('#overview', 'data-columns'));
+    const canvas = (await page.locator('#overview').boundingBox())!;
+    const scaleX = canvas.width / 240;
+    const scaleY = canvas.height / 72;
+    const last = shown - 1;
+    await page.locator('#overview').click({ position: { x: ((last % columns) * cell + cell / 2) * scaleX, y: (Math.floor(last / columns) * cell + cell / 2) * scaleY } });
+    const lastWindow = Math.floor(last / 8);
+    expect(await page.getAttribute('#overview', 'data-window')).toBe(String(lastWindow));
+    expect(await page.textContent('#window-info')).toMatch(new RegExp(`^nodes ${lastWindow * 8 + 1}–${shown} of ${shown} in this scope`));
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it.skipIf(!existsSync(path.join(corpusDir, 'light-models', 'light_densenet121.onnx')))('opens a weight-heavy CNN on nodes, never on an empty first screen', async () => {
+    const html = path.join(work, 'densenet.html');
+    const result = spawnSync(process.execPath, [path.join(repoRoot, 'dist/cli/main.js'), path.join(corpusDir, 'light-models', 'light_densenet121.onnx'), '--dry-run', '-q', '--report', html], { encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    const page = await open(html);
+    // 836 of its 1,746 nodes produce weights: windows are cut from the rest, so the first draws a full window.
+    expect(await page.locator('g.node').count()).toBe(150);
+    expect(await page.textContent('#window-info')).toMatch(/^nodes 1–150 of \d+ in this scope \(and \d+ weight producers, shown with "show weights"\)$/);
+    await page.screenshot({ path: path.join(artifacts, 'densenet-first-screen.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });
+

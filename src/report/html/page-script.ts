@@ -13,6 +13,8 @@ export interface PageData {
   summaryText: string;
   cap: number;
   categories: Array<{ id: string; label: string; color: string; meaning: string; rules: string[] }>;
+  /** Read from the model (model-facts.ts): attributes by scope and node id, declared shapes, weight previews. */
+  facts?: { attributes: Record<string, Array<[string, string]>>; shapes: Record<string, string>; previews: Record<string, string> };
   report: {
     summary: { mode: string; matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number } | null };
     nodes: PageNode[];
@@ -32,6 +34,7 @@ interface PageEdge {
 
 interface PageNode {
   node: string;
+  id?: string;
   op: string;
   domain: string;
   scope: string;
@@ -180,19 +183,27 @@ export function reportPage(data: PageData, dagre: any): void {
   const applyView = (): void => viewport.setAttribute('transform', `translate(${state.view.x},${state.view.y}) scale(${state.view.k})`);
   const positions = new Map<number, { x: number; y: number }>();
 
+  /**
+   * The nodes a scope's windows are cut from: what the user asked to see. Weight producers are
+   * left out until "show weights" is ticked, so they never make a window (the first one above all) empty.
+   */
+  function shownOf(scope: string): number[] {
+    const all = nodesOfScope.get(scope) ?? [];
+    return state.showWeights ? all : all.filter((i) => !isWeightNode(i));
+  }
+
   function windowOf(i: number): number {
-    const list = nodesOfScope.get(nodes[i]!.scope) ?? [];
-    return Math.floor(list.indexOf(i) / data.cap);
+    return Math.max(0, Math.floor(shownOf(nodes[i]!.scope).indexOf(i) / data.cap));
   }
 
   function draw(): void {
     const started = performance.now();
     viewport.replaceChildren();
     positions.clear();
-    const all = nodesOfScope.get(state.scope) ?? [];
+    const all = shownOf(state.scope);
     const windows = Math.max(1, Math.ceil(all.length / data.cap));
     state.window = Math.min(state.window, windows - 1);
-    const members = all.slice(state.window * data.cap, (state.window + 1) * data.cap).filter((i) => state.showWeights || !isWeightNode(i));
+    const members = all.slice(state.window * data.cap, (state.window + 1) * data.cap);
     const inView = new Set(members);
     const scope = scopeByPath.get(state.scope);
     const produced = producers.get(state.scope) ?? new Map<string, number>();
@@ -279,6 +290,10 @@ export function reportPage(data: PageData, dagre: any): void {
         title.textContent = info.kind === 'cast' ? `Cast '${info.text}' added by the rewrite` : `${info.kind}: ${info.text}`;
         if (info.kind === 'cast') {
           group.append(title, svgEl('rect', { width: box.width, height: box.height, rx: 2, class: 'cast-box', transform: `rotate(45 ${box.width / 2} ${box.height / 2})` }));
+          group.addEventListener('click', (event) => {
+            event.stopPropagation();
+            selectCast(info.text);
+          });
         } else {
           const text = svgEl('text', { x: box.width / 2, y: 14, class: 'extra-text' });
           text.textContent = info.text.length > 22 ? `…${info.text.slice(-21)}` : info.text;
@@ -295,15 +310,23 @@ export function reportPage(data: PageData, dagre: any): void {
     renderCrumbs(all.length, windows);
     applyFilter();
     if (state.selected >= 0 && positions.has(state.selected)) highlight(state.selected);
+    drawOverview();
     // For the bench: how long the last window took to lay out and draw.
     document.body.setAttribute('data-draw-ms', String(Math.round(performance.now() - started)));
   }
 
   let layoutSize = { width: 1, height: 1 };
-  /** Fits the window's width (or, with `whole`, all of it) into the frame; a tall graph pans. */
+  /** Zoom stays within these: below 0.1 a node is a dot, above 3 one node fills the frame. */
+  const MIN_ZOOM = 0.1;
+  const MAX_ZOOM = 3;
+  /** The first view of a window never shrinks boxes below this: a wide window pans instead. */
+  const LEGIBLE_ZOOM = 0.45;
+  const clampZoom = (k: number): number => Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, k));
+  /** Fits the window's width (or, with `whole`, all of it) into the frame; a tall or very wide graph pans. */
   function fit(whole: boolean): void {
     const frame = svg.getBoundingClientRect();
-    const k = Math.min(1, frame.width / Math.max(1, layoutSize.width), whole ? frame.height / Math.max(1, layoutSize.height) : 1);
+    const wanted = Math.min(1, frame.width / Math.max(1, layoutSize.width), whole ? frame.height / Math.max(1, layoutSize.height) : 1);
+    const k = clampZoom(whole ? wanted : Math.max(LEGIBLE_ZOOM, wanted));
     state.view = { x: (frame.width - layoutSize.width * k) / 2, y: 4, k };
     applyView();
   }
@@ -335,7 +358,8 @@ export function reportPage(data: PageData, dagre: any): void {
     const pager = $('pager');
     pager.replaceChildren();
     const from = state.window * data.cap + 1;
-    pager.append(el('span', { id: 'window-info' }, `nodes ${Math.min(from, total)}–${Math.min(total, from + data.cap - 1)} of ${total} in this scope`));
+    const weights = (nodesOfScope.get(state.scope)?.length ?? 0) - total;
+    pager.append(el('span', { id: 'window-info' }, `nodes ${Math.min(from, total)}–${Math.min(total, from + data.cap - 1)} of ${total} in this scope${weights > 0 ? ` (and ${weights} weight producers, shown with "show weights")` : ''}`));
     if (windows > 1) {
       const prev = el('button', { id: 'prev-window' }, '◀');
       const next = el('button', { id: 'next-window' }, '▶');
@@ -409,7 +433,7 @@ export function reportPage(data: PageData, dagre: any): void {
       panel.append(el('h3', {}, title));
       const t = el('table', { id });
       t.append(el('tr', {}, ''));
-      (t.firstChild as HTMLElement).append(el('th', {}, 'value'), el('th', {}, 'before'), el('th', {}, 'after'), el('th', {}, 'cast added'), el('th', {}, 'range seen'));
+      (t.firstChild as HTMLElement).append(el('th', {}, 'value'), el('th', {}, 'before'), el('th', {}, 'after'), el('th', {}, 'cast added'), el('th', {}, 'range seen'), el('th', {}, 'shape'));
       for (const e of edges) {
         const tr = el('tr');
         tr.append(
@@ -418,13 +442,39 @@ export function reportPage(data: PageData, dagre: any): void {
           el('td', { class: e.typeAfter !== e.type ? 'changed' : '' }, e.typeAfter ?? '?'),
           el('td', {}, e.cast ?? ''),
           el('td', {}, e.range === undefined ? '' : `|x| ≤ ${e.range.toPrecision(4)}`),
+          el('td', {}, (e.value && data.facts?.shapes[e.value]) || ''),
         );
         t.append(tr);
       }
       panel.append(t);
     };
+    const attributes = data.facts?.attributes[`${n.scope}\u0000${n.id ?? n.node}`] ?? [];
+    if (attributes.length) {
+      panel.append(el('h3', {}, 'attributes'));
+      const t = el('table', { id: 'detail-attributes' });
+      for (const [name, value] of attributes) {
+        const tr = el('tr');
+        tr.append(el('th', {}, name), el('td', {}, value));
+        t.append(tr);
+      }
+      panel.append(t);
+    }
     table('inputs', n.inputs, 'detail-inputs');
     table('outputs', n.outputs, 'detail-outputs');
+    const weights = n.inputs.filter((e) => e.source === 'weight' && e.value);
+    if (weights.length && data.facts) {
+      panel.append(el('h3', {}, 'weights'));
+      const t = el('table', { id: 'detail-weights' });
+      const head = el('tr');
+      head.append(el('th', {}, 'weight'), el('th', {}, 'shape'), el('th', {}, 'first values'));
+      t.append(head);
+      for (const e of weights) {
+        const tr = el('tr');
+        tr.append(el('td', {}, e.value), el('td', {}, data.facts.shapes[e.value] ?? '?'), el('td', {}, data.facts.previews[e.value] ?? '(not stored in the file)'));
+        t.append(tr);
+      }
+      panel.append(t);
+    }
     if (n.castsAdded.length) panel.append(el('p', { id: 'detail-casts' }, `Casts added on its input edges: ${n.castsAdded.join(', ')}`));
     for (const path of n.subgraphs) {
       const button = el('button', { class: 'open-subgraph', 'data-scope': path }, `open ${path.split('/').pop()}`);
@@ -432,6 +482,87 @@ export function reportPage(data: PageData, dagre: any): void {
       panel.append(button);
     }
   }
+
+  /** Every Cast the rewrite added, by name: the node it serves, on which edge, and the types it converts between. */
+  const castIndex = new Map<string, { node: number; edge: PageEdge; side: 'input' | 'output' }>();
+  nodes.forEach((n, i) => {
+    for (const e of n.inputs) if (e.cast && !castIndex.has(e.cast)) castIndex.set(e.cast, { node: i, edge: e, side: 'input' });
+    for (const e of n.outputs) if (e.cast && !castIndex.has(e.cast)) castIndex.set(e.cast, { node: i, edge: e, side: 'output' });
+  });
+
+  /** A Cast's own details: why it exists, which node it serves, from and to which type. */
+  function selectCast(name: string): void {
+    for (const g of Array.from(viewport.querySelectorAll('g.selected'))) g.classList.remove('selected');
+    viewport.querySelector(`g.extra-cast[data-value="${CSS.escape(name)}"]`)?.classList.add('selected');
+    const found = castIndex.get(name);
+    const panel = $('details');
+    panel.replaceChildren(el('h2', { id: 'detail-title' }, `Cast '${name}' (added by the rewrite)`));
+    if (!found) return;
+    const n = nodes[found.node]!;
+    const facts = el('dl');
+    const fact = (term: string, value: string, id?: string): void => {
+      facts.append(el('dt', {}, term), el('dd', id ? { id } : {}, value));
+    };
+    const [from, to] = found.side === 'input' ? [found.edge.type, found.edge.typeAfter] : [found.edge.typeAfter, found.edge.type];
+    fact('converts', `${from ?? '?'} → ${to ?? '?'}`, 'detail-cast-types');
+    fact('value', found.edge.value);
+    fact('serves', `${n.op} '${label(found.node)}' (${found.side === 'input' ? 'reads it' : 'writes it'})`, 'detail-cast-serves');
+    fact(
+      'why',
+      found.side === 'input'
+        ? `${n.op} '${label(found.node)}' computes in ${found.edge.typeAfter ?? '?'} (${n.rule}: ${n.reason || categories[categoryIndex[found.node]!]!.label}) and its input arrives in ${found.edge.type ?? '?'}`
+        : `${n.op} '${label(found.node)}' writes ${found.edge.typeAfter ?? '?'} and what reads '${found.edge.value}' (a graph output or a node kept in ${found.edge.type ?? '?'}) needs ${found.edge.type ?? '?'}`,
+      'detail-cast-why',
+    );
+    fact('shape', (found.edge.value && data.facts?.shapes[found.edge.value]) || '?');
+    panel.append(facts);
+    const back = el('button', { id: 'detail-cast-node' }, `show ${n.op} '${label(found.node)}'`);
+    back.addEventListener('click', () => reveal(found.node));
+    panel.append(back);
+  }
+
+  // ---- overview: every node of the scope as one cell, colored by decision; a click opens its window ----
+  const overview = $('overview') as HTMLCanvasElement;
+  function drawOverview(): void {
+    const shown = shownOf(state.scope);
+    const context = overview.getContext('2d');
+    if (!context) return;
+    const width = overview.width;
+    const height = overview.height;
+    // The largest square cell with which every node fits; a scope of more nodes than pixels shares them.
+    let cell = Math.max(1, Math.floor(Math.sqrt((width * height) / Math.max(1, shown.length))));
+    while (cell > 1 && Math.ceil(shown.length / Math.floor(width / cell)) * cell > height) cell--;
+    const columns = Math.max(1, Math.floor(width / cell));
+    context.clearRect(0, 0, width, height);
+    shown.forEach((i, at) => {
+      context.fillStyle = state.hidden.has(categoryIndex[i]!) ? '#e5e5e5' : categories[categoryIndex[i]!]!.color;
+      context.fillRect((at % columns) * cell, Math.floor(at / columns) * cell, Math.max(1, cell - (cell > 3 ? 1 : 0)), Math.max(1, cell - (cell > 3 ? 1 : 0)));
+    });
+    // The window on screen, outlined.
+    const first = state.window * data.cap;
+    const last = Math.min(shown.length, first + data.cap) - 1;
+    context.strokeStyle = '#000';
+    context.lineWidth = 1;
+    for (let row = Math.floor(first / columns); row <= Math.floor(Math.max(first, last) / columns); row++) {
+      const start = row === Math.floor(first / columns) ? first % columns : 0;
+      const end = row === Math.floor(last / columns) ? last % columns : columns - 1;
+      context.strokeRect(start * cell + 0.5, row * cell + 0.5, (end - start + 1) * cell - 1, cell - 1);
+    }
+    overview.setAttribute('data-cell', String(cell));
+    overview.setAttribute('data-columns', String(columns));
+    overview.setAttribute('data-window', String(state.window));
+  }
+  overview.addEventListener('click', (event) => {
+    const frame = overview.getBoundingClientRect();
+    const cell = Number(overview.getAttribute('data-cell'));
+    const columns = Number(overview.getAttribute('data-columns'));
+    const x = ((event.clientX - frame.left) * overview.width) / frame.width;
+    const y = ((event.clientY - frame.top) * overview.height) / frame.height;
+    const at = Math.floor(y / cell) * columns + Math.min(columns - 1, Math.floor(x / cell));
+    const shown = shownOf(state.scope);
+    const i = shown[Math.min(shown.length - 1, Math.max(0, at))];
+    if (i !== undefined) reveal(i);
+  });
 
   // ---- search ----
   const searchBox = $('search') as HTMLInputElement;
@@ -487,9 +618,11 @@ export function reportPage(data: PageData, dagre: any): void {
       const factor = Math.exp(-event.deltaY / 500);
       const mx = event.clientX - frame.left;
       const my = event.clientY - frame.top;
-      state.view.x = mx - (mx - state.view.x) * factor;
-      state.view.y = my - (my - state.view.y) * factor;
-      state.view.k *= factor;
+      const k = clampZoom(state.view.k * factor);
+      const applied = k / state.view.k;
+      state.view.x = mx - (mx - state.view.x) * applied;
+      state.view.y = my - (my - state.view.y) * applied;
+      state.view.k = k;
       applyView();
     },
     { passive: false },

@@ -11,7 +11,7 @@ header h1 { font-size: 15px; margin: 0 10px 0 0; }
 .swatch { display: inline-block; width: 12px; height: 12px; border: 1px solid #555; border-radius: 2px; margin-right: 3px; }
 aside { overflow: auto; padding: 8px 10px; border-right: 1px solid #ddd; }
 #details { border-left: 1px solid #ddd; border-right: 0; }
-main { display: flex; flex-direction: column; min-width: 0; min-height: 0; }
+main { display: flex; flex-direction: column; min-width: 0; min-height: 0; position: relative; }
 #toolbar { display: flex; gap: 10px; align-items: center; padding: 4px 8px; border-bottom: 1px solid #eee; }
 #crumbs a { color: #0645ad; }
 .hint { color: #777; font-size: 11px; margin-left: auto; }
@@ -42,4 +42,7 @@ dd { margin: 0; }
 h2 { font-size: 14px; word-break: break-all; }
 h3 { font-size: 12px; margin: 10px 0 3px; }
 button.open-subgraph { margin: 6px 4px 0 0; }
+#overview { position: absolute; right: 8px; bottom: 8px; border: 1px solid #999; background: #fff; cursor: pointer; opacity: 0.92; z-index: 2; }
+g.extra-cast { cursor: pointer; }
+g.extra-cast.selected rect { stroke: #000; stroke-width: 2.5; }
 `;

@@ -11,6 +11,8 @@ import { renderSummary } from '../summary.js';
 import { DECISION_CATEGORIES } from './categories.js';
 import { reportPage, type PageData } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
+import { modelFacts } from './model-facts.js';
+import type { onnx } from '../../onnx/generated/onnx.js';
 
 /** Nodes drawn at once: one window of a scope. dagre's layout grows faster than linearly (with the Casts a window of 150 nodes is about 300 graph nodes: ~0.3 s; 300 nodes take ~1 s). */
 export const NODES_PER_WINDOW = 150;
@@ -40,6 +42,8 @@ export interface HtmlReportOptions {
   title: string;
   /** Nodes drawn at once (default NODES_PER_WINDOW). */
   cap?: number;
+  /** The model the audit is of: its attributes, declared shapes and weight previews go into the details. */
+  model?: onnx.IModelProto;
 }
 
 export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): string {
@@ -49,6 +53,7 @@ export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): 
     cap: options.cap ?? NODES_PER_WINDOW,
     categories: DECISION_CATEGORIES.map((c) => ({ ...c, rules: [...c.rules] })),
     report: { summary: report.summary, nodes: report.nodes, lists: report.lists, scopes: report.scopes },
+    ...(options.model ? { facts: modelFacts(options.model) } : {}),
   };
   const title = escapeHtml(`amp-rewrite audit: ${options.title}`);
   return `<!DOCTYPE html>
@@ -80,6 +85,7 @@ export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): 
 <main>
   <div id="toolbar"><span id="crumbs"></span><select id="scope-select" title="every graph in the model"></select><span id="pager"></span><button id="fit" title="show the whole window">fit</button><span class="hint">drag to pan, wheel to scroll, ctrl+wheel to zoom</span></div>
   <svg id="graph" xmlns="http://www.w3.org/2000/svg"><defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#888"/></marker></defs></svg>
+  <canvas id="overview" width="240" height="72" title="every node of this graph, colored by decision: click to go there"></canvas>
 </main>
 <aside id="details"><p>Click a node to see its decision. Double-click an If/Loop/Scan (dashed border) to open its body.</p></aside>
 <script id="audit-data" type="application/json">${scriptSafeJson(data)}</script>
