@@ -67,13 +67,11 @@ function rewriteRepaired(model: onnx.IModelProto, options: RewriteOptions): { mo
   const contractGiven = Object.values(options.contract ?? {}).some((v) => v !== undefined);
   const isTraining = training === 'on' || (training === 'auto' && (contractGiven || looksLikeTrainingGraph(model, options.contract?.stateSuffix)));
   if (!isTraining) {
-    // Loss scaling asked of a graph it is not applied to is an error, never a silent no-op.
+    // Loss scaling asked of a graph it is not applied to is an error, never a silent no-op: an ONNX
+    // Runtime training graph says what our contract lacks there; any other graph is an inference graph.
     if (options.lossScale && options.lossScale.kind !== 'none') {
-      const asked = `--loss-scale ${options.lossScale.kind}`;
-      if (training === 'off') throw new AmpError('BAD_OPTION', `${asked} scales training graphs; drop it or --training off`);
-      throw ortTrainingRefusal(model, asked) ?? new AmpError('TRAINING_CONTRACT', `${asked} cannot be applied: not a training graph (no output X${options.contract?.stateSuffix ?? '.next'} for an input X); pass --training on to see what is missing, or drop --loss-scale`);
-    }
-    if (options.lossScale !== undefined) {
+      const refusal = training !== 'off' ? ortTrainingRefusal(model, `--loss-scale ${options.lossScale.kind}`) : undefined;
+      if (refusal) throw refusal;
       throw new AmpError('BAD_OPTION', `--loss-scale and its growth/backoff/interval/min/max options (lossScale) apply to training graphs, and this is an inference graph (no output X${options.contract?.stateSuffix ?? '.next'} for an input X): drop them, or say --training on`, { subject: 'lossScale' });
     }
     if (training === 'off' || !contractGiven) {

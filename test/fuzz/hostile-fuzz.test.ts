@@ -29,9 +29,15 @@ const TIME_BUDGET_MS = 40_000;
 type Outcome = 'converted' | 'unchanged' | 'exit-1' | 'exit-2' | 'exit-3' | 'ort-rejects-output' | 'touched-other-files';
 
 function sources(random: () => number): Array<{ name: string; bytes: Buffer }> {
+  // Every model in the fixture folders (model.onnx, and the exported or quantized ones named otherwise).
   const found = readdirSync(fixturesDir)
     .filter((d) => statSync(path.join(fixturesDir, d)).isDirectory())
-    .map((d) => ({ name: `fixtures/${d}`, bytes: readFileSync(path.join(fixturesDir, d, 'model.onnx')) }));
+    .flatMap((d) =>
+      readdirSync(path.join(fixturesDir, d))
+        .filter((f) => f.endsWith('.onnx'))
+        .sort()
+        .map((f) => ({ name: `fixtures/${d}/${f}`, bytes: readFileSync(path.join(fixturesDir, d, f)) })),
+    );
   if (corpusAvailable) {
     const small = corpusModels().filter((m) => statSync(path.join(corpusDir, m)).size < 256 * 1024);
     for (let i = 0; i < 40 && small.length; i++) {

@@ -87,7 +87,7 @@ describe('ONNX Runtime training graphs', () => {
     b.initializer('w', [4, 4], new Float32Array(16).fill(0.5));
     b.op('MatMul', ['x', 'w'], {}, { outputs: ['y'] });
     b.output('y', F, [2, 4]);
-    expect(() => rewriteModel(b.model(), { lossScale: DEFAULT_DYNAMIC_SCALE })).toThrow(expect.objectContaining({ code: 'TRAINING_CONTRACT', message: expect.stringContaining('not a training graph') }));
+    expect(() => rewriteModel(b.model(), { lossScale: DEFAULT_DYNAMIC_SCALE })).toThrow(expect.objectContaining({ code: 'BAD_OPTION', message: expect.stringContaining('this is an inference graph') }));
     expect(rewriteModel(b.model(), { lossScale: { kind: 'none' } }).report.training).toBeUndefined();
   });
 });

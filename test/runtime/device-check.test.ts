@@ -83,7 +83,7 @@ describe('the commands check the device before running on CUDA', () => {
   it('bench refuses --mode bf16 on a T4', async () => {
     const args = {
       model: path.join(fixturesDir, 'transformer-block', 'model.onnx'), mode: 'bf16', weights: 'fp32', report: [], quiet: true, json: false, verbose: false,
-      dryRun: false, forceFp32: [], forceFp16: [], allowNewerIr: false, externalData: 'keep', calibrate: false, training: 'auto', lossScale: 'dynamic',
+      dryRun: false, forceFp32: [], forceFp16: [], allowNewerIr: false, externalData: 'keep', calibrate: false, training: 'auto',
       inputs: [], dim: [], target: 'cuda', ep: 'cuda', seed: 0, runs: 1, warmup: 0,
     } as unknown as BenchArgs;
     expect(await code(runBench(args, silent, { queryDevice: T4 }))).toBe('DEVICE_UNSUPPORTED');

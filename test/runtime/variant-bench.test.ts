@@ -144,7 +144,7 @@ describe('runBench with a faked runner and device', () => {
     const out = path.join(dir, 'bench.json');
     const args = {
       model: file, mode: 'fp16', weights: 'fp32', report: [], quiet: false, json: false, verbose: false, dryRun: false, forceFp32: [], forceFp16: [],
-      allowNewerIr: false, externalData: 'keep', calibrate: false, training: 'auto', lossScale: 'dynamic', inputs: [], dim: ['batch=64'], target: 'cuda',
+      allowNewerIr: false, externalData: 'keep', calibrate: false, training: 'auto', inputs: [], dim: ['batch=64'], target: 'cuda',
       ep: 'cuda', seed: 0, runs: 3, warmup: 1, out, isolation: 'process', batchSearch: true, maxBatch: 1 << 20,
     } as unknown as BenchArgs;
     expect(await runBench(args, (t) => (printed += t), { runner, queryDevice: () => [{ name: 'NVIDIA H100 80GB HBM3', computeCapability: 9 }] })).toBe(0);
