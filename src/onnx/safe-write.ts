@@ -23,6 +23,16 @@
  */
 import { accessSync, closeSync, constants as fsConstants, fsyncSync, linkSync, lstatSync, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import type { Stats } from 'node:fs';
+
+/** What fileKind reads of a stat: structural, so the public declarations need no Node.js types. */
+interface FileKindStats {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+  isSocket(): boolean;
+  isSymbolicLink(): boolean;
+}
 import path from 'node:path';
 import { AmpError } from './errors.js';
 import { printable } from './printable.js';
@@ -111,7 +121,7 @@ export function entryExists(file: string): boolean {
 // ---- checking targets ----
 
 /** What a non-regular file is, for messages. */
-export function fileKind(stats: Stats): string {
+export function fileKind(stats: FileKindStats): string {
   if (stats.isDirectory()) return 'a folder';
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
@@ -190,7 +200,7 @@ const committedFiles: string[] = [];
 let signalHandlersInstalled = false;
 
 /** What the command line prints when a signal ends the process (the library prints nothing). */
-export type CancellationNotice = (signal: NodeJS.Signals, committed: readonly string[], removedTemporaries: number) => void;
+export type CancellationNotice = (signal: 'SIGINT' | 'SIGTERM' | 'SIGHUP', committed: readonly string[], removedTemporaries: number) => void;
 let cancellationNotice: CancellationNotice | undefined;
 
 export function setCancellationNotice(notice: CancellationNotice | undefined): void {

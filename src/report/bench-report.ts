@@ -7,6 +7,40 @@
 import type { BatchSearchResult } from '../runtime/batch-search.js';
 import type { OutputComparison } from '../runtime/compare.js';
 import type { MeasuredVariant } from '../runtime/variant-bench.js';
+
+/** One timed variant as the page reads it (runtime/variant-bench.ts MeasuredVariant, declared here without ONNX Runtime's types). */
+export interface BenchedVariant {
+  label: string;
+  provider: string;
+  tf32: boolean | null;
+  medianMs: number;
+  p90Ms: number;
+  itemsPerSecond: number;
+  rssGrowthMiB: number;
+  gpuMemoryGrowthMiB: number | null;
+  /** Every timed run, in milliseconds (absent in records written before bench kept them). */
+  timesMs?: readonly number[];
+}
+
+/** One output's accuracy against full fp32, as the page reads it (runtime/compare.ts OutputComparison). */
+export interface BenchedAccuracy {
+  name: string;
+  maxAbsError: number;
+  maxRelError: number;
+  pass: boolean;
+}
+
+/** The batch search of one model (runtime/batch-search.ts BatchSearchResult). */
+export interface BenchedBatchSearch {
+  largest: number | null;
+  reachedLimit: boolean;
+  trials: ReadonlyArray<{ batch: number; fits: boolean; itemsPerSecond?: number | undefined }>;
+}
+
+// The runtime's records must stay readable as the page's types.
+type Readable<Actual, Page> = Actual extends Page ? true : false;
+const readable: [Readable<MeasuredVariant, BenchedVariant>, Readable<OutputComparison, BenchedAccuracy>, Readable<BatchSearchResult, BenchedBatchSearch>] = [true, true, true];
+void readable;
 import { barChart, distributionChart, lineChart, variantColors, type Mark, type Series } from './charts/svg.js';
 import { escapeHtml, htmlTable, reportPage } from './report-page.js';
 
@@ -23,10 +57,10 @@ export interface BenchReportInput {
   batch: number;
   runs: number;
   warmup: number;
-  variants: readonly MeasuredVariant[];
-  accuracyByVariant: Readonly<Record<string, readonly OutputComparison[]>>;
+  variants: readonly BenchedVariant[];
+  accuracyByVariant: Readonly<Record<string, readonly BenchedAccuracy[]>>;
   speedups: Readonly<Record<string, number>>;
-  batchSearch?: Readonly<Record<string, BatchSearchResult>>;
+  batchSearch?: Readonly<Record<string, BenchedBatchSearch>>;
 }
 
 const fixed = (value: number | null | undefined, digits: number): string => (typeof value === 'number' && Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -62,7 +96,7 @@ function accuracyTable(record: BenchReportInput): string {
   return htmlTable(['variant', 'output', 'max abs error', 'max rel error', 'against fp32'], rows, 'accuracy-table');
 }
 
-function batchSearchChart(search: Readonly<Record<string, BatchSearchResult>>, colors: Map<string, string>): string {
+function batchSearchChart(search: Readonly<Record<string, BenchedBatchSearch>>, colors: Map<string, string>): string {
   const series: Series[] = Object.entries(search).map(([label, result]) => ({
     label,
     color: colors.get(label) as string,

@@ -27,38 +27,14 @@ export interface TrainOptions {
   onStep?: (progress: { epoch: number; step: number; steps: number; loss: number }) => void;
 }
 
-export interface EpochResult {
-  epoch: number;
-  meanLoss: number;
-  testAccuracy: number;
-  msPerStep: number;
-  steps: number;
-  skippedSteps: number;
-  lossScale: number | null;
-}
-
-/** One step as the run saw it: what the report's curves are drawn from. */
-export interface StepRecord {
-  /** 1-based over the whole run (epochs continue the count). */
-  step: number;
-  epoch: number;
-  /** NaN when the step's loss was not finite (null once written as JSON). */
-  loss: number;
-  /** amp.loss_scale fed to the step; null without dynamic loss scaling. */
-  lossScale: number | null;
-  /** The guarded graph left the state unchanged (a gradient was not finite). */
-  skipped: boolean;
-  ms: number;
-}
-
-export interface TrainResult {
-  provider: Provider;
-  epochs: EpochResult[];
-  /** Every step in order. */
-  history: StepRecord[];
-  /** Where the first inf or NaN appeared, for a graph without loss scaling's guard. */
-  firstNonFinite?: NonFiniteReport;
-}
+// Declared once, with no ONNX Runtime type, for the public API and the report.
+export type { EpochResult, StepRecord, TrainResult } from './training-record.js';
+import type { EpochResult, StepRecord, TrainResult } from './training-record.js';
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameProvider: Same<TrainResult['provider'], Provider> = true;
+const sameNonFinite: Same<NonNullable<TrainResult['firstNonFinite']>, NonFiniteReport> = true;
+void sameProvider;
+void sameNonFinite;
 
 interface DataLayout {
   features: { name: string; elemType: number; dims: Array<number | string> };
