@@ -159,6 +159,9 @@ export function modelAwareRandomInputs(ort: Ort, model: onnx.IModelProto, option
  */
 function setSequenceLengths(ort: Ort, model: onnx.IModelProto, feeds: Feeds, notices: string[] | undefined): void {
   const rules = roleRules();
+  const keys = new Set(rules.sequenceLengthOps.map((r) => opKey(r.op, r.domain)));
+  // Most models have no such op: no graph model is built for them.
+  if (!(model.graph?.node ?? []).some((n) => keys.has(opKey(n.op_type ?? '', n.domain)))) return;
   const preserving = new Set(rules.valuePreserving.ops);
   const graph = new ModelGraph(model);
   const scope = graph.main;
