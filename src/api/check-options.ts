@@ -54,6 +54,7 @@ export function checkAmpOptions(options: Options): void {
   checkChoice(options, 'mode', ['fp16', 'bf16']);
   checkChoice(options, 'weights', ['fp32', 'fp16']);
   checkChoice(options, 'kvCache', ['keep', 'fp16']);
+  checkChoice(options, 'ioTypes', ['keep', 'fp16', 'bf16']);
   checkStrings(options, 'forceFp32');
   checkStrings(options, 'forceFp16');
   checkStrings(options, 'weightInputs');

@@ -1,6 +1,6 @@
 /** `run`, `compare` and `bench`: executing models on ONNX Runtime (loaded only by these commands). */
 import { mkdirSync } from 'node:fs';
-import { assertSeparateFiles, writeFileAtomically } from '../onnx/safe-write.js';
+import { checkOutputs, OutputBatch } from '../onnx/safe-write.js';
 import { printable } from '../onnx/printable.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,18 +72,22 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
     const summaries = opened.session.outputNames.map((name) => summarizeTensor(name, outputs[name]!));
     if (args.saveOutputs) {
       const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, savedOutputFileName(name)) }));
-      // Two outputs whose names clean to one file, or an output file that is the model or an --inputs file: refused before any is written.
-      assertSeparateFiles(
+      try {
+        mkdirSync(args.saveOutputs, { recursive: true });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new AmpError('WRITE_FAILED', `--save-outputs ${printable(args.saveOutputs, 400)}: cannot make the folder (${code ?? String(error)}); it must be a folder; nothing was written`, { subject: args.saveOutputs, cause: error });
+      }
+      // Through the door (safe-write.ts): two outputs whose names clean to one file, an output file
+      // that is the model or an --inputs file, or one that is a device or FIFO: refused before any
+      // is written; then all are committed together.
+      checkOutputs(
         files.map((f) => ({ path: f.path, role: `--save-outputs file of output '${printable(f.name)}'` })),
         [{ path: args.model, role: 'the model' }, ...args.inputs.map((spec) => ({ path: spec.slice(spec.indexOf('=') + 1), role: 'an --inputs file' }))],
       );
-      try {
-        mkdirSync(args.saveOutputs, { recursive: true });
-        for (const { name, path: file } of files) writeFileAtomically(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        throw new AmpError('WRITE_FAILED', `--save-outputs ${printable(args.saveOutputs, 400)}: cannot write the outputs there (${code ?? String(error)}); it must be a folder`, { subject: args.saveOutputs, cause: error });
-      }
+      const batch = new OutputBatch();
+      for (const { name, path: file } of files) batch.stage(file, `--save-outputs file of output '${printable(name)}'`, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
+      batch.commit();
     }
     if (args.quiet && !args.json) return 0;
     print(
@@ -303,7 +307,7 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
   // --out is checked before the runs: never the model, its data, the --rules file or an --inputs file.
   const written = [...(args.out ? [{ path: args.out, role: '--out' }] : []), ...(htmlReport ? [{ path: htmlReport, role: '--report' }] : [])];
-  if (written.length) assertSeparateFiles(written, inputFilesOf(args, model));
+  if (written.length) checkOutputs(written, inputFilesOf(args, model));
   const { model: amp, report: { amp: report } } = rewriteModel(model, options);
   reportWarnings(patternWarnings(args, report), Boolean(args.strict));
   const providers = providersOf(args);

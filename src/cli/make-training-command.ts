@@ -10,7 +10,7 @@ import { AmpError } from '../onnx/errors.js';
 import { loadModelFile, saveModel } from '../onnx/model-io.js';
 import { externalRefOf } from '../onnx/external-data.js';
 import { printable } from '../onnx/printable.js';
-import { assertSeparateFiles, type NamedPath } from '../onnx/safe-write.js';
+import { checkOutputs, type NamedPath } from '../onnx/safe-write.js';
 import { forEachTensor } from '../onnx/walk.js';
 import { LOSS_KINDS, type LossKind } from '../passes/autodiff/loss-heads.js';
 import { makeTrainingStep, type MakeTrainingReport } from '../passes/autodiff/make-training.js';
@@ -109,7 +109,7 @@ export async function runMakeTraining(args: MakeTrainingArgs, print: (text: stri
       if (ref) inputs.push({ path: ref.file, role: `the external data of tensor '${printable(tensor.name)}'` });
     });
   }
-  assertSeparateFiles([{ path: args.output, role: '-o' }], inputs);
+  checkOutputs([{ path: args.output, role: '-o' }], inputs);
   const { model: step, report } = makeTrainingStep(model, {
     loss: { kind: args.loss, ...(args.modelOutput !== undefined ? { output: args.modelOutput } : {}), ...((args.labels ?? args.targets) !== undefined ? { target: (args.labels ?? args.targets) as string } : {}) },
     optimizer: {

@@ -8,6 +8,7 @@ import { inputsFromFiles, type Feeds } from '../runtime/inputs.js';
 import type { Ort } from '../runtime/ort.js';
 import { parseProviders, type Provider } from '../runtime/session.js';
 import { parseDims } from './rewrite-command.js';
+import { checkDimNames } from './option-rules.js';
 
 export interface RuntimeArgs {
   ep: string;
@@ -48,5 +49,7 @@ export function feedsOf(ort: Ort, model: onnx.IModelProto, args: RuntimeArgs, no
   if (args.dimDefault !== undefined && !(Number.isInteger(args.dimDefault) && args.dimDefault >= 1)) {
     throw new AmpError('BAD_OPTION', `--dim-default ${args.dimDefault}: expected a positive integer`);
   }
-  return modelAwareRandomInputs(ort, model, { dims: parseDims(args.dim), seed: args.seed, defaultDim: args.dimDefault, notices });
+  const dims = parseDims(args.dim);
+  checkDimNames(model, dims, 'the model');
+  return modelAwareRandomInputs(ort, model, { dims, seed: args.seed, defaultDim: args.dimDefault, notices });
 }

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
-import { assertSeparateFiles } from '../onnx/safe-write.js';
+import { checkOutputs } from '../onnx/safe-write.js';
 import { requireNumber } from './numeric-options.js';
 import { loadModel } from '../onnx/model-io.js';
 import { checkCudaDevice, lowPrecisionTypesOf, type DeviceQuery } from '../runtime/device-check.js';
@@ -112,7 +112,7 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void, d
     ...(args.json ? [{ path: args.json, role: '--json' }] : []),
     ...(args.report ? [{ path: args.report, role: '--report' }] : []),
   ];
-  if (written.length) assertSeparateFiles(written, [{ path: args.graph, role: 'the training graph' }, { path: sidecar, role: 'its --state inputs sidecar' }]);
+  if (written.length) checkOutputs(written, [{ path: args.graph, role: 'the training graph' }, { path: sidecar, role: 'its --state inputs sidecar' }]);
   const model = existsSync(sidecar) ? withInitialStateFrom(loadModel(args.graph), loadModel(sidecar), sidecar) : loadModel(args.graph);
   const lr = args.lr ?? recordedLearningRate(model) ?? 0.05;
   // The device check covers every graph about to run: the amp and fp16 variants compute in float16, amp-bf16 in bfloat16.

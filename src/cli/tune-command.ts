@@ -3,9 +3,8 @@ import { withProgress } from './progress.js';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
-import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModelFile, saveModel } from '../onnx/model-io.js';
-import { assertSeparateFiles } from '../onnx/safe-write.js';
+import { checkOutputs, OutputBatch, yieldToSignals } from '../onnx/safe-write.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
 import { requireNumber } from './numeric-options.js';
@@ -101,7 +100,7 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
     { path: reportFile, role: '--tune-report' },
     ...args.report.map((file) => ({ path: file, role: '--report' })),
   ];
-  assertSeparateFiles([{ path: args.output, role: '-o' }, ...texts], inputs);
+  checkOutputs([{ path: args.output, role: '-o' }, ...texts], inputs);
   const ort = await loadOrt();
   const notices: string[] = [];
   const batches = args.inputs.length
@@ -135,17 +134,26 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
   if (!result.pass) {
     throw new AmpError('VALIDATION_FAILED', `tune found no set of fp32 nodes that passes the tolerance${result.budgetExhausted ? ' within --budget-seconds' : ''}; nothing written`);
   }
-  saveModel(result.result.model, args.output, { ...save, protect: [...inputs, ...texts] });
-  writeTextAtomically(overrides, overridesFile(result, holdsFor));
-  writeTextAtomically(reportFile, reportFile.endsWith('.md') ? renderTuneMarkdown(result, holdsFor) : `${JSON.stringify(record, null, 2)}\n`);
-  for (const file of args.report) {
-    const text = file.endsWith('.html')
-      ? renderAuditHtml(amp.report, { title: path.basename(args.model) })
-      : file.endsWith('.md')
-        ? renderAuditMarkdown(amp.report)
-        : renderAuditJson(amp.report);
-    writeTextAtomically(file, text);
+  // Through the door (safe-write.ts): all staged, then committed together, the model last.
+  const batch = new OutputBatch();
+  try {
+    batch.stage(overrides, '--overrides', Buffer.from(overridesFile(result, holdsFor), 'utf8'));
+    batch.stage(reportFile, '--tune-report', Buffer.from(reportFile.endsWith('.md') ? renderTuneMarkdown(result, holdsFor) : `${JSON.stringify(record, null, 2)}\n`, 'utf8'));
+    for (const file of args.report) {
+      const text = file.endsWith('.html')
+        ? renderAuditHtml(amp.report, { title: path.basename(args.model) })
+        : file.endsWith('.md')
+          ? renderAuditMarkdown(amp.report)
+          : renderAuditJson(amp.report);
+      batch.stage(file, '--report', Buffer.from(text, 'utf8'));
+    }
+    saveModel(result.result.model, args.output, { ...save, protect: [...inputs, ...texts], batch });
+    await yieldToSignals();
+  } catch (error) {
+    batch.abort();
+    throw error;
   }
+  batch.commit();
   if (!args.quiet && !args.json) print(`wrote ${args.output}, ${overrides} (reproduce with --rules ${overrides}), ${reportFile}\n`);
   return 0;
 }

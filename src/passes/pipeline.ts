@@ -73,6 +73,9 @@ function rewriteRepaired(model: onnx.IModelProto, options: RewriteOptions): { mo
       if (training === 'off') throw new AmpError('BAD_OPTION', `${asked} scales training graphs; drop it or --training off`);
       throw ortTrainingRefusal(model, asked) ?? new AmpError('TRAINING_CONTRACT', `${asked} cannot be applied: not a training graph (no output X${options.contract?.stateSuffix ?? '.next'} for an input X); pass --training on to see what is missing, or drop --loss-scale`);
     }
+    if (options.lossScale !== undefined) {
+      throw new AmpError('BAD_OPTION', `--loss-scale and its growth/backoff/interval/min/max options (lossScale) apply to training graphs, and this is an inference graph (no output X${options.contract?.stateSuffix ?? '.next'} for an input X): drop them, or say --training on`, { subject: 'lossScale' });
+    }
     if (training === 'off' || !contractGiven) {
       const result = rewrite(model, options);
       return { model: result.model, report: { amp: result.report }, modified: result.modified };
