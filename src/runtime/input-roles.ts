@@ -6,12 +6,13 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Tensor } from 'onnxruntime-node';
-import { seededRandom } from '../builder/graph-builder.js';
+import { seededRandom, valueInfo } from '../builder/graph-builder.js';
 import { intAttribute } from '../onnx/attributes.js';
 import { DataType } from '../onnx/data-types.js';
 import { longToNumber } from '../onnx/external-data.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ModelGraph, type GraphScope } from '../onnx/graph.js';
+import { inferShapes } from '../onnx/shape-inference.js';
 import { randomInputs, requiredInputs, type DimDefaults, type Feeds } from './inputs.js';
 import type { Ort } from './ort.js';
 import { newTensor } from './float16-bits.js';
@@ -30,6 +31,7 @@ interface InputRoleRules {
   indexOps: IndexOpRule[];
   maskOps: Array<{ op: string; domain?: string; input: number; reason: string }>;
   names: Array<{ pattern: string; values: [number, number]; role: string; reason: string }>;
+  sequenceLengthOps: Array<{ op: string; domain?: string; newFrom: number[]; past: number; seqlensK: number; totalSequenceLength: number; reason: string }>;
 }
 
 let rules: InputRoleRules | undefined;
@@ -146,7 +148,47 @@ export function modelAwareRandomInputs(ort: Ort, model: onnx.IModelProto, option
       feeds[name] = new ort.Tensor('float32', Float32Array.from({ length: tensor.size }, () => drawFloat(random, options.distribution ?? 'uniform') * scale), tensor.dims);
     }
   }
+  setSequenceLengths(ort, model, feeds, options.notices);
   return feeds;
+}
+
+/**
+ * Inputs that must agree with the shapes of others (rules/input-roles.json sequenceLengthOps):
+ * GroupQueryAttention's total length is the cache length plus the new tokens, whose count static
+ * shape inference reads off the query/key/value at the sizes the feeds were made with.
+ */
+function setSequenceLengths(ort: Ort, model: onnx.IModelProto, feeds: Feeds, notices: string[] | undefined): void {
+  const rules = roleRules();
+  const keys = new Set(rules.sequenceLengthOps.map((r) => opKey(r.op, r.domain)));
+  // Most models have no such op: no graph model is built for them.
+  if (!(model.graph?.node ?? []).some((n) => keys.has(opKey(n.op_type ?? '', n.domain)))) return;
+  const preserving = new Set(rules.valuePreserving.ops);
+  const graph = new ModelGraph(model);
+  const scope = graph.main;
+  let shapes: ReadonlyMap<string, readonly number[]> | undefined;
+  for (const node of scope.currentNodes()) {
+    const rule = rules.sequenceLengthOps.find((r) => opKey(r.op, r.domain) === opKey(node.op_type ?? '', node.domain));
+    if (!rule) continue;
+    const seqlens = sourceInput(scope, node.input?.[rule.seqlensK] ?? '', preserving);
+    const total = sourceInput(scope, node.input?.[rule.totalSequenceLength] ?? '', preserving);
+    if (!(seqlens && feeds[seqlens]) && !(total && feeds[total])) continue;
+    const pastInput = sourceInput(scope, node.input?.[rule.past] ?? '', preserving);
+    const past = pastInput ? (feeds[pastInput]?.dims[2] ?? 0) : 0;
+    shapes ??= inferShapes(graph, { inputs: new Map(requiredInputs(model).flatMap((info) => {
+      const feed = feeds[info.name ?? ''];
+      return feed ? [[info.name ?? '', valueInfo(info.name ?? '', info.type?.tensor_type?.elem_type ?? 0, [...feed.dims])] as const] : [];
+    })) });
+    const fresh = rule.newFrom.map((i) => shapes?.get(node.input?.[i] ?? '')?.[1]).find((n) => n !== undefined);
+    if (fresh === undefined) continue;
+    const length = past + fresh;
+    for (const [name, value] of [[seqlens, length - 1], [total, length]] as const) {
+      const feed = name ? feeds[name] : undefined;
+      if (!name || !feed) continue;
+      feeds[name] = newTensor(ort, feed.type, typedLike(feed.type, Array(feed.size).fill(value)), feed.dims);
+      const notice = `input '${name}' set to ${value} (cache length ${past} + ${fresh} new): ${rule.reason}`;
+      if (!notices?.includes(notice)) notices?.push(notice);
+    }
+  }
 }
 
 function typedLike(type: Tensor.Type, values: number[]): ArrayBufferView {

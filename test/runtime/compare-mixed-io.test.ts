@@ -109,4 +109,21 @@ describe('--kv-cache fp16 checked by compare', () => {
       expect(report.outputs.every((o: { pass: boolean; finite: number }) => o.pass && o.finite > 0)).toBe(true);
     }
   });
+
+  it('with random inputs too: GroupQueryAttention\'s lengths follow the cache and the new tokens (rules/input-roles.json)', () => {
+    const result = cli(['compare', fixture, rewritten, '--dim', 'sequence=3', '--dim', 'past_sequence=2', '--json']);
+    expect(result.status, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.notices).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^input 'seqlens_k' set to 4 \(cache length 2 \+ 3 new\)/),
+      expect.stringMatching(/^input 'total_sequence_length' set to 5 \(cache length 2 \+ 3 new\)/),
+    ]));
+    // The float16-cache fixture compared with itself: 0 error in every mode.
+    const fp16 = path.join(repoRoot, 'fixtures/exporter-decoder-kv-fp16/model.onnx');
+    for (const mode of ['auto', 'native']) {
+      const self = cli(['compare', fp16, fp16, '--numerics', mode, '--json']);
+      expect(self.status, `${mode}: ${self.stderr}`).toBe(0);
+      expect(JSON.parse(self.stdout).outputs.every((o: { maxAbsError: number }) => o.maxAbsError === 0)).toBe(true);
+    }
+  });
 });
