@@ -106,8 +106,7 @@ export interface CompareArgs extends RuntimeArgs, PerNodeArgs {
 }
 
 export function compareOptions(yargs: Argv): Argv<CompareArgs> {
-  return runtimeOptions(
-    perNodeOptions(expectedOptions(yargs))
+  const options = yargs
       .positional('reference', { type: 'string', demandOption: true, describe: 'the reference model (typically the fp32 original); with --expected, the model to check' })
       .positional('candidate', { type: 'string', describe: 'the model to check (typically the mixed-precision one); none with --expected' })
       .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
@@ -121,8 +120,8 @@ export function compareOptions(yargs: Argv): Argv<CompareArgs> {
       .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing: the exit code says pass (0) or fail (1)' })
       .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" })
-      .epilogue(`Tolerance: ${TOLERANCE_RULE}.\nExit codes: 0 every output within tolerance, 1 some output outside it, 2 bad input or options, or a model ONNX Runtime cannot load or run (REFERENCE_FAILED names the reference).`),
-  ) as unknown as Argv<CompareArgs>;
+      .epilogue(`Tolerance: ${TOLERANCE_RULE}.\nExit codes: 0 every output within tolerance, 1 some output outside it, 2 bad input or options, or a model ONNX Runtime cannot load or run (REFERENCE_FAILED names the reference).`);
+  return runtimeOptions(perNodeOptions(expectedOptions(options))) as unknown as Argv<CompareArgs>;
 }
 
 /** An error figure, or n/a where no element was finite in both runs. */
