@@ -88,7 +88,7 @@ export function providersOf(options: ExecuteOptions): Provider[] {
   return options.ep === undefined ? ['cpu'] : parseProviders(options.ep === 'auto' ? 'auto' : options.ep.join(','));
 }
 
-export function feedsFor(ort: Ort, model: onnx.IModelProto, options: InputOptions): Feeds {
+function feedsFor(ort: Ort, model: onnx.IModelProto, options: InputOptions): Feeds {
   return options.inputs?.length
     ? inputsFromFiles(ort, model, options.inputs)
     : randomInputs(ort, model, { dims: new Map(Object.entries(options.dims ?? {})), seed: options.seed ?? 0 });
