@@ -18,6 +18,8 @@ import type { Numerics, Provider } from './types.js';
 export interface ExpectedOptions extends ExecuteOptions {
   /** Tolerance, as compare's (defaults 0.01, 0.01). */
   atol?: number;
+  /** The absolute floor of compare's rule (default 1e-5). */
+  atolFloor?: number;
   rtol?: number;
   /** 'auto' (default): emulate on the CPU provider, native on a GPU provider, as compare. */
   numerics?: NumericsChoice;
@@ -39,7 +41,7 @@ export interface ExpectedReport {
   };
 }
 
-const KNOWN = ['inputs', 'dims', 'seed', 'ep', 'atol', 'rtol', 'numerics'] as const;
+const KNOWN = ['inputs', 'dims', 'seed', 'ep', 'atol', 'atolFloor', 'rtol', 'numerics'] as const;
 
 /** Runs the model (as it is, then under the numerics) and judges each output against the folder's expected tensor. */
 export async function compareWithExpected(source: ModelSource, folder: string, options: ExpectedOptions = {}): Promise<ExpectedReport> {
@@ -48,6 +50,7 @@ export async function compareWithExpected(source: ModelSource, folder: string, o
   checkInputOptions(untyped);
   checkNumber(untyped, 'atol', 0);
   checkNumber(untyped, 'rtol', 0);
+  checkNumber(untyped, 'atolFloor', 0);
   checkChoice(untyped, 'numerics', ['auto', 'emulate', 'native']);
   const model = modelOf(source);
   const ort = await loadOrt();
@@ -59,6 +62,7 @@ export async function compareWithExpected(source: ModelSource, folder: string, o
     ...(numerics ? { numerics } : {}),
     atol: options.atol ?? 1e-2,
     rtol: options.rtol ?? 1e-2,
+    atolFloor: options.atolFloor ?? 1e-5,
   });
   const { skipped: _skipped, ...report } = result;
   return report;

@@ -16,6 +16,8 @@ import type { Numerics, Provider } from './types.js';
 export interface PerNodeOptions extends ExecuteOptions {
   /** Tolerance, as compare's (defaults 0.01, 0.01). */
   atol?: number;
+  /** The absolute floor of compare's rule (default 1e-5). */
+  atolFloor?: number;
   rtol?: number;
   /** 'auto' (default): emulate on the CPU provider, native on a GPU provider, as compare. */
   numerics?: NumericsChoice;
@@ -44,7 +46,7 @@ export interface PerNodeReport {
   firstOrigin: NodeComparison | null;
 }
 
-const KNOWN = ['inputs', 'dims', 'seed', 'ep', 'atol', 'rtol', 'numerics'] as const;
+const KNOWN = ['inputs', 'dims', 'seed', 'ep', 'atol', 'atolFloor', 'rtol', 'numerics'] as const;
 
 /** Runs both models with every shared intermediate value exposed and lists the nodes whose outputs leave the tolerance. */
 export async function comparePerNode(reference: ModelSource, candidate: ModelSource, options: PerNodeOptions = {}): Promise<PerNodeReport> {
@@ -53,6 +55,7 @@ export async function comparePerNode(reference: ModelSource, candidate: ModelSou
   checkInputOptions(untyped);
   checkNumber(untyped, 'atol', 0);
   checkNumber(untyped, 'rtol', 0);
+  checkNumber(untyped, 'atolFloor', 0);
   checkChoice(untyped, 'numerics', ['auto', 'emulate', 'native']);
   const referenceModel = modelOf(reference);
   const candidateModel = modelOf(candidate);
@@ -63,6 +66,7 @@ export async function comparePerNode(reference: ModelSource, candidate: ModelSou
     ...(numerics ? { numerics } : {}),
     atol: options.atol ?? 1e-2,
     rtol: options.rtol ?? 1e-2,
+    atolFloor: options.atolFloor ?? 1e-5,
   });
   const failing: NodeComparison[] = result.failing satisfies RuntimeNodeComparison[];
   return { ...result, failing, firstOrigin: failing.find((n) => n.origin) ?? null };

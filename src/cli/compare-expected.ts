@@ -21,6 +21,7 @@ export interface ExpectedArgs extends RuntimeArgs {
   candidate?: string;
   expected?: string;
   atol: number;
+  atolFloor: number;
   rtol: number;
   numerics: string;
   json: boolean;
@@ -65,16 +66,17 @@ export async function runCompareExpected(
     ...(asked ? { numerics: asked } : {}),
     atol: args.atol,
     rtol: args.rtol,
+    atolFloor: args.atolFloor,
   });
-  const tolerance = { atol: args.atol, rtol: args.rtol, rule: TOLERANCE_RULE };
+  const tolerance = { atol: args.atol, atolFloor: args.atolFloor, rtol: args.rtol, rule: TOLERANCE_RULE };
   if (args.json) {
     const { skipped: _skipped, ...shown } = result;
     print(`${JSON.stringify({ ...shown, tolerance, notices }, null, 2)}\n`);
-  } else if (!args.quiet) print(renderExpected(result, args.atol, args.rtol, notices, render));
+  } else if (!args.quiet) print(renderExpected(result, tolerance, notices, render));
   return result.pass ? 0 : 1;
 }
 
-function renderExpected(result: ExpectedComparison, atol: number, rtol: number, notices: readonly string[], render: (rows: OutputComparison[]) => string): string {
+function renderExpected(result: ExpectedComparison, { atol, atolFloor, rtol }: { atol: number; atolFloor: number; rtol: number }, notices: readonly string[], render: (rows: OutputComparison[]) => string): string {
   const inputs = result.expected.inputs === 'test-data' ? 'inputs from its input_N.pb' : 'inputs from --inputs or random (--seed, --dim), as when the outputs were saved';
   const layout = result.expected.layout === 'test-data-set' ? 'ONNX test data' : 'saved outputs';
   const lines = [
@@ -82,7 +84,7 @@ function renderExpected(result: ExpectedComparison, atol: number, rtol: number, 
     describeNumerics(result.numerics, result.provider),
     `expected: ${printable(result.expected.folder, 400)} (${layout}; ${inputs})`,
     ...notices.map((n) => `notice: ${n}`),
-    `tolerance: atol ${atol}, rtol ${rtol}: ${TOLERANCE_RULE}`,
+    `tolerance: atol ${atol}, atol-floor ${atolFloor}, rtol ${rtol}: ${TOLERANCE_RULE}`,
   ];
   const passed = result.outputs.filter((r) => r.pass).length;
   return `${lines.join('\n')}\n${render(result.outputs)}${result.pass ? 'PASS' : 'FAIL'}: ${passed} of ${result.outputs.length} outputs within tolerance of the expected outputs\n`;

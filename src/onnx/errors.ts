@@ -22,6 +22,8 @@ export type AmpErrorCode =
   | 'BAD_GRAPH'
   | 'VALIDATION_FAILED'
   | 'TRAINING_CONTRACT'
+  /** make-training met an op between a trainable parameter and the loss that has no gradient rule. */
+  | 'NO_GRADIENT_RULE'
   | 'RUNTIME_UNAVAILABLE'
   | 'RUNTIME_FAILED'
   | 'DEVICE_UNSUPPORTED'

@@ -4,13 +4,14 @@
  * output is judged against its expected tensor by compare's own rule, so the report reads as
  * compare's. The inputs: the ONNX test data's own input_N.pb, else what the caller gives.
  */
+import { DEFAULT_TOLERANCE } from './compare.js';
 import { encodeModel } from '../onnx/codec.js';
 import { DataType, dataTypeName } from '../onnx/data-types.js';
 import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { printable } from '../onnx/printable.js';
 import type { OutputComparison } from './compare.js';
-import { compareRuns, runOnce, runUnder, type ModelRun } from './compare-models.js';
+import { compareRuns, runOnce, runUnder, type SingleRun as ModelRun } from './compare-models.js';
 import { checkExpectedAgainstDeclared, checkExpectedFits, nonTensorKind, type ExpectedLayout, type ExpectedOutputs } from './golden-outputs.js';
 import { inputsFromFiles, requiredInputs, type Feeds } from './inputs.js';
 import { defaultNumerics, modelForNumerics, type Numerics } from './numerics.js';
@@ -47,6 +48,8 @@ export interface ExpectedOptions {
   numerics?: Numerics;
   atol: number;
   rtol: number;
+  /** The absolute floor of compare's rule (default DEFAULT_TOLERANCE.atolFloor). */
+  atolFloor?: number;
 }
 
 /**
@@ -83,7 +86,7 @@ export async function compareWithExpectedOutputs(model: onnx.IModelProto, expect
     if (got) checkExpectedFits(expected, name, { type: got.type, dims: got.dims }, 'gives');
   }
   const reference: ModelRun = { outputs: expected.outputs, outputNames, provider: asIs.provider, skipped: [] };
-  const outputs = compareRuns(reference, run, options.atol, options.rtol);
+  const outputs = compareRuns(reference, run, { atol: options.atol, rtol: options.rtol, atolFloor: options.atolFloor ?? DEFAULT_TOLERANCE.atolFloor });
   return {
     provider: asIs.provider,
     skipped: asIs.skipped,

@@ -11,6 +11,7 @@
  * value a Cast chain from it produces is read instead. Under emulated numerics both models run as
  * their emulating float32 models, which keep every original name.
  */
+import { DEFAULT_TOLERANCE } from './compare.js';
 import type { Tensor } from 'onnxruntime-node';
 import { cloneMessage } from '../onnx/clone.js';
 import { encodeModel } from '../onnx/codec.js';
@@ -20,7 +21,7 @@ import { ModelGraph } from '../onnx/graph.js';
 import { opsetsOf } from '../onnx/opsets.js';
 import { inferElemTypes, type ElemTypes } from '../onnx/type-inference.js';
 import type { OutputComparison } from './compare.js';
-import { compareRuns, runOnce, type ModelRun } from './compare-models.js';
+import { compareRuns, runOnce, type SingleRun as ModelRun } from './compare-models.js';
 import type { Feeds } from './inputs.js';
 import { defaultNumerics, modelForNumerics, type Numerics } from './numerics.js';
 import type { Provider } from './session.js';
@@ -62,6 +63,8 @@ export interface PerNodeOptions {
   numerics?: Numerics;
   atol: number;
   rtol: number;
+  /** The absolute floor of compare's rule (default DEFAULT_TOLERANCE.atolFloor). */
+  atolFloor?: number;
 }
 
 /** Where each side's copy of a value can be read: the value's name, or a Cast of it. */
@@ -165,7 +168,7 @@ function judgeValues(referenceRun: ModelRun, candidateRun: ModelRun, shared: Rea
   });
   const reference = byName(referenceRun, 'reference');
   const candidate = byName(candidateRun, 'candidate');
-  return new Map(compareRuns(reference, candidate, options.atol, options.rtol).map((row) => [row.name, row]));
+  return new Map(compareRuns(reference, candidate, { atol: options.atol, rtol: options.rtol, atolFloor: options.atolFloor ?? DEFAULT_TOLERANCE.atolFloor }).map((row) => [row.name, row]));
 }
 
 /** Each node of the reference (as written) with judged outputs, in topological order: the failing ones, and whether the error starts there. */
