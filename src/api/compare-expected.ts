@@ -11,7 +11,8 @@ import { readExpectedOutputs } from '../runtime/golden-outputs.js';
 import { loadOrt } from '../runtime/ort.js';
 import { checkNumber, checkChoice } from './check-options.js';
 import { checkKnownOptions, numericsOption, type NumericsChoice } from './compare-options.js';
-import { checkInputOptions, feedsFor, modelOf, providersOf, type ExecuteOptions, type ModelSource } from './execute.js';
+import { comparisonFeeds } from './comparison-feeds.js';
+import { checkInputOptions, modelOf, providersOf, type ExecuteOptions, type ModelSource } from './execute.js';
 import type { Numerics, Provider } from './types.js';
 
 export interface ExpectedOptions extends ExecuteOptions {
@@ -54,7 +55,7 @@ export async function compareWithExpected(source: ModelSource, folder: string, o
   const model = modelOf(source);
   const ort = await loadOrt();
   const expected = readExpectedOutputs(ort, folder, model);
-  const { feeds, source: inputs } = expectedFeeds(ort, model, expected, Boolean(options.inputs?.length), () => feedsFor(ort, model, options));
+  const { feeds, source: inputs } = expectedFeeds(ort, model, expected, Boolean(options.inputs?.length), () => comparisonFeeds(ort, model, options));
   const numerics = numericsOption(options.numerics);
   const result: ExpectedComparison = await compareWithExpectedOutputs(model, expected, feeds, inputs, {
     providers: providersOf(options),

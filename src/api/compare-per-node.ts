@@ -9,7 +9,8 @@ import { loadOrt } from '../runtime/ort.js';
 import { comparePerNode as perNode, type NodeComparison as RuntimeNodeComparison, type PerNodeResult } from '../runtime/per-node.js';
 import { checkChoice, checkNumber } from './check-options.js';
 import { checkKnownOptions, numericsOption, type NumericsChoice } from './compare-options.js';
-import { checkInputOptions, feedsFor, modelOf, providersOf, type ExecuteOptions, type ModelSource } from './execute.js';
+import { comparisonFeeds } from './comparison-feeds.js';
+import { checkInputOptions, modelOf, providersOf, type ExecuteOptions, type ModelSource } from './execute.js';
 import type { Numerics, Provider } from './types.js';
 
 export interface PerNodeOptions extends ExecuteOptions {
@@ -60,7 +61,7 @@ export async function comparePerNode(reference: ModelSource, candidate: ModelSou
   const candidateModel = modelOf(candidate);
   const ort = await loadOrt();
   const numerics = numericsOption(options.numerics);
-  const result: PerNodeResult = await perNode(referenceModel, candidateModel, feedsFor(ort, referenceModel, options), {
+  const result: PerNodeResult = await perNode(referenceModel, candidateModel, comparisonFeeds(ort, referenceModel, options), {
     providers: providersOf(options),
     ...(numerics ? { numerics } : {}),
     atol: options.atol ?? 1e-2,

@@ -113,7 +113,7 @@ export function providersOf(options: { readonly ep?: unknown }): Provider[] {
   throw new AmpError('BAD_OPTION', `option ep: expected 'auto', one of ${PROVIDERS.map((p) => `'${p}'`).join(', ')}, a comma list of them ('cuda,cpu') or an array of them; got ${JSON.stringify(ep) ?? String(ep)}`, { subject: 'ep' });
 }
 
-export function feedsFor(ort: Ort, model: onnx.IModelProto, options: InputOptions): Feeds {
+function feedsFor(ort: Ort, model: onnx.IModelProto, options: InputOptions): Feeds {
   return options.inputs?.length
     ? inputsFromFiles(ort, model, oneBatchSpecs(model, options.inputs, 'this function'))
     : modelAwareRandomInputs(ort, model, { dims: new Map(Object.entries(options.dims ?? {})), seed: options.seed ?? 0 });

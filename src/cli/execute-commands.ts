@@ -116,8 +116,7 @@ export interface CompareArgs extends RuntimeArgs, PerNodeArgs {
 }
 
 export function compareOptions(yargs: Argv): Argv<CompareArgs> {
-  return runtimeOptions(
-    perNodeOptions(expectedOptions(yargs))
+  const options = yargs
       .positional('reference', { type: 'string', demandOption: true, describe: 'the reference model (typically the fp32 original); with --expected, the model to check' })
       .positional('candidate', { type: 'string', describe: 'the model to check (typically the mixed-precision one); none with --expected' })
       .option('atol', { type: 'number', default: DEFAULT_TOLERANCE.atol, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
@@ -132,8 +131,8 @@ export function compareOptions(yargs: Argv): Argv<CompareArgs> {
       .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing: the exit code says pass (0) or fail (1)' })
       .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" })
-      .epilogue(`${COMPARE_SEMANTICS}\nTolerance: ${TOLERANCE_RULE}; each output says which term decided it.\nExit codes: 0 every output within tolerance, 1 some output outside it or a candidate ONNX Runtime refuses, 2 bad input or options, or a reference ONNX Runtime cannot load or run (REFERENCE_FAILED).`),
-  ) as unknown as Argv<CompareArgs>;
+      .epilogue(`${COMPARE_SEMANTICS}\nTolerance: ${TOLERANCE_RULE}; each output says which term decided it.\nExit codes: 0 every output within tolerance, 1 some output outside it or a candidate ONNX Runtime refuses, 2 bad input or options, or a reference ONNX Runtime cannot load or run (REFERENCE_FAILED).`);
+  return runtimeOptions(perNodeOptions(expectedOptions(options))) as unknown as Argv<CompareArgs>;
 }
 
 /** What compare does, for --help (the README says the same). */

@@ -6,15 +6,23 @@
  */
 import { DEFAULT_TOLERANCE } from './compare.js';
 import { encodeModel } from '../onnx/codec.js';
+import { DataType, dataTypeName } from '../onnx/data-types.js';
 import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
+import { printable } from '../onnx/printable.js';
 import type { OutputComparison } from './compare.js';
 import { compareRuns, runOnce, runUnder, type SingleRun as ModelRun } from './compare-models.js';
-import { checkExpectedAgainstDeclared, checkExpectedFits, type ExpectedLayout, type ExpectedOutputs } from './golden-outputs.js';
-import { inputsFromFiles, type Feeds } from './inputs.js';
+import { checkExpectedAgainstDeclared, checkExpectedFits, nonTensorKind, type ExpectedLayout, type ExpectedOutputs } from './golden-outputs.js';
+import { inputsFromFiles, requiredInputs, type Feeds } from './inputs.js';
 import { defaultNumerics, modelForNumerics, type Numerics } from './numerics.js';
 import type { Ort } from './ort.js';
 import type { OpenedSession, Provider } from './session.js';
+
+/** Element types a feed can have (ONNX Runtime's JavaScript tensors: no bfloat16, no float8). */
+const FEEDABLE: ReadonlySet<number> = new Set([
+  DataType.FLOAT, DataType.FLOAT16, DataType.DOUBLE, DataType.INT8, DataType.UINT8, DataType.INT16, DataType.UINT16,
+  DataType.INT32, DataType.UINT32, DataType.INT64, DataType.UINT64, DataType.BOOL, DataType.STRING,
+]);
 
 export interface ExpectedComparison {
   provider: Provider;
@@ -53,6 +61,16 @@ export function expectedFeeds(ort: Ort, model: onnx.IModelProto, expected: Expec
   if (inputsGiven) {
     throw new AmpError('BAD_OPTION', `--expected ${expected.folder} holds its own inputs (input_0.pb...): give no other inputs (--inputs)`, { subject: expected.folder });
   }
+  // A sequence or optional input's file is no TensorProto: said so, before a reader misreads it.
+  requiredInputs(model).forEach((info, index) => {
+    const kind = nonTensorKind(info);
+    const file = expected.inputFiles[index];
+    if (kind && file) throw new AmpError('BAD_INPUT_TENSOR', `${file}: the model's input '${printable(info.name)}' is ${kind}, not a tensor; only tensor inputs can be fed`, { subject: file });
+    const elemType = info.type?.tensor_type?.elem_type;
+    if (elemType && file && !FEEDABLE.has(elemType)) {
+      throw new AmpError('BAD_INPUT_TENSOR', `${file}: the model's input '${printable(info.name)}' is ${dataTypeName(elemType)}, which ONNX Runtime's JavaScript binding cannot take`, { subject: file });
+    }
+  });
   return { feeds: inputsFromFiles(ort, model, expected.inputFiles), source: 'test-data' };
 }
 

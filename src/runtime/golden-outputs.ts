@@ -76,6 +76,23 @@ function numbered(folder: string, files: readonly string[], kind: 'input' | 'out
   return indices.map((index) => path.join(folder, `${kind}_${index}.pb`));
 }
 
+/** What a declared value is when it is no tensor ('sequence', 'optional'...); undefined for a tensor or an undeclared type. */
+export function nonTensorKind(info: onnx.IValueInfoProto): string | undefined {
+  const type = info.type;
+  if (!type || type.tensor_type) return undefined;
+  if (type.sequence_type) return 'a sequence';
+  if (type.optional_type) return 'an optional';
+  if (type.map_type) return 'a map';
+  if (type.sparse_tensor_type) return 'a sparse tensor';
+  return undefined;
+}
+
+/** A sequence or optional output's test data is a SequenceProto or OptionalProto, which a TensorProto reader would misread. */
+function requireTensorOutput(output: onnx.IValueInfoProto, file: string): void {
+  const kind = nonTensorKind(output);
+  if (kind) throw badExpected(`--expected ${printable(file, 400)}: the model's output '${printable(output.name)}' is ${kind}, not a tensor; --expected compares tensor outputs only`, file);
+}
+
 /** Reads an expected output file; its problems are BAD_EXPECTED_OUTPUT naming the output. */
 function readExpectedTensor(ort: Ort, file: string, output: onnx.IValueInfoProto): Tensor {
   // The output's declared shape is checked below with a clear message, not through the input reader's byte cap.
@@ -106,6 +123,7 @@ export function readExpectedOutputs(ort: Ort, folder: string, model: onnx.IModel
     outputs.forEach((output, index) => {
       const file = outputFiles[index];
       if (file === undefined) throw badExpected(`--expected ${printable(folder, 400)}: no output_${index}.pb for the model's output '${printable(output.name)}'`, output.name ?? '');
+      requireTensorOutput(output, file);
       result.outputs[output.name ?? ''] = readExpectedTensor(ort, file, output);
       result.files[output.name ?? ''] = file;
     });
@@ -117,6 +135,7 @@ export function readExpectedOutputs(ort: Ort, folder: string, model: onnx.IModel
     if (!files.includes(path.basename(file))) {
       throw badExpected(`--expected ${printable(folder, 400)}: no ${printable(path.basename(file), 200)} for the model's output '${printable(output.name)}' (the folder holds ${files.slice(0, 5).map((f) => printable(f, 80)).join(', ')}${files.length > 5 ? ', ...' : ''})`, output.name ?? '');
     }
+    requireTensorOutput(output, file);
     result.outputs[output.name ?? ''] = readExpectedTensor(ort, file, output);
     result.files[output.name ?? ''] = file;
   }

@@ -96,7 +96,7 @@ export function sharedValues(reference: onnx.IModelProto, referenceRun: onnx.IMo
   return shared;
 }
 
-/** `name` itself when the candidate's main graph produces it as a readable float, else the output of the shortest Cast chain from it that is. */
+/** `name` itself when the main graph produces it as a readable float, else the output of the shortest Cast chain from it that is. */
 function readableCopy(graph: ModelGraph, types: ElemTypes, name: string): string | undefined {
   const main = graph.main;
   if (!main.producerOf(name)) return undefined;
