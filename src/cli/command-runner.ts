@@ -13,6 +13,7 @@ import { setRuntimeVerbose } from '../runtime/ort.js';
 import { reportWarnings, unknownEnvironment } from './environment-warnings.js';
 import { checkListValues, checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand } from './option-scope.js';
 import { COMMAND_NAMES } from './command-names.js';
+import { checkOptionRules } from './option-rules.js';
 import { stderrWasUsed } from './standard-streams.js';
 import { setCancellationNotice } from '../onnx/safe-write.js';
 
@@ -114,6 +115,7 @@ export function commandHandler<A>(tokens: readonly string[], action: CommandActi
       const given = givenOptions(tokens, SHORT_ALIASES);
       checkOptionsApply(command, given);
       checkListValues(given, args as Record<string, unknown>);
+      checkOptionRules(command, given, args as Record<string, unknown>, tokens);
       setRuntimeVerbose(parsed.verbose === true);
       setCancellationNotice(cancellationNotice);
       reportWarnings(unknownEnvironment(process.env), Boolean(parsed.strict));

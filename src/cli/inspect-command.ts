@@ -5,6 +5,7 @@ import { dataTypeName, DataType } from '../onnx/data-types.js';
 import { AmpError } from '../onnx/errors.js';
 import { longToNumber } from '../onnx/external-data.js';
 import { checkModel } from '../onnx/check-model.js';
+import { repairTolerated } from '../onnx/repair.js';
 import { loadModel } from '../onnx/model-io.js';
 import { forEachGraph, forEachTensor } from '../onnx/walk.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
@@ -34,6 +35,8 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
     missingData = error.message;
     model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
   }
+  // What ONNX Runtime tolerates is repaired first, as the rewrite does, and said below.
+  const { repairs } = repairTolerated(model, { inPlace: true });
   checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
   // A --report never replaces the model, its data, the --rules file, or another --report.
   checkOutputs(args.report.map((file) => ({ path: file, role: '--report' })), inputFilesOf(args, model));
@@ -41,6 +44,7 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
   lines.push(`model: ${args.model} (${statSync(args.model).size} bytes)`);
   lines.push(`ir_version ${longToNumber(model.ir_version)}, producer ${model.producer_name || '?'} ${model.producer_version || ''}`.trimEnd());
   lines.push(`opsets: ${(model.opset_import ?? []).map((o) => `${o.domain || 'ai.onnx'} ${longToNumber(o.version)}`).join(', ')}`);
+  for (const repair of repairs) lines.push(`repaired: ${repair}`);
   let graphs = 0;
   forEachGraph(model, () => void graphs++);
   const tensors = new Map<string, { count: number; elements: number }>();

@@ -6,6 +6,8 @@ import { readTextFile, writeTextAtomically } from '../onnx/io-text.js';
 import { checkOutputs } from '../onnx/safe-write.js';
 import type { AmpReport } from '../passes/amp.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
+import { AUDIT_SHAPE, shapeProblem } from '../report/audit-shape.js';
+import { printable } from '../onnx/printable.js';
 
 export interface ReportArgs {
   audit: string;
@@ -43,11 +45,13 @@ export function checkAudit(audit: unknown, file: string): AmpReport {
     throw new AmpError('NOT_AN_AUDIT', `${file}: the audit has no graph data ('scopes'); write it again with this version's --report audit.json`, { subject: file });
   }
   for (const node of report.nodes) {
-    if (!node || typeof node !== 'object' || typeof node.op !== 'string' || !Array.isArray(node.inputs) || !Array.isArray(node.outputs) || !Array.isArray(node.subgraphs)) {
-      const name = node && typeof node === 'object' ? `${node.op} '${node.node}'` : JSON.stringify(node);
-      throw new AmpError('NOT_AN_AUDIT', `${file}: node ${name} lacks its edges ('inputs', 'outputs', 'subgraphs'); write the audit again with this version`, { subject: file });
+    if (node && typeof node === 'object' && typeof node.op === 'string' && typeof node.node === 'string' && !(Array.isArray(node.inputs) && Array.isArray(node.outputs) && Array.isArray(node.subgraphs))) {
+      throw new AmpError('NOT_AN_AUDIT', `${printable(file)}: node ${printable(node.op)} '${printable(node.node)}' lacks its edges ('inputs', 'outputs', 'subgraphs'); write the audit again with this version`, { subject: file });
     }
   }
+  // Every field the page reads, of the type it reads: a wrong one is named, never drawn broken.
+  const problem = shapeProblem(report, AUDIT_SHAPE, '');
+  if (problem) throw new AmpError('NOT_AN_AUDIT', `${printable(file)}: not an amp-rewrite audit: ${printable(problem, 300)}`, { subject: file });
   return report as AmpReport;
 }
 

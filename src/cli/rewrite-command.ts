@@ -2,6 +2,7 @@
 import path from 'node:path';
 import type { Argv, Options, PositionalOptions } from 'yargs';
 import { checkModel } from '../onnx/check-model.js';
+import { repairTolerated } from '../onnx/repair.js';
 import { decodeModel } from '../onnx/codec.js';
 import { externalRefOf } from '../onnx/external-data.js';
 import { printable } from '../onnx/printable.js';
@@ -20,8 +21,10 @@ import { TARGETS, type Target } from '../passes/amp/target-policy.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import type { Calibration } from '../runtime/calibration.js';
 import { loadOrt } from '../runtime/ort.js';
-import { mark, phase } from '../onnx/phases.js';
+import { mark, phase, setPhaseListener } from '../onnx/phases.js';
+import { rewritePhaseProgress, withProgress } from './progress.js';
 import { writeStderr } from './standard-streams.js';
+import { checkDimNames } from './option-rules.js';
 
 export interface RewriteArgs {
   model: string;
@@ -29,6 +32,7 @@ export interface RewriteArgs {
   mode: 'fp16' | 'bf16';
   weights: 'fp32' | 'fp16';
   kvCache: 'keep' | 'fp16';
+  ioTypes: 'keep' | 'fp16' | 'bf16';
   report: string[];
   quiet: boolean;
   json: boolean;
@@ -88,6 +92,12 @@ export const REWRITE_OPTIONS: ReadonlyArray<readonly [name: string, spec: Option
     choices: ['keep', 'fp16'],
     default: 'keep',
     describe: "a decoder's past/present key-value cache inputs and outputs: 'keep' their declared type, or 'fp16' (halves the cache memory; the graph's I/O types change)",
+  }],
+  ['io-types', {
+    type: 'string',
+    choices: ['keep', 'fp16', 'bf16'],
+    default: 'keep',
+    describe: "the graph's float32 inputs and outputs: 'keep' their type, or declare them in the --mode type with the Casts at the model's edges removed (for pipelines that feed and read fp16)",
   }],
   ['report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json, audit.md or audit.html (repeatable)' }],
   ['quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' }],
@@ -205,6 +215,7 @@ export function ampOptionsFromArgs(args: RewriteArgs): AmpOptions {
     mode: args.mode,
     weights: args.weights,
     ...(args.kvCache === 'fp16' ? { kvCache: 'fp16' as const } : {}),
+    ...(args.ioTypes && args.ioTypes !== 'keep' ? { ioTypes: args.ioTypes } : {}),
     env: process.env,
     listChanges: [...(args.rules ? [readRulesFile(args.rules)] : []), { origin: 'command-line flags', changes: listChangesFromFlags(args) }],
     forceFp32: args.forceFp32,
@@ -308,7 +319,9 @@ async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampO
     : Array.from({ length: args.calibrationBatches }, (_, seed) =>
         modelAwareRandomInputs(ort, model, { dims: parseDims(args.dim), seed, defaultDim: 1, notices, scale: args.inputScale, distribution: args.inputDistribution }),
       );
-  return calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions });
+  return withProgress('calibrate', args.quiet || args.json, (onProgress) =>
+    calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions, onProgress }),
+  );
 }
 
 /**
@@ -327,6 +340,15 @@ function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveO
 }
 
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
+  const endProgress = rewritePhaseProgress(args.quiet || args.json, setPhaseListener);
+  try {
+    return await rewriteAndSave(args, print);
+  } finally {
+    endProgress();
+  }
+}
+
+async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   if (!args.output && !args.dryRun) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx> (or --dry-run)');
   for (const report of args.report) {
     if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);
@@ -337,6 +359,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   const { model, bytes, externalTensors } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false, sharedEmptyFields: true }));
   // Every output must be a file of its own: not an input (through a symlink, a hard link or
   // /proc/self/cwd included), not another output. Checked before anything is written.
+  checkDimNames(model, parseDims(args.dim ?? []), args.model);
   const inputs = phase('inputFilesMs', () => inputFilesOf(args, model, externalTensors > 0));
   const writesModel = Boolean(args.output && !args.dryRun);
   const stateModule = writesModel && args.state === 'inputs' ? await stateSidecar() : undefined;
@@ -348,6 +371,8 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   // The door (safe-write.ts): no output is an input or another output, none is a device, FIFO,
   // socket or folder, and every output folder is writable, checked before any work.
   checkOutputs(outputs, inputs);
+  // What ONNX Runtime tolerates is repaired first (said in the summary); the loaded model is the command's own.
+  const { repairs } = repairTolerated(model, { inPlace: true });
   // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
   phase('inputCheckMs', () => checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false }));
   options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
@@ -366,12 +391,15 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
       return rewriteModel(model, { ...options, inPlace: true, audit: auditRead(args), figures: figuresRead(args) });
     } catch (error) {
       if (error instanceof AmpError && error.code === 'VALIDATION_FAILED' && options.check) {
-        checkModel(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { ...options.check, structure: false });
+        checkModel(repairTolerated(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { inPlace: true }).model, { ...options.check, structure: false });
       }
       throw error;
     }
   });
-  const { model: rewritten, modified } = rewrite;
+  const { model: rewritten } = rewrite;
+  // A repaired model is written repaired, never as the input's bytes.
+  const modified = rewrite.modified || repairs.length > 0;
+  if (repairs.length) rewrite.report.amp.summary.repairs = [...repairs, ...(rewrite.report.amp.summary.repairs ?? [])];
   reportWarnings(patternWarnings(args, rewrite.report.amp), Boolean(args.strict));
   // Without --report only the summary (and with --verbose the op lists) is printed: taken now, the
   // report is let go before the save, and with it the graph model, the element types and the

@@ -17,7 +17,15 @@ export function profiling(): boolean {
   return Boolean(target);
 }
 
+let listener: ((name: string) => void) | undefined;
+
+/** Tells `onPhase` the name of each phase as it starts (the command line's progress line for large rewrites); undefined stops it. */
+export function setPhaseListener(onPhase: ((name: string) => void) | undefined): void {
+  listener = onPhase;
+}
+
 export function phase<T>(name: string, fn: () => T): T {
+  listener?.(name);
   if (!target) return fn();
   installExitHook();
   const start = performance.now();

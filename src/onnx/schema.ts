@@ -81,7 +81,8 @@ const CONTRIB_TABLE_URL = new URL('../../rules/schemas-com.microsoft.json', impo
 const TABLE_SOURCES: ReadonlyArray<{ readonly url: URL; readonly regenerate: string }> = [
   { url: TABLE_URL, regenerate: 'npm run gen:schemas' },
   { url: CONTRIB_TABLE_URL, regenerate: 'node scripts/gen-contrib-schemas.mjs <ContribOperators.md>' },
-  // ONNX Runtime's own registrations in the default domain (SimplifiedLayerNormalization), written from its sources.
+  // ONNX Runtime's own registrations in the default domain (LayerNormalization from version 1,
+  // SimplifiedLayerNormalization), written from its sources.
   { url: new URL('../../rules/schemas-ort-default-domain.json', import.meta.url), regenerate: 'edit it by hand from onnxruntime contrib_defs.cc' },
 ];
 const NO_VERSIONS: readonly OpSchema[] = Object.freeze([]);
@@ -112,8 +113,18 @@ function loadTable(): Table {
       let byOp = built.get(domain);
       if (!byOp) built.set(domain, (byOp = new Map<string, OpEntry>()));
       for (const [opType, versions] of Object.entries(ops)) {
-        if (byOp.has(opType)) throw new Error(`${url.pathname}: ${domainName || 'ai.onnx'} ${opType} is already in another schema table`);
-        byOp.set(opType, { stored: versions });
+        const earlier = byOp.get(opType);
+        if (!earlier) {
+          byOp.set(opType, { stored: versions });
+          continue;
+        }
+        // ONNX Runtime registers some ops of the default domain below ONNX's first version of them
+        // (LayerNormalization from 1, ONNX's from 17): the versions join, each `since` once.
+        const taken = new Set(earlier.stored.map((version) => version.since));
+        if (versions.some((version) => taken.has(version.since))) {
+          throw new Error(`${url.pathname}: ${domainName || 'ai.onnx'} ${opType} version ${versions.find((v) => taken.has(v.since))?.since} is already in another schema table`);
+        }
+        byOp.set(opType, { stored: [...earlier.stored, ...versions] });
       }
     }
   }
@@ -151,6 +162,34 @@ export function schemaFor(domain: string, opType: string, opsetVersion: number):
     if (schema.since <= opsetVersion) return schema.deprecated ? undefined : schema;
   }
   return undefined;
+}
+
+/**
+ * The opset version a node of `domain` is read at: the model's import, or, for a domain other
+ * than the default one that the model does not import, the newest version the table knows. This
+ * is what ONNX Runtime does when it loads a model: a domain it has registered but the model does
+ * not import is added at its latest version (onnxruntime/core/graph/model.cc), so an Attention
+ * node of com.microsoft runs whether or not the model imports com.microsoft. Undefined for an
+ * unimported default domain and for domains the table does not know.
+ */
+export function effectiveOpsetVersion(opsets: ReadonlyMap<string, number>, domain: string): number | undefined {
+  const normalized = normalize(domain);
+  const imported = opsets.get(normalized);
+  if (imported !== undefined || normalized === '') return imported;
+  return latestVersionOf(normalized);
+}
+
+const latestVersions = new Map<string, number | undefined>();
+
+/** The highest `since` of any op the table documents for a domain. */
+function latestVersionOf(domain: string): number | undefined {
+  if (latestVersions.has(domain)) return latestVersions.get(domain);
+  let latest: number | undefined;
+  for (const entry of loadTable().get(domain)?.values() ?? []) {
+    for (const version of entry.stored) latest = Math.max(latest ?? 0, version.since);
+  }
+  latestVersions.set(domain, latest);
+  return latest;
 }
 
 /** Every documented version of an op, oldest first (deprecation markers included). */

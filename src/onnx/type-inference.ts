@@ -13,7 +13,7 @@ import { slotCountOf, type GraphScope, type ModelGraph } from './graph.js';
 import { normalizeDomain, type OpsetMap } from './opsets.js';
 import { elemTypeOfTypeString } from './type-strings.js';
 import { nodeTypesWithinSchema } from './type-constraints.js';
-import { schemaFor, typeVariableOfInput, typeVariableOfOutput, typesOf, type OpSchema } from './schema.js';
+import { effectiveOpsetVersion, schemaFor, typeVariableOfInput, typeVariableOfOutput, typesOf, type OpSchema } from './schema.js';
 
 export type TypeSource = 'declared' | 'initializer' | 'attribute' | 'schema' | 'subgraph';
 
@@ -250,7 +250,7 @@ function sameOpsets(a: OpsetMap | undefined, b: OpsetMap): boolean {
 
 export function schemaOf(node: onnx.INodeProto, opsets: OpsetMap): OpSchema | undefined {
   const domain = normalizeDomain(node.domain);
-  const version = opsets.get(domain);
+  const version = effectiveOpsetVersion(opsets, domain);
   return version === undefined ? undefined : schemaFor(domain, node.op_type ?? '', version);
 }
 

@@ -20,6 +20,7 @@ import { findAttribute } from '../../onnx/attributes.js';
 import { longToNumber } from '../../onnx/external-data.js';
 import { printable } from '../../onnx/printable.js';
 import type { TargetPolicy } from './target-policy.js';
+import { quantizedUnitMembers } from './quantized-units.js';
 
 export interface PaintOptions {
   target: number;
@@ -466,6 +467,8 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     return info;
   };
   const pinned = options.pinned.size ? options.pinned : undefined;
+  // Quantized node units are left as they are (rules/quantized-units.json): found before painting.
+  const quantizedUnits = quantizedUnitMembers(scope, nodes, types);
   /** Inputs of the processable nodes: at least as many as their float32 input slots. */
   let processableInputs = 0;
 
@@ -528,6 +531,12 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
       }
       decision.rule = 'no-schema';
       decision.reason = `no schema known for ${domain ? `${domain}:` : ''}${node.op_type}; left as it is`;
+      continue;
+    }
+    const unitReason = quantizedUnits.size ? quantizedUnits.get(node) : undefined;
+    if (unitReason !== undefined) {
+      decision.rule = 'quantized-unit';
+      decision.reason = unitReason;
       continue;
     }
     const pin = pinned?.get(node);

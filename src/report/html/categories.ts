@@ -24,7 +24,7 @@ export const DECISION_CATEGORIES: readonly DecisionCategory[] = [
     meaning: 'an infer-list op converted because it sits between or after allow ops',
     rules: ['between-allow', 'infer-after-allow'],
   },
-  { id: 'clear', label: 'clear', color: '#b7e4f7', meaning: 'a clear-list op (or existing Cast) that follows its converted neighbours', rules: ['clear-flood', 'cast-retarget'] },
+  { id: 'clear', label: 'clear', color: '#b7e4f7', meaning: 'a clear-list op (or existing Cast) that follows its converted neighbours, or an existing Cast folded away', rules: ['clear-flood', 'cast-retarget', 'cast-folded'] },
   {
     id: 'target-kernel',
     label: 'target kernel',
@@ -53,8 +53,8 @@ export const DECISION_CATEGORIES: readonly DecisionCategory[] = [
     id: 'unprocessed',
     label: 'unprocessed',
     color: '#c8c8c8',
-    meaning: "not painted: no float32 compute (control flow, already in reduced precision), a constant, an uninlined function, unknown types or no schema; or kept fp32 because the model's opset has no Cast to the target type",
-    rules: ['no-float-compute', 'control-flow', 'already-low-precision', 'local-function', 'constant-source', 'unknown-type', 'non-tensor-types', 'no-schema', 'schema-forbids'],
+    meaning: "not painted: no float32 compute (control flow, already in reduced precision), a constant, an uninlined function, unknown types, no schema, or part of a quantized unit (DequantizeLinear -> op -> QuantizeLinear); or kept fp32 because the model's opset has no Cast to the target type",
+    rules: ['no-float-compute', 'control-flow', 'already-low-precision', 'local-function', 'constant-source', 'unknown-type', 'non-tensor-types', 'no-schema', 'quantized-unit', 'schema-forbids'],
   },
 ];
 
