@@ -7,7 +7,6 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { encodeModel } from '../onnx/codec.js';
 import { AmpError } from '../onnx/errors.js';
-import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModel } from '../onnx/model-io.js';
 import { onnx } from '../onnx/generated/onnx.js';
 import { benchVariants, batchDimension, searchBatches, type VariantBenchResult } from '../runtime/variant-bench.js';
@@ -356,8 +355,16 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
     ...result,
     ...(batchSearch ? { batchSearch } : {}),
   };
-  if (args.out) writeTextAtomically(args.out, `${JSON.stringify(record, null, 2)}\n`);
-  if (htmlReport) writeTextAtomically(htmlReport, renderBenchReport(record));
+  // Through the door (safe-write.ts): both staged, then committed together (both or neither).
+  const batch = new OutputBatch();
+  try {
+    if (args.out) batch.stage(args.out, '--out', Buffer.from(`${JSON.stringify(record, null, 2)}\n`, 'utf8'));
+    if (htmlReport) batch.stage(htmlReport, '--report', Buffer.from(renderBenchReport(record), 'utf8'));
+  } catch (error) {
+    batch.abort();
+    throw error;
+  }
+  batch.commit();
   if (args.json) {
     print(`${JSON.stringify({ ...record, ...(args.verbose ? { lists: report.lists } : {}) }, null, 2)}\n`);
   } else if (!args.quiet) {

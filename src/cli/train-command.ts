@@ -2,8 +2,7 @@
 import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
-import { writeTextAtomically } from '../onnx/io-text.js';
-import { checkOutputs } from '../onnx/safe-write.js';
+import { checkOutputs, OutputBatch } from '../onnx/safe-write.js';
 import { requireNumber } from './numeric-options.js';
 import { loadModel } from '../onnx/model-io.js';
 import { checkCudaDevice, lowPrecisionTypesOf, type DeviceQuery } from '../runtime/device-check.js';
@@ -159,10 +158,16 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void, d
   }
   if (variants.length) print(renderComparisonTable(results));
   const record: TrainingRecord = { graph: args.graph, data: args.data, batch: args.batch, lr, machine: machineDescription(), date: new Date().toISOString(), results };
-  if (args.report) writeTextAtomically(args.report, renderTrainingReport(record));
-  if (args.json !== undefined) {
-    if (jsonOnStdout) printJson(`${JSON.stringify(record, null, 2)}\n`);
-    else writeTextAtomically(args.json, `${JSON.stringify(record, null, 2)}\n`);
+  // Through the door (safe-write.ts): the files staged, then committed together (both or neither).
+  const batch = new OutputBatch();
+  try {
+    if (args.report) batch.stage(args.report, '--report', Buffer.from(renderTrainingReport(record), 'utf8'));
+    if (args.json !== undefined && !jsonOnStdout) batch.stage(args.json, '--json', Buffer.from(`${JSON.stringify(record, null, 2)}\n`, 'utf8'));
+  } catch (error) {
+    batch.abort();
+    throw error;
   }
+  batch.commit();
+  if (args.json !== undefined && jsonOnStdout) printJson(`${JSON.stringify(record, null, 2)}\n`);
   return 0;
 }

@@ -48,8 +48,6 @@ export interface DataFileHandle {
   size: number;
   fd: number;
 }
-/** @deprecated the old name of DataFileHandle. */
-export type DataFileInfo = DataFileHandle;
 
 const closeWhenUnreachable = new FinalizationRegistry<number>((fd) => {
   try {
@@ -77,12 +75,12 @@ export interface ResolveOptions {
 /**
  * Resolves an external tensor's location against the model folder, requires the data file to be
  * a regular file whose real path is inside the model's real folder, and checks the range against
- * its size (`files` caches one look per data file).
+ * its size (`files` holds one open, checked descriptor per data file).
  */
 export function resolveExternalData(
   tensor: onnx.ITensorProto,
   modelDir: string,
-  files: Map<string, DataFileInfo>,
+  files: Map<string, DataFileHandle>,
   options: ResolveOptions = {},
 ): ExternalDataRef {
   const name = tensor.name ?? '';

@@ -14,7 +14,7 @@ import {
   resolveExternalData,
   withDataFile,
   tensorRawBytes,
-  type DataFileInfo,
+  type DataFileHandle,
   type ExternalDataRef,
 } from './external-data.js';
 import { onnx } from './generated/onnx.js';
@@ -51,7 +51,7 @@ export function loadModelFile(file: string, options: LoadOptions = {}): { model:
   let externalTensors = 0;
   if ((options.externalData ?? 'lazy') === 'lazy') {
     const modelDir = options.externalDataDir ?? path.dirname(path.resolve(file));
-    const files = new Map<string, DataFileInfo>();
+    const files = new Map<string, DataFileHandle>();
     const resolveOptions = { allowOutside: options.allowExternalOutside ?? false };
     forEachTensor(model, (tensor) => {
       if (!isExternal(tensor)) return;
@@ -158,7 +158,7 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   // 'keep', the same walk finds the external tensors (a big graph's walks are memory-bound); their
   // files join the sources after every conversion's, in the order two walks gave.
   const keptExternal: string[] = [];
-  const files = new Map<string, DataFileInfo>();
+  const files = new Map<string, DataFileHandle>();
   // With 'keep', what the tensors inside the .onnx file will hold: the copies still to be made, and the rest.
   let pendingBytes = 0;
   let embeddedBytes = 0;
@@ -325,7 +325,7 @@ function dataFilesOfReplacedModel(target: string): string[] {
   }
   const folder = path.dirname(target);
   const found = new Set<string>();
-  const files = new Map<string, DataFileInfo>();
+  const files = new Map<string, DataFileHandle>();
   forEachTensor(old, (tensor) => {
     if (!isExternal(tensor)) return;
     try {

@@ -460,8 +460,13 @@ export class OutputBatch {
   commit(): string[] {
     if (this.state !== 'open') throw new Error(`OutputBatch: commit after ${this.state}`);
     const order = this.commitOrder();
-    const committedGroups = new Set<object>();
+    const committedBefore = committedFiles.length;
     const linked: StagedFile[] = [];
+    // Each replaced file is kept under a hard link until the whole batch is in place, so that a
+    // failure half-way puts the old ones back: all or nothing (doctor's library pair, a report
+    // and its model). Where a link cannot be made the old file cannot come back, and the message
+    // says which file is new.
+    const replaced: Array<{ final: string; backup?: string; existed: boolean }> = [];
     // `at` is the first entry not yet in place.
     let at = 0;
     try {
@@ -473,9 +478,9 @@ export class OutputBatch {
           at++;
           reachedStep('data-placed');
         } else {
+          const backup = keepOld(entry.final);
           commitTemporary(entry.temp, entry.final);
-          this.written.push(entry.final);
-          if (entry.group && entry.commitsGroup) committedGroups.add(entry.group);
+          replaced.push({ final: entry.final, ...backup });
           at++;
           reachedStep(entry.commitsGroup ? 'model-committed' : 'file-committed');
         }
@@ -483,16 +488,27 @@ export class OutputBatch {
     } catch (error) {
       this.state = 'aborted';
       for (const entry of order.slice(at)) discardTemporary(entry.temp);
-      // A data file whose model was not committed is read by nothing: removed again.
-      for (const entry of linked) {
-        if (entry.group && committedGroups.has(entry.group)) this.written.unshift(entry.final);
-        else rmSync(entry.final, { force: true });
+      const stuck: string[] = [];
+      for (const { final, backup, existed } of replaced.reverse()) {
+        try {
+          if (backup) commitTemporary(backup, final);
+          else if (!existed) rmSync(final, { force: true });
+          else stuck.push(final);
+        } catch {
+          stuck.push(final);
+        }
       }
+      // A data file is read only by its model: with every model back as it was, it goes too.
+      for (const entry of linked) rmSync(entry.final, { force: true });
+      committedFiles.length = committedBefore;
+      committedFiles.push(...stuck);
+      this.written.push(...stuck);
       const failed = order[at];
-      throw this.failure(failed?.role ?? 'a file', failed?.final ?? '', error, order.slice(at).map((e) => e.final));
+      throw this.failure(failed?.role ?? 'a file', failed?.final ?? '', error, order.map((e) => e.final).filter((f) => !stuck.includes(f)));
     }
     this.state = 'committed';
-    this.written.unshift(...linked.map((e) => e.final));
+    for (const { backup } of replaced) if (backup) discardTemporary(backup);
+    this.written.push(...linked.map((e) => e.final), ...replaced.map((r) => r.final));
     for (const folder of new Set(order.map((e) => path.dirname(e.final)))) syncFolder(folder);
     for (const action of this.afterCommit) {
       try {
@@ -513,6 +529,24 @@ export class OutputBatch {
       : '; nothing was written, the old files are as they were';
     if (error instanceof AmpError && error.code !== 'WRITE_FAILED') return new AmpError(error.code, `${what}${outcome}`, { subject: error.subject ?? file, cause: error });
     return new AmpError('WRITE_FAILED', `${what}${outcome}`, { subject: file, cause: error });
+  }
+}
+
+/** A hard link to the file at `final` (if any), under a temporary name: what a failed commit puts back. */
+function keepOld(final: string): { backup?: string; existed: boolean } {
+  try {
+    if (!lstatSync(final).isFile()) return { existed: true };
+  } catch {
+    return { existed: false };
+  }
+  const backup = temporaryName(final);
+  liveTemporaries.add(backup);
+  try {
+    linkSync(final, backup);
+    return { backup, existed: true };
+  } catch {
+    liveTemporaries.delete(backup);
+    return { existed: true };
   }
 }
 

@@ -3,7 +3,7 @@
  * stored (raw_data, float_data or an external file, at any offset and of any size, 4 GiB and
  * more included), so that scanning or converting weights never holds a whole copy of them.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { DataType } from './data-types.js';
 import { AmpError } from './errors.js';
 import { externalRefOf, isExternal, withDataFile } from './external-data.js';

@@ -7,12 +7,12 @@
  * beside onnxruntime-node's runtime, the one place ONNX Runtime loads providers from.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants as fsConstants, existsSync, fchmodSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { encodeModel, onnx } from '../onnx/codec.js';
 import { AmpError } from '../onnx/errors.js';
-import { assertSeparateFiles, writeFileAtomically } from '../onnx/safe-write.js';
+import { checkOutputs, entryExists, fileKind, OutputBatch, writeAll } from '../onnx/safe-write.js';
 import { findLibrary, type LibrarySearch } from './native-libraries.js';
 import { ORT_MISSING } from './ort.js';
 import { openSession, withoutInstallHint, PROVIDERS, type Provider } from './session.js';
@@ -201,12 +201,67 @@ export async function diagnose(options: DoctorOptions = {}): Promise<DoctorRepor
   return { node: process.version, runtime, ...(cudaVersions ? { cudaVersions } : {}), providers, cudaProvider, libraries, ...(vulkan ? { vulkan } : {}), devices, missing };
 }
 
+/** ELF e_machine of the architectures ONNX Runtime ships CUDA providers for. */
+const ELF_MACHINES: Readonly<Record<string, { machine: number; name: string }>> = {
+  x64: { machine: 62, name: 'x86_64' },
+  arm64: { machine: 183, name: 'aarch64' },
+};
+/** A provider library is at least an ELF header and its tables; past 4 GiB it is no library. */
+export const PROVIDER_MIN_BYTES = 4096;
+export const PROVIDER_MAX_BYTES = 4 * 2 ** 30;
+const COPY_CHUNK = 8 * 2 ** 20;
+
+/**
+ * Opens a provider library to copy: a regular file reached by no symlink (O_NOFOLLOW, checked on
+ * the descriptor), of a plausible size, and a 64-bit little-endian ELF shared object for this
+ * machine's architecture. Returns the open descriptor and its size; the copy reads through it.
+ */
+function openProviderLibrary(from: string, shown: string, arch: string): { fd: number; size: number } {
+  const refuse = (why: string, code: 'READ_FAILED' | 'UNSAFE_PATH' = 'READ_FAILED'): never => {
+    throw new AmpError(code, `${shown} ${why}; expected ONNX Runtime's CUDA provider library (nothing was installed)`, { subject: from });
+  };
+  let fd: number;
+  try {
+    fd = openSync(from, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') return refuse('is a symbolic link (copying through one could install any file, a secret included)', 'UNSAFE_PATH');
+    if (code === 'ENOENT') throw new AmpError('FILE_NOT_FOUND', `${shown} not found (nothing was installed)`, { subject: from });
+    return refuse(`cannot be opened (${code ?? String(error)})`);
+  }
+  try {
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) refuse(`is ${fileKind(stats)}, not a regular file`);
+    if (stats.size < PROVIDER_MIN_BYTES || stats.size > PROVIDER_MAX_BYTES) refuse(`is ${stats.size} bytes, not the size of a shared library (${PROVIDER_MIN_BYTES} bytes to 4 GiB)`);
+    const header = Buffer.alloc(20);
+    readSync(fd, header, 0, 20, 0);
+    if (header.readUInt32BE(0) !== 0x7f454c46) refuse('is not an ELF file');
+    if (header[4] !== 2 || header[5] !== 1) refuse('is not a 64-bit little-endian ELF file');
+    if (header.readUInt16LE(16) !== 3) refuse('is not an ELF shared object');
+    const wanted = ELF_MACHINES[arch];
+    if (!wanted) refuse(`cannot be checked: ONNX Runtime ships no CUDA provider for ${arch}`);
+    const machine = header.readUInt16LE(18);
+    if (machine !== wanted?.machine) {
+      const found = Object.values(ELF_MACHINES).find((m) => m.machine === machine)?.name ?? `ELF machine ${machine}`;
+      refuse(`is built for ${found}, not for this machine (${wanted?.name})`);
+    }
+    return { fd, size: stats.size };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
 /**
  * The offline route: copies ONNX Runtime's CUDA provider libraries from `fromDir` beside the
- * runtime in `binaryDir` (each through a temporary file and a rename, so nothing is half-written).
+ * runtime in `binaryDir`. Each source must be a regular file reached by no symlink, sized like a
+ * library and an ELF shared object for this architecture (`arch`, default process.arch). The
+ * copies get library permissions (0755), not the source's mode (a 0600 secret would otherwise
+ * become readable), and the pair goes through the door (safe-write.ts): both staged, then both
+ * committed, the old ones put back if the second cannot be: both or neither.
  */
-export function installCudaProvider(fromDir: string, binaryDir: string): string[] {
-  const absent = CUDA_PROVIDER_FILES.filter((file) => !existsSync(path.join(fromDir, file)));
+export function installCudaProvider(fromDir: string, binaryDir: string, arch: string = process.arch): string[] {
+  const absent = CUDA_PROVIDER_FILES.filter((file) => !entryExists(path.join(fromDir, file)));
   if (absent.length) {
     throw new AmpError('FILE_NOT_FOUND', `--cuda-provider-dir ${fromDir}: ${absent.join(', ')} not found there (expected ONNX Runtime's CUDA provider libraries)`, {
       subject: fromDir,
@@ -214,24 +269,39 @@ export function installCudaProvider(fromDir: string, binaryDir: string): string[
   }
   if (!existsSync(binaryDir)) throw new AmpError('FILE_NOT_FOUND', `onnxruntime-node's runtime folder ${binaryDir} does not exist`, { subject: binaryDir });
   const copies = CUDA_PROVIDER_FILES.map((file) => ({ file, from: path.join(fromDir, file), to: path.join(binaryDir, file) }));
-  for (const { from } of copies) {
-    // A FIFO would block the copy; a folder is not a library.
-    if (!statSync(from).isFile()) throw new AmpError('READ_FAILED', `--cuda-provider-dir ${fromDir}: ${path.basename(from)} is not a regular file`, { subject: from });
-  }
   // --cuda-provider-dir being the runtime folder (or linking into it) would copy a library onto itself.
-  assertSeparateFiles(
+  checkOutputs(
     copies.map(({ file, to }) => ({ path: to, role: `the installed ${file}` })),
     copies.map(({ file, from }) => ({ path: from, role: `--cuda-provider-dir's ${file}` })),
   );
-  return copies.map(({ file, from, to }) => {
-    try {
-      // Exclusive temporary + rename: a planted symlink or a half-copied library is never left behind.
-      writeFileAtomically(to, readFileSync(from));
-    } catch (error) {
-      throw new AmpError('WRITE_FAILED', `cannot copy ${file} into ${binaryDir}: ${(error as Error).message}`, { subject: to, cause: error });
-    }
-    return to;
-  });
+  const opened: number[] = [];
+  const batch = new OutputBatch();
+  try {
+    const sources = copies.map(({ file, from }) => {
+      const source = openProviderLibrary(from, `--cuda-provider-dir ${fromDir}: ${file}`, arch);
+      opened.push(source.fd);
+      return source;
+    });
+    copies.forEach(({ file, to }, i) => {
+      const source = sources[i] as { fd: number; size: number };
+      batch.stage(to, `the installed ${file}`, (fd) => {
+        const chunk = Buffer.allocUnsafe(COPY_CHUNK);
+        for (let done = 0; done < source.size; ) {
+          const got = readSync(source.fd, chunk, 0, Math.min(COPY_CHUNK, source.size - done), done);
+          if (got === 0) throw new AmpError('READ_FAILED', `--cuda-provider-dir ${fromDir}: ${file} shrank while it was copied`, { subject: file });
+          writeAll(fd, chunk.subarray(0, got), done);
+          done += got;
+        }
+        fchmodSync(fd, 0o755);
+      });
+    });
+    return batch.commit();
+  } catch (error) {
+    batch.abort();
+    throw error;
+  } finally {
+    for (const fd of opened) closeSync(fd);
+  }
 }
 
 export function renderDoctor(report: DoctorReport): string {

@@ -127,9 +127,10 @@ describe('data files', () => {
 });
 
 describe('a batch of outputs (the door)', () => {
-  it('a failure after some files are committed names exactly what was and was not written', () => {
+  it('a failure after some files are committed puts the old ones back: nothing was written', () => {
     const dir = fresh();
     const report = path.join(dir, 'a.json');
+    writeFileSync(report, 'old report');
     const target = path.join(dir, 'out.onnx');
     const batch = new OutputBatch();
     batch.stage(report, '--report', Buffer.from('{}'));
@@ -140,9 +141,9 @@ describe('a batch of outputs (the door)', () => {
     });
     const e = errorOf(() => batch.commit());
     expect(e.code).toBe('WRITE_FAILED');
-    expect(e.message).toContain(`written: ${report}; not written: ${target}`);
-    expect(e.message).not.toContain('nothing was written');
-    // The model's data file went again with the model: nothing reads it.
+    expect(e.message).toContain(`the output model ${target}: cannot write (EIO); nothing was written, the old files are as they were`);
+    expect(readFileSync(report, 'utf8')).toBe('old report');
+    // The model's data file went again with the model: nothing reads it; no backup is left.
     expect(readdirSync(dir).sort()).toEqual(['a.json']);
   });
 

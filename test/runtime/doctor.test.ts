@@ -3,11 +3,12 @@
  * nvidia-smi that reports an H100, and a folder holding ONNX Runtime's CUDA provider libraries.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkCudaVersions, cudaNeeds, CUDA_PROVIDER_FILES, diagnose, installCudaProvider, locateRuntime, renderDoctor } from '../../src/runtime/doctor.js';
+import { setWriteFaultHook } from '../../src/onnx/safe-write.js';
 import { repoRoot } from '../support/corpus.js';
 
 const bin = path.join(repoRoot, 'dist/cli/main.js');
@@ -81,14 +82,95 @@ describe('amp-rewrite doctor', () => {
     mkdirSync(provider);
     mkdirSync(runtime);
     expect(() => installCudaProvider(provider, runtime)).toThrow(/libonnxruntime_providers_cuda\.so, libonnxruntime_providers_shared\.so not found there/);
-    for (const file of CUDA_PROVIDER_FILES) writeFileSync(path.join(provider, file), `fake ${file}`);
-    const copied = installCudaProvider(provider, runtime);
+    for (const file of CUDA_PROVIDER_FILES) writeFileSync(path.join(provider, file), fakeElf(file));
+    const copied = installCudaProvider(provider, runtime, 'x64');
     expect(copied).toEqual(CUDA_PROVIDER_FILES.map((f) => path.join(runtime, f)));
-    expect(readFileSync(path.join(runtime, 'libonnxruntime_providers_cuda.so'), 'utf8')).toBe('fake libonnxruntime_providers_cuda.so');
+    expect(readFileSync(path.join(runtime, 'libonnxruntime_providers_cuda.so')).equals(fakeElf('libonnxruntime_providers_cuda.so'))).toBe(true);
     // Installing from the runtime folder itself (or a link to it) would copy each library onto itself.
     symlinkSync(runtime, path.join(machine.root, 'runtime-link'));
     expect(() => installCudaProvider(path.join(machine.root, 'runtime-link'), runtime)).toThrow(/is --cuda-provider-dir's libonnxruntime_providers_cuda\.so/);
-    expect(readFileSync(path.join(runtime, 'libonnxruntime_providers_cuda.so'), 'utf8')).toBe('fake libonnxruntime_providers_cuda.so');
+    expect(readFileSync(path.join(runtime, 'libonnxruntime_providers_cuda.so')).equals(fakeElf('libonnxruntime_providers_cuda.so'))).toBe(true);
+  });
+});
+
+/** An ELF64 little-endian shared object header for `machine` (62 x86_64, 183 aarch64), padded to `size` with its name. */
+function fakeElf(name: string, machine = 62, size = 8192): Buffer {
+  const bytes = Buffer.alloc(size);
+  bytes.writeUInt32BE(0x7f454c46, 0);
+  bytes[4] = 2;
+  bytes[5] = 1;
+  bytes[6] = 1;
+  bytes.writeUInt16LE(3, 16);
+  bytes.writeUInt16LE(machine, 18);
+  bytes.write(name, 64);
+  return bytes;
+}
+
+describe('doctor --install takes only libraries, as a pair', () => {
+  function folders() {
+    const root = mkdtempSync(path.join(tmpdir(), 'amp-doctor-install-'));
+    const provider = path.join(root, 'ort-cuda');
+    const runtime = path.join(root, 'runtime');
+    mkdirSync(provider);
+    mkdirSync(runtime);
+    for (const file of CUDA_PROVIDER_FILES) writeFileSync(path.join(provider, file), fakeElf(file));
+    return { root, provider, runtime, cuda: path.join(provider, CUDA_PROVIDER_FILES[0]), shared: path.join(provider, CUDA_PROVIDER_FILES[1]) };
+  }
+  const installedIn = (runtime: string) => readdirSync(runtime).sort();
+
+  it('a symlink to a 0600 secret is refused, never copied', () => {
+    const { root, provider, runtime, shared } = folders();
+    const secret = path.join(root, 'secret');
+    writeFileSync(secret, fakeElf('secret'), { mode: 0o600 });
+    rmSync(shared);
+    symlinkSync(secret, shared);
+    expect(() => installCudaProvider(provider, runtime, 'x64')).toThrow(/libonnxruntime_providers_shared\.so is a symbolic link/);
+    expect(installedIn(runtime)).toEqual([]);
+  });
+
+  it('a 7-byte text file, a fake ELF for another architecture, a 32-bit or non-shared ELF, a FIFO: refused, nothing installed', () => {
+    const cases: Array<[string, (file: string) => void, RegExp]> = [
+      ['text', (file) => writeFileSync(file, 'hello!\n'), /is 7 bytes, not the size of a shared library/],
+      ['not ELF', (file) => writeFileSync(file, Buffer.alloc(8192, 0x41)), /is not an ELF file/],
+      ['aarch64', (file) => writeFileSync(file, fakeElf('x', 183)), /is built for aarch64, not for this machine \(x86_64\)/],
+      ['32-bit', (file) => writeFileSync(file, Buffer.concat([fakeElf('x').subarray(0, 4), Buffer.from([1]), fakeElf('x').subarray(5)])), /is not a 64-bit little-endian ELF file/],
+      ['executable', (file) => { const elf = fakeElf('x'); elf.writeUInt16LE(2, 16); writeFileSync(file, elf); }, /is not an ELF shared object/],
+      ['fifo', (file) => spawnSync('mkfifo', [file]), /is a FIFO, not a regular file/],
+    ];
+    for (const [label, make, message] of cases) {
+      const { provider, runtime, shared } = folders();
+      rmSync(shared);
+      make(shared);
+      expect(() => installCudaProvider(provider, runtime, 'x64'), label).toThrow(message);
+      // The first library of the pair was fine: it is not installed alone either.
+      expect(installedIn(runtime), label).toEqual([]);
+    }
+    // The same aarch64 build is right on an arm64 machine.
+    const { provider, runtime } = folders();
+    for (const file of CUDA_PROVIDER_FILES) writeFileSync(path.join(provider, file), fakeElf(file, 183));
+    expect(installCudaProvider(provider, runtime, 'arm64')).toHaveLength(2);
+  });
+
+  it('installs with library permissions (0755), not the source mode of a 0600 file', () => {
+    const { provider, runtime, cuda } = folders();
+    chmodSync(cuda, 0o600);
+    installCudaProvider(provider, runtime, 'x64');
+    for (const file of CUDA_PROVIDER_FILES) expect(statSync(path.join(runtime, file)).mode & 0o777, file).toBe(0o755);
+  });
+
+  it('a failure between the two commits puts the old pair back: both or neither', () => {
+    const { provider, runtime } = folders();
+    for (const file of CUDA_PROVIDER_FILES) writeFileSync(path.join(runtime, file), fakeElf(`old ${file}`));
+    setWriteFaultHook((at) => {
+      if (at === 'file-committed') throw Object.assign(new Error('injected'), { code: 'ENOSPC' });
+    });
+    try {
+      expect(() => installCudaProvider(provider, runtime, 'x64')).toThrow(/nothing was written, the old files are as they were/);
+    } finally {
+      setWriteFaultHook(undefined);
+    }
+    for (const file of CUDA_PROVIDER_FILES) expect(readFileSync(path.join(runtime, file)).equals(fakeElf(`old ${file}`)), file).toBe(true);
+    expect(installedIn(runtime)).toEqual([...CUDA_PROVIDER_FILES].sort());
   });
 
   it('checks the CUDA runtime major against what the installed provider needs: CUDA 13 is not CUDA 12', async () => {
