@@ -15,7 +15,7 @@ import { encodeModel, onnx } from '../../src/onnx/codec.js';
 import { checkModel } from '../../src/onnx/check-model.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { rewriteModel } from '../../src/passes/pipeline.js';
-import { floatTensor, model, node, valueInfo } from '../support/models.js';
+import { floatTensor, mainGraph, model, node, valueInfo } from '../support/models.js';
 import { errorOf } from '../support/errors.js';
 import { repoRoot } from '../support/corpus.js';
 
@@ -170,7 +170,7 @@ const CASES: ParityCase[] = [
     build: () => {
       // The outer graph defines r before the If; the then branch defines r again.
       const m = ifModel('r');
-      m.graph!.node.unshift(node('Relu', ['x'], ['r'], 'outer_relu'));
+      mainGraph(m).node.unshift(node('Relu', ['x'], ['r'], 'outer_relu'));
       return m;
     },
     message: "graph/if.then_branch: the output of Identity node 'then_id', 'r' shadows a value of an enclosing graph",
@@ -241,7 +241,7 @@ describe('attribute- and scope-level checks', () => {
       initializer: [floatTensor('s', [4], [1, 1, 1, 1]), floatTensor('b', [4], [0, 0, 0, 0])],
     });
     const laterOuter = ifModel('z');
-    laterOuter.graph!.node.push(node('Relu', ['y'], ['z2'], 'after'));
+    mainGraph(laterOuter).node.push(node('Relu', ['y'], ['z2'], 'after'));
     const contrib = model({ node: [node('FastGelu', ['x'], ['y'], 'gelu', { domain: 'com.microsoft' })], input: [valueInfo('x', DataType.FLOAT, [2])], output: [valueInfo('y', DataType.FLOAT, [2])] });
     const good = [optional, ifModel('z'), laterOuter, sparseModel([0, 3], [2]), sparseModel([1, 3], [2])];
     for (const m of [...good, contrib]) expect(() => checkModel(m, { types: false })).not.toThrow();
