@@ -143,7 +143,7 @@ const CASES: ParityCase[] = [
   {
     name: 'an attribute holding a value in a field its type does not use',
     build: () => transpose([onnx.AttributeProto.create({ name: 'perm', type: ATTR.INTS, ints: [1, 0], floats: [1, 0] })]),
-    message: "attribute 'perm' is INTS but holds a value in 'floats'",
+    message: "attribute 'perm' holds values in 'floats' and 'ints'; an attribute has one",
   },
   {
     name: 'an attribute the op does not have',
@@ -188,6 +188,27 @@ const CASES: ParityCase[] = [
       return m;
     },
     message: 'has version 1099511627776 (an opset version is 1 to 2147483647)',
+  },
+  {
+    name: 'an attribute with no type',
+    build: () => transpose([onnx.AttributeProto.create({ name: 'perm', ints: [1, 0] })]),
+    message: "Transpose node 'tr': attribute 'perm' has no type",
+  },
+  {
+    name: 'more inputs than the op takes',
+    build: () => model({ node: [node('Relu', ['x', 'x'], ['y'], 'relu')], input: [valueInfo('x', DataType.FLOAT, [2])], output: [valueInfo('y', DataType.FLOAT, [2])] }),
+    message: "Relu node 'relu': 2 inputs, and Relu-14 takes 1",
+  },
+  {
+    name: 'a graph output nothing defines',
+    build: () => model({ node: [node('Relu', ['x'], ['y'], 'relu')], input: [valueInfo('x', DataType.FLOAT, [2])], output: [valueInfo('y', DataType.FLOAT, [2]), valueInfo('ghost', DataType.FLOAT, [2])] }),
+    message: "graph output 'ghost' is not an input, initializer or node output of its graph",
+    checkerMisses: { 'python3-onnx 1.12': 'checks graph outputs from onnx 1.13 on; ONNX Runtime refuses the model' },
+  },
+  {
+    name: 'a graph output whose type has no kind',
+    build: () => model({ node: [node('Relu', ['x'], ['y'], 'relu')], input: [valueInfo('x', DataType.FLOAT, [2])], output: [onnx.ValueInfoProto.create({ name: 'y', type: onnx.TypeProto.create({}) })] }),
+    message: "graph input or output 'y' has a type of no kind",
   },
   {
     name: 'a sparse initializer index out of range',
