@@ -59,6 +59,9 @@ export function checkModel(model: onnx.IModelProto, options: CheckOptions = {}):
 function checkStructure(model: onnx.IModelProto, source: string, options: CheckOptions): void {
   if (!model.graph) throw invalid(`${printable(source)}: the model has no graph`, source);
   checkIrVersion(model, source, options.allowNewerIr ?? false);
+  if (Long.fromValue(model.ir_version ?? 0).toNumber() < 3 && (model.opset_import ?? []).length) {
+    throw invalid(`${printable(source)}: ir_version ${Long.fromValue(model.ir_version ?? 0).toNumber()} predates opset imports (IR 3), yet the model has them`, source);
+  }
   if (!(model.opset_import ?? []).length) {
     throw invalid(`${printable(source)}: the model imports no opset (opset_import is empty), so its operators have no meaning`, source);
   }
@@ -73,7 +76,7 @@ function checkStructure(model: onnx.IModelProto, source: string, options: CheckO
     if (opsets.has(domain)) throw invalid(`${printable(source)}: opset_import names domain '${printable(opset.domain)}' twice`, source);
     opsets.set(domain, version);
   }
-  checkGraph(model.graph, 'graph', { opsets, rules: new NodeRules(opsets), outer: [] });
+  checkGraph(model.graph, 'graph', { opsets, rules: new NodeRules(opsets, Long.fromValue(model.ir_version ?? 0).toNumber()), outer: [] });
   checkFunctionCalls(model, source);
   forEachTensor(model, checkTensor);
 }
@@ -166,7 +169,17 @@ function checkGraph(graph: onnx.IGraphProto, path: string, context: ScopeContext
   const nodes = graph.node ?? [];
   const plain = plainDefinitions(graph, nodes);
   const defined = plain?.defined ?? checkedDefinitions(graph, path, where, nodes);
-  for (const output of graph.output ?? []) if (!output.name) throw invalid(`${where}: a graph output has an empty name`, path);
+  for (const info of [...(graph.input ?? []), ...(graph.output ?? [])]) {
+    const type = info.type;
+    // A type with no kind set (tensor, sequence, map, optional, sparse tensor): ONNX's checker refuses it.
+    if (type && !(type.tensor_type || type.sequence_type || type.map_type || type.optional_type || type.sparse_tensor_type || (type as { opaque_type?: unknown }).opaque_type)) {
+      throw invalid(`${where}: graph input or output '${printable(info.name)}' has a type of no kind (not a tensor, sequence, map, optional or sparse tensor)`, info.name ?? '');
+    }
+  }
+  for (const output of graph.output ?? []) {
+    if (!output.name) throw invalid(`${where}: a graph output has an empty name`, path);
+    if (defined.get(output.name) === undefined) throw invalid(`${where}: graph output '${printable(output.name)}' is not an input, initializer or node output of its graph`, output.name);
+  }
   if (!plain?.sorted) checkAcyclic(graph, defined, where);
   if (context.outer.length) checkNoShadowing(graph, where, context.outer);
   for (const sparse of graph.sparse_initializer ?? []) checkSparseIndices(sparse, where);

@@ -36,8 +36,11 @@ const ATTRIBUTE_TYPES: Readonly<Record<string, number>> = {
 
 const TYPE_NAMES = ['UNDEFINED', 'FLOAT', 'INT', 'STRING', 'TENSOR', 'GRAPH', 'FLOATS', 'INTS', 'STRINGS', 'TENSORS', 'GRAPHS', 'SPARSE_TENSOR', 'SPARSE_TENSORS', 'TYPE_PROTO', 'TYPE_PROTOS'];
 
-/** The field each list or message type keeps its value in (scalars f, i, s have defaults and say nothing when unset). */
+/** The field each type keeps its value in (a scalar counts when the file set it: an own property once decoded). */
 const VALUE_FIELDS: ReadonlyArray<readonly [type: number, field: keyof onnx.IAttributeProto]> = [
+  [1, 'f'],
+  [2, 'i'],
+  [3, 's'],
   [4, 't'],
   [5, 'g'],
   [6, 'floats'],
@@ -68,19 +71,33 @@ function fieldSet(attribute: onnx.IAttributeProto, field: keyof onnx.IAttributeP
   return Array.isArray(value) ? value.length > 0 : Object.hasOwn(attribute, field);
 }
 
-/** The type an attribute declares, or (type left UNDEFINED, tolerated) the one its single set value field tells. */
-function declaredType(attribute: onnx.IAttributeProto): number {
+/**
+ * An attribute's own consistency, as ONNX's checker reads it whatever the op: a type (IR 2 and
+ * later), at most one value field, and that field the type's.
+ */
+function attributeProblem(attribute: onnx.IAttributeProto, irVersion: number): string | undefined {
+  if (attribute.ref_attr_name) return undefined;
   const type = Number(attribute.type ?? 0);
-  if (type) return type;
-  const set = VALUE_FIELDS.filter(([, field]) => fieldSet(attribute, field));
-  return set.length === 1 ? (set[0] as readonly [number, string])[0] : 0;
+  if (!type && irVersion >= 2) return `attribute '${printable(attribute.name)}' has no type`;
+  // A loop, no array: a big graph has hundreds of thousands of attributes.
+  let held: (typeof VALUE_FIELDS)[number] | undefined;
+  for (const entry of VALUE_FIELDS) {
+    if (!fieldSet(attribute, entry[1])) continue;
+    if (held) return `attribute '${printable(attribute.name)}' holds values in '${held[1]}' and '${entry[1]}'; an attribute has one`;
+    held = entry;
+  }
+  if (held && type && held[0] !== type) return `attribute '${printable(attribute.name)}' is ${TYPE_NAMES[type] ?? `type ${type}`} but holds a value in '${held[1]}'`;
+  return undefined;
 }
 
 /** The schemas of one model's nodes, looked up once per op: a big graph has few op types. */
 export class NodeRules {
   private readonly schemas = new Map<string, OpSchema | null>();
 
-  constructor(private readonly opsets: ReadonlyMap<string, number>) {}
+  constructor(
+    private readonly opsets: ReadonlyMap<string, number>,
+    private readonly irVersion: number,
+  ) {}
 
   private schemaOf(domain: string, opType: string): OpSchema | undefined {
     const key = `${domain}\u0000${opType}`;
@@ -104,6 +121,10 @@ export class NodeRules {
       const name = (attributes[a] as onnx.IAttributeProto).name;
       for (let b = 0; b < a; b++) if ((attributes[b] as onnx.IAttributeProto).name === name) throw fail(`attribute '${printable(name)}' is given twice`);
     }
+    for (const attribute of attributes) {
+      const problem = attributeProblem(attribute, this.irVersion);
+      if (problem) throw fail(problem);
+    }
     const schema = this.schemaOf(domain, node.op_type ?? '');
     if (!schema) return;
     for (const attribute of attributes) {
@@ -111,20 +132,25 @@ export class NodeRules {
       const spec = schema.attributes.find((s) => s.name === attribute.name);
       if (!spec) throw fail(`attribute '${printable(attribute.name)}' is not an attribute of ${printable(node.op_type)}-${schema.since} (it has ${schema.attributes.map((s) => s.name).join(', ') || 'none'})`);
       const expected = ATTRIBUTE_TYPES[spec.type];
-      const type = declaredType(attribute);
+      const type = Number(attribute.type ?? 0);
       if (expected !== undefined && type !== 0 && type !== expected) {
         throw fail(`attribute '${printable(attribute.name)}' is ${TYPE_NAMES[type] ?? `type ${type}`}, and ${printable(node.op_type)} takes ${spec.type} (${TYPE_NAMES[expected]})`);
-      }
-      for (const [fieldType, field] of VALUE_FIELDS) {
-        if (fieldType !== type && fieldSet(attribute, field)) throw fail(`attribute '${printable(attribute.name)}' is ${TYPE_NAMES[type]} but holds a value in '${field}'`);
       }
     }
     for (const spec of schema.attributes) {
       if (spec.required && !attributes.some((a) => a.name === spec.name)) throw fail(`required attribute '${spec.name}' is missing`);
     }
+    const inputs = node.input?.length ?? 0;
+    const outputs = node.output?.length ?? 0;
+    if (inputs < schema.minInputs || inputs > schema.maxInputs) throw fail(`${inputs} inputs, and ${printable(node.op_type)}-${schema.since} takes ${range(schema.minInputs, schema.maxInputs)}`);
+    if (outputs < schema.minOutputs || outputs > schema.maxOutputs) throw fail(`${outputs} outputs, and ${printable(node.op_type)}-${schema.since} has ${range(schema.minOutputs, schema.maxOutputs)}`);
     checkEmptyNames(node.input ?? [], schema.inputs, 'input', fail);
     checkEmptyNames(node.output ?? [], schema.outputs, 'output', fail);
   }
+}
+
+function range(min: number, max: number): string {
+  return max === Infinity ? `${min} or more` : min === max ? `${min}` : `${min} to ${max}`;
 }
 
 /** An empty name leaves out an optional input or output; a single one must be named. */

@@ -15,7 +15,7 @@ import { encodeModel, onnx } from '../../src/onnx/codec.js';
 import { checkModel } from '../../src/onnx/check-model.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { rewriteModel } from '../../src/passes/pipeline.js';
-import { floatTensor, model, node, valueInfo } from '../support/models.js';
+import { floatTensor, mainGraph, model, node, valueInfo } from '../support/models.js';
 import { errorOf } from '../support/errors.js';
 import { repoRoot } from '../support/corpus.js';
 
@@ -143,7 +143,7 @@ const CASES: ParityCase[] = [
   {
     name: 'an attribute holding a value in a field its type does not use',
     build: () => transpose([onnx.AttributeProto.create({ name: 'perm', type: ATTR.INTS, ints: [1, 0], floats: [1, 0] })]),
-    message: "attribute 'perm' is INTS but holds a value in 'floats'",
+    message: "attribute 'perm' holds values in 'floats' and 'ints'; an attribute has one",
   },
   {
     name: 'an attribute the op does not have',
@@ -170,7 +170,7 @@ const CASES: ParityCase[] = [
     build: () => {
       // The outer graph defines r before the If; the then branch defines r again.
       const m = ifModel('r');
-      m.graph!.node!.unshift(node('Relu', ['x'], ['r'], 'outer_relu'));
+      mainGraph(m).node.unshift(node('Relu', ['x'], ['r'], 'outer_relu'));
       return m;
     },
     message: "graph/if.then_branch: the output of Identity node 'then_id', 'r' shadows a value of an enclosing graph",
@@ -188,6 +188,27 @@ const CASES: ParityCase[] = [
       return m;
     },
     message: 'has version 1099511627776 (an opset version is 1 to 2147483647)',
+  },
+  {
+    name: 'an attribute with no type',
+    build: () => transpose([onnx.AttributeProto.create({ name: 'perm', ints: [1, 0] })]),
+    message: "Transpose node 'tr': attribute 'perm' has no type",
+  },
+  {
+    name: 'more inputs than the op takes',
+    build: () => model({ node: [node('Relu', ['x', 'x'], ['y'], 'relu')], input: [valueInfo('x', DataType.FLOAT, [2])], output: [valueInfo('y', DataType.FLOAT, [2])] }),
+    message: "Relu node 'relu': 2 inputs, and Relu-14 takes 1",
+  },
+  {
+    name: 'a graph output nothing defines',
+    build: () => model({ node: [node('Relu', ['x'], ['y'], 'relu')], input: [valueInfo('x', DataType.FLOAT, [2])], output: [valueInfo('y', DataType.FLOAT, [2]), valueInfo('ghost', DataType.FLOAT, [2])] }),
+    message: "graph output 'ghost' is not an input, initializer or node output of its graph",
+    checkerMisses: { 'python3-onnx 1.12': 'checks graph outputs from onnx 1.13 on; ONNX Runtime refuses the model' },
+  },
+  {
+    name: 'a graph output whose type has no kind',
+    build: () => model({ node: [node('Relu', ['x'], ['y'], 'relu')], input: [valueInfo('x', DataType.FLOAT, [2])], output: [onnx.ValueInfoProto.create({ name: 'y', type: onnx.TypeProto.create({}) })] }),
+    message: "graph input or output 'y' has a type of no kind",
   },
   {
     name: 'a sparse initializer index out of range',
@@ -241,7 +262,7 @@ describe('attribute- and scope-level checks', () => {
       initializer: [floatTensor('s', [4], [1, 1, 1, 1]), floatTensor('b', [4], [0, 0, 0, 0])],
     });
     const laterOuter = ifModel('z');
-    laterOuter.graph!.node!.push(node('Relu', ['y'], ['z2'], 'after'));
+    mainGraph(laterOuter).node.push(node('Relu', ['y'], ['z2'], 'after'));
     const contrib = model({ node: [node('FastGelu', ['x'], ['y'], 'gelu', { domain: 'com.microsoft' })], input: [valueInfo('x', DataType.FLOAT, [2])], output: [valueInfo('y', DataType.FLOAT, [2])] });
     const good = [optional, ifModel('z'), laterOuter, sparseModel([0, 3], [2]), sparseModel([1, 3], [2])];
     for (const m of [...good, contrib]) expect(() => checkModel(m, { types: false })).not.toThrow();

@@ -145,7 +145,7 @@ describe('run and compare on the command line', () => {
     for (const atol of ['abc', 'NaN']) {
       const result = cli(['compare', relu, neg, '--atol', atol]);
       expect(result.status, result.stderr).toBe(2);
-      // The message quotes what the user typed, never yargs' NaN for 'abc'.
+      // Quoted as typed (yargs reads 'abc' as NaN; the message says what the user wrote).
       expect(result.stderr).toContain(`[BAD_OPTION]: --atol ${atol}: not a number`);
     }
     expect(cli(['compare', relu, neg, '--rtol', '-1']).status).toBe(2);
