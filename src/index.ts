@@ -19,7 +19,10 @@ export { TARGETS, type Target, type TargetWarning } from './passes/amp/target-po
 export { type TensorCoreLint, type LintFinding } from './passes/amp/tensor-core-lint.js';
 export { rewriteModel, renderTrainingSummary, type RewriteOptions, type RewriteReport } from './passes/pipeline.js';
 export { parseLossScale, DEFAULT_DYNAMIC_SCALE, type LossScale, type LossScalingReport } from './passes/loss-scaling.js';
-export { runModel, compareModels, benchModel, type ModelSource, type InputOptions, type ExecuteOptions, type RunResult, type CompareResult, type BenchOptions, type BenchReport } from './api/execute.js';
+export { runModel, compareModels, benchModel, type ModelSource, type InputOptions, type ExecuteOptions, type RunResult, type CompareResult, type CompareOptions, type BenchOptions, type BenchReport } from './api/execute.js';
+export { compareWithExpected, type ExpectedOptions, type ExpectedReport } from './api/compare-expected.js';
+export { comparePerNode, type PerNodeOptions, type PerNodeReport, type NodeComparison } from './api/compare-per-node.js';
+export type { NumericsChoice } from './api/compare-options.js';
 export type { Provider, TensorSummary, BenchResult, VariantResult, Numerics, Metric, NodeEvidence, TuneAttempt, TuneRuns, TrainerLayout, NonFiniteReport } from './api/types.js';
 export type { OutputComparison } from './runtime/compare.js';
 export { renderAuditHtml, type HtmlReportOptions } from './report/html/render-html.js';
@@ -37,3 +40,13 @@ export { createTrainer, tensorValues, type Trainer, type TrainerOptions, type St
 export { splitInitialState, readInitialState, stateSidecarPath } from './passes/training/state-sidecar.js';
 export { purePrecision, type PureTarget } from './passes/pure-precision.js';
 export { parseVariants, variantGraph, VARIANT_NAMES, type Variant, type VariantName } from './passes/training/variants.js';
+// The chart reports: a training comparison (what `train --json` writes) and a bench record (bench --out) as self-contained HTML.
+export { renderTrainingReport } from './report/training-report.js';
+export { renderBenchReport, type BenchReportInput } from './report/bench-report.js';
+export type { TrainingRecord, TrainingVariantResult, TrainResult, EpochResult, StepRecord } from './runtime/training-record.js';
+export type { ProgressEvent, ProgressListener } from './runtime/activity.js';
+export { makeTrainingStep, TRAIN_LR_METADATA_KEY, type MakeTrainingOptions, type MakeTrainingReport, type MakeTrainingResult } from './passes/autodiff/make-training.js';
+export { GRADIENT_RULES, type GradientRule } from './passes/autodiff/gradient-rules.js';
+export { LOSS_KINDS, type LossSpec, type LossKind } from './passes/autodiff/loss-heads.js';
+export { OPTIMIZER_KINDS, OPTIMIZER_DEFAULTS, type OptimizerSpec, type OptimizerKind } from './passes/autodiff/optimizers.js';
+export type { TrainableChoice, TrainableSelection } from './passes/autodiff/trainable.js';

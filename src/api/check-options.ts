@@ -10,6 +10,16 @@ function fail(option: string, expected: string, value: unknown): never {
   throw new AmpError('BAD_OPTION', `option ${option}: expected ${expected}, got ${JSON.stringify(value) ?? String(value)}`, { subject: option });
 }
 
+/** Every key of `options` must be one the function takes: a misspelt option is an error, not a default. */
+export function checkKnownKeys(options: Options, known: readonly string[], what: string): void {
+  if (options !== undefined && (options === null || typeof options !== 'object')) fail('options', 'an object', options);
+  for (const key of Object.keys(options ?? {})) {
+    if (!known.includes(key) && (options as Record<string, unknown>)[key] !== undefined) {
+      throw new AmpError('BAD_OPTION', `${what}: unknown option '${key}' (valid: ${known.join(', ')})`, { subject: key });
+    }
+  }
+}
+
 export function checkChoice(options: Options, option: string, choices: readonly string[]): void {
   const value = options?.[option];
   if (value !== undefined && !choices.includes(value as string)) fail(option, `one of ${choices.map((c) => `'${c}'`).join(', ')}`, value);
@@ -44,6 +54,7 @@ export function checkAmpOptions(options: Options): void {
   checkChoice(options, 'mode', ['fp16', 'bf16']);
   checkChoice(options, 'weights', ['fp32', 'fp16']);
   checkChoice(options, 'kvCache', ['keep', 'fp16']);
+  checkChoice(options, 'ioTypes', ['keep', 'fp16', 'bf16']);
   checkStrings(options, 'forceFp32');
   checkStrings(options, 'forceFp16');
   checkStrings(options, 'weightInputs');

@@ -10,13 +10,19 @@ import type { onnx } from '../onnx/generated/onnx.js';
 import { loadModel } from '../onnx/model-io.js';
 import { rewriteModel, type RewriteOptions, type RewriteReport } from '../passes/pipeline.js';
 import { benchmarkPair } from '../runtime/bench.js';
-import { compareOutput, scaledTolerance, type OutputComparison } from '../runtime/compare.js';
-import { inputsFromFiles, randomInputs, type Feeds } from '../runtime/inputs.js';
+import { DEFAULT_TOLERANCE } from '../runtime/compare.js';
+import { compareModelPair } from '../runtime/compare-models.js';
+import { comparisonBatches } from '../runtime/compare-inputs.js';
+import { NUMERICS, parseNumerics } from '../runtime/numerics.js';
+import { oneBatchSpecs } from '../runtime/input-folders.js';
+import { modelAwareRandomInputs } from '../runtime/input-roles.js';
+import { inputsFromFiles, type Feeds } from '../runtime/inputs.js';
 import { loadOrt, type Ort } from '../runtime/ort.js';
-import { openSession, parseProviders } from '../runtime/session.js';
+import { openSession, parseProviders, PROVIDERS } from '../runtime/session.js';
+import { AmpError } from '../onnx/errors.js';
 import { summarizeTensor } from '../runtime/summarize.js';
-import type { BenchResult, Provider, TensorSummary } from './types.js';
-import { checkChoice, checkNumber, checkObject, checkStrings } from './check-options.js';
+import type { BenchResult, ComparisonReport, Provider, TensorSummary } from './types.js';
+import { checkChoice, checkKnownKeys, checkNumber, checkObject, checkStrings } from './check-options.js';
 
 /** A model: a file (external data beside it is found) or a model in memory. */
 export type ModelSource = string | onnx.IModelProto;
@@ -31,8 +37,11 @@ export interface InputOptions {
 }
 
 export interface ExecuteOptions extends InputOptions {
-  /** Execution providers in preference order, or 'auto' (cuda, webgpu, cpu). Default ['cpu']. */
-  ep?: Provider[] | 'auto';
+  /**
+   * Execution providers in preference order, as the CLI's --ep: 'cpu', 'cuda,cpu', 'auto' (cuda,
+   * webgpu, cpu) or a list. Default 'cpu'.
+   */
+  ep?: Provider[] | Provider | 'auto' | string;
 }
 
 export interface RunResult {
@@ -40,11 +49,22 @@ export interface RunResult {
   outputs: TensorSummary[];
 }
 
-export interface CompareResult {
-  provider: Provider;
-  pass: boolean;
-  outputs: OutputComparison[];
+export interface CompareOptions extends ExecuteOptions {
+  /** Tolerance: atol a fraction of max|reference| (0.01), atolFloor absolute (1e-5), rtol per element (0.01). */
+  atol?: number;
+  rtol?: number;
+  atolFloor?: number;
+  /** 'auto' (default): emulate on cpu, native on a GPU; as the CLI's --numerics. */
+  numerics?: 'auto' | 'emulate' | 'native';
+  /** Size of symbolic dimensions not in `dims` (default 1; the result's notices name each). */
+  dimDefault?: number;
 }
+
+/** The comparison, exactly as `amp-rewrite compare --json` prints it. */
+export type CompareResult = ComparisonReport;
+
+const INPUT_KEYS = ['inputs', 'dims', 'seed', 'ep'] as const;
+const COMPARE_KEYS = [...INPUT_KEYS, 'atol', 'rtol', 'atolFloor', 'numerics', 'dimDefault'];
 
 export interface BenchOptions extends ExecuteOptions {
   /** Timed runs of each model (default 30) after `warmup` untimed ones (default 5). */
@@ -68,11 +88,7 @@ export function checkInputOptions(options: Readonly<Record<string, unknown>> | u
   checkStrings(options, 'inputs');
   checkObject(options, 'dims');
   checkNumber(options, 'seed', 0, true);
-  const ep = options?.ep;
-  if (ep !== undefined && ep !== 'auto') {
-    if (!Array.isArray(ep)) checkChoice(options, 'ep', ['auto']);
-    else parseProviders(ep.join(','));
-  }
+  providersOf(options ?? {});
 }
 
 export function modelOf(source: ModelSource): onnx.IModelProto {
@@ -84,14 +100,23 @@ function sessionSource(source: ModelSource): string | Uint8Array {
   return typeof source === 'string' ? source : encodeModel(source);
 }
 
-export function providersOf(options: ExecuteOptions): Provider[] {
-  return options.ep === undefined ? ['cpu'] : parseProviders(options.ep === 'auto' ? 'auto' : options.ep.join(','));
+/** The providers `ep` names: a string as the CLI's --ep takes it, or a list of providers. */
+export function providersOf(options: { readonly ep?: unknown }): Provider[] {
+  const ep = options.ep;
+  if (ep === undefined) return ['cpu'];
+  const spec = typeof ep === 'string' ? ep : Array.isArray(ep) && ep.length && ep.every((p) => typeof p === 'string') ? ep.join(',') : undefined;
+  try {
+    if (spec !== undefined) return parseProviders(spec);
+  } catch {
+    // Told below, in the option's words.
+  }
+  throw new AmpError('BAD_OPTION', `option ep: expected 'auto', one of ${PROVIDERS.map((p) => `'${p}'`).join(', ')}, a comma list of them ('cuda,cpu') or an array of them; got ${JSON.stringify(ep) ?? String(ep)}`, { subject: 'ep' });
 }
 
-function feedsFor(ort: Ort, model: onnx.IModelProto, options: InputOptions): Feeds {
+export function feedsFor(ort: Ort, model: onnx.IModelProto, options: InputOptions): Feeds {
   return options.inputs?.length
-    ? inputsFromFiles(ort, model, options.inputs)
-    : randomInputs(ort, model, { dims: new Map(Object.entries(options.dims ?? {})), seed: options.seed ?? 0 });
+    ? inputsFromFiles(ort, model, oneBatchSpecs(model, options.inputs, 'this function'))
+    : modelAwareRandomInputs(ort, model, { dims: new Map(Object.entries(options.dims ?? {})), seed: options.seed ?? 0 });
 }
 
 /** Runs a model once and summarizes each output (shape, type, min/max/mean, NaN and inf counts). */
@@ -109,35 +134,36 @@ export async function runModel(source: ModelSource, options: ExecuteOptions = {}
 }
 
 /**
- * Runs two models on the same inputs and compares each output: |a - b| <= atol·max|a| + rtol·|a|
- * (atol a fraction of the largest reference magnitude; defaults 0.01 and 0.01).
+ * Runs two models on the same inputs and compares each output: the same implementation, defaults
+ * and figures as `amp-rewrite compare` (see COMPARE_SEMANTICS and TOLERANCE_RULE). A candidate
+ * ONNX Runtime refuses is `pass: false` with `candidateRefused` saying why.
  */
-export async function compareModels(reference: ModelSource, candidate: ModelSource, options: ExecuteOptions & { atol?: number; rtol?: number } = {}): Promise<CompareResult> {
-  checkInputOptions(options as Record<string, unknown>);
-  checkNumber(options as Record<string, unknown>, 'atol', 0);
-  checkNumber(options as Record<string, unknown>, 'rtol', 0);
-  const model = modelOf(reference);
-  if (typeof candidate === 'string') loadModel(candidate);
+export async function compareModels(reference: ModelSource, candidate: ModelSource, options: CompareOptions = {}): Promise<CompareResult> {
+  const record = options as Record<string, unknown>;
+  checkKnownKeys(record, COMPARE_KEYS, 'compareModels');
+  checkInputOptions(record);
+  checkNumber(record, 'atol', 0);
+  checkNumber(record, 'rtol', 0);
+  checkNumber(record, 'atolFloor', 0);
+  checkNumber(record, 'dimDefault', 1, true);
+  checkChoice(record, 'numerics', ['auto', ...NUMERICS]);
+  const referenceModel = modelOf(reference);
+  const candidateModel = modelOf(candidate);
   const ort = await loadOrt();
-  const feeds = feedsFor(ort, model, options);
-  const providers = providersOf(options);
-  const a = await openSession(sessionSource(reference), providers);
-  try {
-    const b = await openSession(sessionSource(candidate), providers);
-    try {
-      const expected = await a.session.run(feeds);
-      const got = await b.session.run(feeds);
-      const outputs = a.session.outputNames.map((name) => {
-        if (!got[name]) return { ...compareOutput(name, expected[name]!, expected[name]!, { atol: 0, rtol: 0 }), pass: false, note: 'missing in the candidate' };
-        return compareOutput(name, expected[name]!, got[name]!, scaledTolerance(expected[name]!, options.atol ?? 1e-2, options.rtol ?? 1e-2));
-      });
-      return { provider: a.provider, pass: outputs.every((o) => o.pass), outputs };
-    } finally {
-      await b.session.release();
-    }
-  } finally {
-    await a.session.release();
-  }
+  const notices: string[] = [];
+  const spec = { inputs: options.inputs ?? [], dims: new Map(Object.entries(options.dims ?? {})), dimDefault: options.dimDefault ?? 1, seed: options.seed ?? 0 };
+  const batches = comparisonBatches(ort, referenceModel, candidateModel, spec, notices);
+  return compareModelPair(
+    { model: referenceModel, source: sessionSource(reference) },
+    { model: candidateModel, source: sessionSource(candidate) },
+    {
+      providers: providersOf(record),
+      numerics: parseNumerics(options.numerics),
+      tolerance: { atol: options.atol ?? DEFAULT_TOLERANCE.atol, rtol: options.rtol ?? DEFAULT_TOLERANCE.rtol, atolFloor: options.atolFloor ?? DEFAULT_TOLERANCE.atolFloor },
+      batches,
+      notices,
+    },
+  );
 }
 
 /** Rewrites the model, then times fp32 and mixed precision alternately in one process, and checks the accuracy. */

@@ -49,6 +49,8 @@ export interface TunedModel {
   budgetExhausted: boolean;
   /** The outputs' comparisons (first batch) for the returned model. */
   outputs: OutputComparison[];
+  /** How small the pinned set is: pins against the converted nodes, and whether only keeping every node fp32 passed. */
+  extent: { pinned: number; converted: number; everything: boolean };
   /** The inputs the result holds for, in words: other inputs may need other pins. */
   holdsFor: string;
   /** A --rules file (JSON text) that reproduces `model` with a plain rewrite. */

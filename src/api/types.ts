@@ -65,6 +65,8 @@ export interface NodeEvidence {
   nonFiniteOrigin: boolean;
   /** Share of its inputs' magnitude in values float16 rounds to zero. */
   flushedShare: number;
+  /** The If/Loop/Scan body it is in (absent: the main graph), whose values the instrumented run cannot see. */
+  scope?: string;
 }
 
 /** One verification of a set of pins. */
@@ -111,6 +113,23 @@ export interface NonFiniteReport {
   node: string;
   op: string;
   output: string;
+}
+
+/** What compare found: the object `amp-rewrite compare --json` prints and `compareModels` returns (runtime/compare-models.ts). */
+export interface ComparisonReport {
+  provider: Provider;
+  /** Providers tried before `provider`, and why each could not start. */
+  skipped: Array<{ provider: Provider; reason: string }>;
+  numerics: Numerics;
+  pass: boolean;
+  /** atol a fraction of max|reference|, atolFloor absolute, rtol per element, and the rule in words. */
+  tolerance: { atol: number; rtol: number; atolFloor: number; rule: string };
+  notices: string[];
+  /** ONNX Runtime's refusal of the candidate as it is (the result is then FAIL), else null. */
+  candidateRefused: string | null;
+  /** Batches of inputs compared; each output's figures are over all of them. */
+  batches: number;
+  outputs: OutputComparison[];
 }
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -8,6 +8,7 @@ import { EXIT_CODES } from '../onnx/errors.js';
 import type { BenchArgs, CompareArgs, RunArgs } from './execute-commands.js';
 import type { DoctorArgs } from './doctor-command.js';
 import type { ExampleArgs } from './example-command.js';
+import type { MakeTrainingArgs } from './make-training-command.js';
 import type { ReportArgs } from './report-command.js';
 import type { TrainArgs } from './train-command.js';
 import type { TuneArgs } from './tune-command.js';
@@ -22,6 +23,7 @@ const tuneCommand = () => import('./tune-command.js');
 const doctorCommand = () => import('./doctor-command.js');
 const reportCommand = () => import('./report-command.js');
 const exampleCommand = () => import('./example-command.js');
+const makeTrainingCommand = () => import('./make-training-command.js');
 
 export interface CommandLineHooks {
   /** The yargs handler of a command: the CLI's runs the shared checks, then the action. */
@@ -45,13 +47,14 @@ export function commandLineParser(tokens: readonly string[], hooks: CommandLineH
     .command('$0 <model>', 'rewrite a model to mixed precision and print the summary', valuesRequired(rewriteOptions), handler<RewriteArgs>('rewrite', runRewrite))
     .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', valuesRequired(withoutNotApplicable('inspect', rewriteOptions)), handler<RewriteArgs>('inspect', async (a, p) => (await inspectCommand()).runInspect(a, p)))
     .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', valuesRequired(async (y) => (await executeCommands()).runOptions(y)), handler<RunArgs>('run', async (a, p) => (await executeCommands()).runRun(a, p)))
-    .command('compare <reference> <candidate>', 'run two models on the same inputs and compare their outputs (exit 1 when outside tolerance)', valuesRequired(async (y) => (await executeCommands()).compareOptions(y)), handler<CompareArgs>('compare', async (a, p) => (await executeCommands()).runCompare(a, p)))
+    .command('compare <reference> [candidate]', 'run two models on the same inputs and compare their outputs, or one model against saved outputs with --expected (exit 1 when outside tolerance)', valuesRequired(async (y) => (await executeCommands()).compareOptions(y)), handler<CompareArgs>('compare', async (a, p) => (await executeCommands()).runCompare(a, p)))
     .command('tune <model>', 'rewrite, then keep the fewest nodes fp32 that make the model pass a tolerance (emulated numerics on cpu)', valuesRequired(withoutNotApplicable('tune', async (y) => (await tuneCommand()).tuneOptions(y))), handler<TuneArgs>('tune', async (a, p) => (await tuneCommand()).runTune(a, p)))
     .command('train <graph>', 'train a one-step training graph on MNIST, or compare fp32, amp and fp16 variants', valuesRequired(async (y) => (await trainCommand()).trainOptions(y), ['json']), handler<TrainArgs>('train', async (a, p) => (await trainCommand()).runTrain(a, p)))
     .command('doctor', 'say which execution providers can start here, which CUDA/cuDNN libraries and GPUs were found, and what is missing', valuesRequired(async (y) => (await doctorCommand()).doctorOptions(y)), handler<DoctorArgs>('doctor', async (a, p) => (await doctorCommand()).runDoctor(a, p)))
     .command('report <audit>', 'draw an audit JSON (--report audit.json) as a self-contained HTML page', valuesRequired(async (y) => (await reportCommand()).reportOptions(y)), handler<ReportArgs>('report', async (a, p) => (await reportCommand()).runReport(a, p)))
     .command('example <kind>', "write one of the recipes' training-step graphs (the README's MNIST experiment)", valuesRequired(async (y) => (await exampleCommand()).exampleOptions(y)), handler<ExampleArgs>('example', async (a, p) => (await exampleCommand()).runExample(a, p)))
     .command('bench <model>', 'rewrite the model, then time fp32 and mixed precision side by side', valuesRequired(withoutNotApplicable('bench', async (y) => (await executeCommands()).benchOptions(y))), handler<BenchArgs>('bench', async (a, p) => (await executeCommands()).runBench(a, p)))
+    .command('make-training <model>', 'make a one-step training graph from a forward model: loss, backward pass and optimizer in standard ONNX ops', valuesRequired(async (y) => (await makeTrainingCommand()).makeTrainingOptions(y)), handler<MakeTrainingArgs>('make-training', async (a, p) => (await makeTrainingCommand()).runMakeTraining(a, p)))
     .example('$0 model.onnx -o model.amp.onnx', 'mixed float16, fp32 master weights')
     .example('$0 model.onnx -o model.amp.onnx --mode bf16 --report audit.md', 'mixed bfloat16 with a readable audit')
     .example('$0 model.onnx --dry-run --verbose', 'the summary and the effective lists, nothing written')

@@ -3,4 +3,4 @@
  * compares the two). A module of its own, importing nothing: the entry reads it before deciding
  * what else to load.
  */
-export const COMMAND_NAMES: readonly string[] = ['inspect', 'run', 'compare', 'tune', 'train', 'doctor', 'report', 'example', 'bench'];
+export const COMMAND_NAMES: readonly string[] = ['inspect', 'run', 'compare', 'tune', 'train', 'doctor', 'report', 'example', 'bench', 'make-training'];

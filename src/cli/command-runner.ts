@@ -13,7 +13,9 @@ import { setRuntimeVerbose } from '../runtime/ort.js';
 import { reportWarnings, unknownEnvironment } from './environment-warnings.js';
 import { checkListValues, checkOptionsApply, givenOptions, SHORT_ALIASES, unknownCommand } from './option-scope.js';
 import { COMMAND_NAMES } from './command-names.js';
+import { checkOptionRules } from './option-rules.js';
 import { stderrWasUsed } from './standard-streams.js';
+import { setCancellationNotice } from '../onnx/safe-write.js';
 
 export { COMMAND_NAMES };
 
@@ -83,6 +85,18 @@ export function isFile(file: string): boolean {
   }
 }
 
+/**
+ * What a SIGINT/SIGTERM says once the command has staged or committed files (before that, the
+ * signal ends the process at once: nothing to clean). safe-write.ts removes the temporaries,
+ * calls this, and lets the process die of the signal (exit status 130 or 143 in a shell).
+ */
+function cancellationNotice(signal: NodeJS.Signals, committed: readonly string[], removed: number): void {
+  const what = committed.length
+    ? `after the outputs were written (${committed.map((file) => printableLine(file)).join(', ')})`
+    : `before anything was committed; nothing was written${removed ? ` (${removed} temporary file${removed === 1 ? '' : 's'} removed)` : ''}`;
+  process.stderr.write(`amp-rewrite: cancelled by ${signal} ${what}\n`);
+}
+
 export type CommandAction<A> = (args: A, print: (text: string) => void) => number | Promise<number>;
 
 /**
@@ -101,7 +115,9 @@ export function commandHandler<A>(tokens: readonly string[], action: CommandActi
       const given = givenOptions(tokens, SHORT_ALIASES);
       checkOptionsApply(command, given);
       checkListValues(given, args as Record<string, unknown>);
+      checkOptionRules(command, given, args as Record<string, unknown>, tokens);
       setRuntimeVerbose(parsed.verbose === true);
+      setCancellationNotice(cancellationNotice);
       reportWarnings(unknownEnvironment(process.env), Boolean(parsed.strict));
       process.exitCode = await action(args as A, print);
     } catch (error) {

@@ -14,6 +14,7 @@ import {
 import { AmpError } from '../onnx/errors.js';
 import { onnx } from '../onnx/generated/onnx.js';
 import { saveModel } from '../onnx/model-io.js';
+import { checkOutputs } from '../onnx/safe-write.js';
 
 export interface ExampleArgs {
   kind: 'mlp' | 'attention';
@@ -97,6 +98,7 @@ export function recordedLearningRate(model: onnx.IModelProto): number | undefine
 }
 
 export async function runExample(args: ExampleArgs, print: (text: string) => void): Promise<number> {
+  checkOutputs([{ path: args.output, role: '-o' }], []);
   const model = buildExample(args);
   saveModel(model, args.output);
   const inputs = (model.graph?.input ?? []).length;

@@ -1,6 +1,6 @@
 /** `run`, `compare` and `bench`: executing models on ONNX Runtime (loaded only by these commands). */
 import { mkdirSync } from 'node:fs';
-import { assertSeparateFiles, writeFileAtomically } from '../onnx/safe-write.js';
+import { checkOutputs, OutputBatch } from '../onnx/safe-write.js';
 import { printable } from '../onnx/printable.js';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,9 +13,10 @@ import { onnx } from '../onnx/generated/onnx.js';
 import { benchVariants, batchDimension, searchBatches, type VariantBenchResult } from '../runtime/variant-bench.js';
 import type { BatchSearchResult } from '../runtime/batch-search.js';
 import { inProcessRunner, ISOLATION_DESCRIPTIONS, ISOLATION_METHODS, processRunner, type FeedSpec, type IsolationMethod, type VariantRunner } from '../runtime/isolated-bench.js';
-import { TOLERANCE_RULE, type OutputComparison } from '../runtime/compare.js';
-import { compareRuns, runOnce, runUnder } from '../runtime/compare-models.js';
-import { defaultNumerics, describeNumerics, parseNumerics } from '../runtime/numerics.js';
+import { DEFAULT_TOLERANCE, TOLERANCE_RULE, type OutputComparison } from '../runtime/compare.js';
+import { compareModelPair, type ComparisonReport } from '../runtime/compare-models.js';
+import { comparisonBatches } from '../runtime/compare-inputs.js';
+import { describeNumerics, parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
 import { describeProvider, openSession } from '../runtime/session.js';
 import { renderTensorSummary, summarizeTensor } from '../runtime/summarize.js';
@@ -26,9 +27,17 @@ import { reportWarnings } from './warnings.js';
 import { rewriteModel } from '../passes/pipeline.js';
 import { checkCudaDevice, lowPrecisionTypesOf } from '../runtime/device-check.js';
 import type { DeviceDeps } from './train-command.js';
-import { feedsOf, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
+import { feedsOf, inputFilesOfArgs, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 import { requireNumber } from './numeric-options.js';
 import { runSession } from '../runtime/run-session.js';
+import { withProgress } from './progress.js';
+import { purePrecision } from '../passes/pure-precision.js';
+import { DataType } from '../onnx/data-types.js';
+import { renderBenchReport } from '../report/bench-report.js';
+import { savedOutputFileName } from '../runtime/golden-outputs.js';
+import { comparePerNode } from '../runtime/per-node.js';
+import { checkCompareModels, expectedOptions, runCompareExpected } from './compare-expected.js';
+import { checkPerNodeArgs, perNodeJson, perNodeOptions, renderPerNode, type PerNodeArgs } from './compare-per-node.js';
 
 type Print = (text: string) => void;
 
@@ -56,25 +65,29 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
   const model = loadModel(args.model);
   const check = checkCudaDevice(providersOf(args), lowPrecisionTypesOf(model), args.model, deps.queryDevice);
   const ort = await loadOrt();
-  const feeds = feedsOf(ort, model, args);
+  const feeds = feedsOf(ort, model, args, undefined, 'run');
   const opened = await openSession(args.model, providersOf(args));
   try {
     const outputs = await runSession(opened.session, feeds, args.model);
     const summaries = opened.session.outputNames.map((name) => summarizeTensor(name, outputs[name]!));
     if (args.saveOutputs) {
-      const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, `${name.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`) }));
-      // Two outputs whose names clean to one file, or an output file that is the model or an --inputs file: refused before any is written.
-      assertSeparateFiles(
+      const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, savedOutputFileName(name)) }));
+      try {
+        mkdirSync(args.saveOutputs, { recursive: true });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new AmpError('WRITE_FAILED', `--save-outputs ${printable(args.saveOutputs, 400)}: cannot make the folder (${code ?? String(error)}); it must be a folder; nothing was written`, { subject: args.saveOutputs, cause: error });
+      }
+      // Through the door (safe-write.ts): two outputs whose names clean to one file, an output file
+      // that is the model or an --inputs file, or one that is a device or FIFO: refused before any
+      // is written; then all are committed together.
+      checkOutputs(
         files.map((f) => ({ path: f.path, role: `--save-outputs file of output '${printable(f.name)}'` })),
         [{ path: args.model, role: 'the model' }, ...args.inputs.map((spec) => ({ path: spec.slice(spec.indexOf('=') + 1), role: 'an --inputs file' }))],
       );
-      try {
-        mkdirSync(args.saveOutputs, { recursive: true });
-        for (const { name, path: file } of files) writeFileAtomically(file, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        throw new AmpError('WRITE_FAILED', `--save-outputs ${printable(args.saveOutputs, 400)}: cannot write the outputs there (${code ?? String(error)}); it must be a folder`, { subject: args.saveOutputs, cause: error });
-      }
+      const batch = new OutputBatch();
+      for (const { name, path: file } of files) batch.stage(file, `--save-outputs file of output '${printable(name)}'`, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
+      batch.commit();
     }
     if (args.quiet && !args.json) return 0;
     print(
@@ -89,11 +102,14 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
 }
 
 // ---- compare ----
-export interface CompareArgs extends RuntimeArgs {
+export interface CompareArgs extends RuntimeArgs, PerNodeArgs {
   reference: string;
-  candidate: string;
+  /** Absent with --expected. */
+  candidate?: string;
+  expected?: string;
   atol: number;
   rtol: number;
+  atolFloor: number;
   json: boolean;
   quiet?: boolean;
   numerics: string;
@@ -101,23 +117,30 @@ export interface CompareArgs extends RuntimeArgs {
 
 export function compareOptions(yargs: Argv): Argv<CompareArgs> {
   return runtimeOptions(
-    yargs
-      .positional('reference', { type: 'string', demandOption: true, describe: 'the reference model (typically the fp32 original)' })
-      .positional('candidate', { type: 'string', demandOption: true, describe: 'the model to check (typically the mixed-precision one)' })
-      .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
-      .option('rtol', { type: 'number', default: 1e-2, describe: 'relative tolerance per element' })
+    perNodeOptions(expectedOptions(yargs))
+      .positional('reference', { type: 'string', demandOption: true, describe: 'the reference model (typically the fp32 original); with --expected, the model to check' })
+      .positional('candidate', { type: 'string', describe: 'the model to check (typically the mixed-precision one); none with --expected' })
+      .option('atol', { type: 'number', default: DEFAULT_TOLERANCE.atol, describe: 'absolute tolerance, as a fraction of the largest reference magnitude' })
+      .option('atol-floor', { type: 'number', default: DEFAULT_TOLERANCE.atolFloor, describe: 'absolute error always allowed, however small the output (near-zero probability maps)' })
+      .option('rtol', { type: 'number', default: DEFAULT_TOLERANCE.rtol, describe: 'relative tolerance per element' })
       .option('numerics', {
         type: 'string',
         choices: ['auto', 'emulate', 'native'],
         default: 'auto',
-        describe: 'emulate: round every float16/bfloat16 value as a GPU does (any provider); native: what ONNX Runtime computes; auto: emulate on cpu, native on a GPU',
+        describe: 'emulate: round every float16/bfloat16 value as a GPU does, in both models (any provider); native: what ONNX Runtime computes; auto: emulate on cpu, native on a GPU',
       })
       .option('json', { type: 'boolean', default: false, describe: 'print the comparison as JSON' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing: the exit code says pass (0) or fail (1)' })
       .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" })
-      .epilogue(`Tolerance: ${TOLERANCE_RULE}.\nExit codes: 0 every output within tolerance, 1 some output outside it, 2 bad input or options, or a model ONNX Runtime cannot load or run (REFERENCE_FAILED names the reference).`),
+      .epilogue(`${COMPARE_SEMANTICS}\nTolerance: ${TOLERANCE_RULE}; each output says which term decided it.\nExit codes: 0 every output within tolerance, 1 some output outside it or a candidate ONNX Runtime refuses, 2 bad input or options, or a reference ONNX Runtime cannot load or run (REFERENCE_FAILED).`),
   ) as unknown as Argv<CompareArgs>;
 }
+
+/** What compare does, for --help (the README says the same). */
+export const COMPARE_SEMANTICS =
+  'The candidate first runs as it is on the provider the reference ran on: a model ONNX Runtime refuses is FAIL with its message (exit 1), never PASS ' +
+  '(only a valid model lacking kernels on that provider, as bfloat16 on cpu, goes on under emulated numerics, with a notice). ' +
+  'Then both models run under the same numerics: with emulation every float16/bfloat16 value of the reference is emulated too, so a model compared with itself has 0 error in every mode.';
 
 /** An error figure, or n/a where no element was finite in both runs. */
 const figure = (value: number, width: number, format: (v: number) => string): string => (Number.isNaN(value) ? 'n/a' : format(value)).padStart(width);
@@ -134,37 +157,60 @@ export function renderComparison(rows: OutputComparison[]): string {
       figure(r.cosine, 9, (v) => v.toFixed(6)),
       `${r.referenceNaN}/${r.referenceInf}`.padStart(12),
       `${r.candidateNaN}/${r.candidateInf}`.padStart(12),
-      `  ${r.pass ? 'pass' : `FAIL (${r.mismatched} outside tolerance${r.note ? `; ${r.note}` : ''})`}`,
+      `  ${r.pass ? 'pass' : `FAIL (${r.mismatched} outside tolerance${r.note ? `; ${r.note}` : ''})`} [${r.decidedBy}]`,
     ].join(' '),
   );
   return `${header}\n${lines.join('\n')}\n`;
 }
 
 export async function runCompare(args: CompareArgs, print: Print): Promise<number> {
+  checkCompareModels(args);
+  checkPerNodeArgs(args);
+  if (args.expected !== undefined) return runCompareExpected(args, print, renderComparison);
   requireNumber('atol', args.atol, { min: 0 });
+  requireNumber('atol-floor', args.atolFloor, { min: 0 });
   requireNumber('rtol', args.rtol, { min: 0 });
   requireNumber('seed', args.seed, { integer: true });
+  if (args.dimDefault !== undefined && !(Number.isInteger(args.dimDefault) && args.dimDefault >= 1)) {
+    throw new AmpError('BAD_OPTION', `--dim-default ${args.dimDefault}: expected a positive integer`);
+  }
   const reference = loadModel(args.reference);
-  const candidate = loadModel(args.candidate);
-  const asked = parseNumerics(args.numerics);
+  const candidate = loadModel(args.candidate as string);
+  const numerics = parseNumerics(args.numerics);
   const ort = await loadOrt();
   const notices: string[] = [];
-  const feeds = feedsOf(ort, reference, args, notices);
-  const providers = providersOf(args);
-  const expected = await runOnce(encodeModel(reference), feeds, providers, 'reference');
-  const numerics = asked ?? defaultNumerics(expected.provider);
-  const got = await runUnder(candidate, numerics, feeds, [expected.provider], 'candidate');
-  const rows = compareRuns(expected, got, args.atol, args.rtol);
-  const pass = rows.every((r) => r.pass);
-  const tolerance = { atol: args.atol, rtol: args.rtol, rule: TOLERANCE_RULE };
-  if (args.json) {
-    print(`${JSON.stringify({ provider: expected.provider, numerics, pass, tolerance, notices, outputs: rows }, null, 2)}\n`);
-  } else if (!args.quiet) {
-    const lines = [describeProvider(expected), describeNumerics(numerics, expected.provider), ...notices.map((n) => `notice: ${n}`)];
-    lines.push(`tolerance: atol ${args.atol}, rtol ${args.rtol}: ${TOLERANCE_RULE}`);
-    print(`${lines.join('\n')}\n${renderComparison(rows)}${pass ? 'PASS' : 'FAIL'}: ${rows.filter((r) => r.pass).length} of ${rows.length} outputs within tolerance\n`);
+  const batches = comparisonBatches(ort, reference, candidate, { inputs: args.inputs, dims: parseDims(args.dim), dimDefault: args.dimDefault, seed: args.seed }, notices);
+  const result = await withProgress('compare', args.quiet || Boolean(args.json), (onProgress) => {
+    onProgress({ phase: 'running both models', done: 0 });
+    return compareModelPair(
+      { model: reference, source: args.reference },
+      { model: candidate, source: args.candidate as string },
+      { providers: providersOf(args), numerics, tolerance: { atol: args.atol, rtol: args.rtol, atolFloor: args.atolFloor }, batches, notices },
+    );
+  });
+  // Where the error starts: a diagnosis beside the verdict, which stays the outputs'. The first batch's reference inputs.
+  const perNode =
+    args.perNode && result.candidateRefused === null && batches[0]
+      ? await comparePerNode(reference, candidate, batches[0].reference, { providers: [result.provider], numerics: result.numerics, atol: args.atol, rtol: args.rtol, atolFloor: args.atolFloor })
+      : undefined;
+  if (args.json) print(`${JSON.stringify({ ...result, ...(perNode ? { perNode: perNodeJson(perNode, args.perNodeLimit) } : {}) }, null, 2)}\n`);
+  else if (!args.quiet) {
+    const report = renderReport(result);
+    // The per-node table goes above the verdict line, which stays last.
+    print(perNode ? report.replace(/([^\n]*\n)$/, `${renderPerNode(perNode, args.perNodeLimit)}$1`) : report);
   }
-  return pass ? 0 : 1;
+  return result.pass ? 0 : 1;
+}
+
+/** compare's text report. */
+export function renderReport(result: ComparisonReport): string {
+  const { atol, rtol, atolFloor } = result.tolerance;
+  const lines = [describeProvider(result), describeNumerics(result.numerics, result.provider), ...result.notices.map((n) => `notice: ${n}`)];
+  lines.push(`tolerance: atol ${atol}, atol-floor ${atolFloor}, rtol ${rtol}: ${TOLERANCE_RULE}`);
+  if (result.candidateRefused !== null) return `${lines.join('\n')}\nFAIL: ONNX Runtime refuses the candidate as it is on ${result.provider}: ${result.candidateRefused}\n`;
+  const passed = result.outputs.filter((r) => r.pass).length;
+  const over = result.batches > 1 ? ` over ${result.batches} batches of inputs` : '';
+  return `${lines.join('\n')}\n${renderComparison(result.outputs)}${result.pass ? 'PASS' : 'FAIL'}: ${passed} of ${result.outputs.length} outputs within tolerance${over}\n`;
 }
 
 // ---- bench ----
@@ -177,6 +223,10 @@ export interface BenchArgs extends RewriteArgs, RuntimeArgs {
   batchDim?: string;
   batchStart?: number;
   maxBatch: number;
+  pureFp16: boolean;
+  /** The accuracy check's tolerance (compare's rule); 0.01 each when absent. */
+  atol?: number;
+  rtol?: number;
 }
 
 /** What bench takes from the machine; tests pass a faked device query and runner. */
@@ -198,7 +248,11 @@ export function benchOptions(yargs: Argv): Argv<BenchArgs> {
       .option('batch-search', { type: 'boolean', default: false, describe: 'also find the largest batch that fits for fp32 and amp (doubling, then bisecting), with the throughput at each' })
       .option('batch-dim', { type: 'string', describe: "the symbolic batch dimension for --batch-search (default: the first input's first dimension)" })
       .option('batch-start', { type: 'number', describe: 'first batch size --batch-search tries (default: the benchmarked batch)' })
-      .option('max-batch', { type: 'number', default: 1 << 20, describe: 'largest batch --batch-search tries' }),
+      .option('max-batch', { type: 'number', default: 1 << 20, describe: 'largest batch --batch-search tries' })
+      .option('pure-fp16', { type: 'boolean', default: false, describe: 'also time the model with every value in float16 (the unsafe upper bound AMP is measured against)' })
+      .option('report', { type: 'string', array: true, default: [], describe: 'write the figures as charts in one self-contained HTML page (bench.html)' })
+      .option('atol', { type: 'number', default: 1e-2, describe: "accuracy check: absolute tolerance, as a fraction of the largest fp32 output magnitude (compare's)" })
+      .option('rtol', { type: 'number', default: 1e-2, describe: "accuracy check: relative tolerance per element (compare's)" }),
   ) as unknown as Argv<BenchArgs>;
 }
 
@@ -241,16 +295,19 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   requireNumber('runs', args.runs, { integer: true, min: 1 });
   requireNumber('warmup', args.warmup, { integer: true, min: 0 });
   requireNumber('seed', args.seed, { integer: true });
+  const tolerance = { atol: requireNumber('atol', args.atol ?? 1e-2, { min: 0 }), rtol: requireNumber('rtol', args.rtol ?? 1e-2, { min: 0 }) };
   if (args.batchSearch) {
     if (args.batchStart !== undefined) requireNumber('batch-start', args.batchStart, { integer: true, min: 1 });
     requireNumber('max-batch', args.maxBatch, { integer: true, min: 1 });
   }
   if (args.batchSearch && args.inputs.length) throw new AmpError('BAD_OPTION', '--batch-search makes random inputs of each batch size: drop --inputs');
+  const htmlReport = benchReportPath(args.report);
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
   const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
   // --out is checked before the runs: never the model, its data, the --rules file or an --inputs file.
-  if (args.out) assertSeparateFiles([{ path: args.out, role: '--out' }], inputFilesOf(args, model));
+  const written = [...(args.out ? [{ path: args.out, role: '--out' }] : []), ...(htmlReport ? [{ path: htmlReport, role: '--report' }] : [])];
+  if (written.length) checkOutputs(written, inputFilesOf(args, model));
   const { model: amp, report: { amp: report } } = rewriteModel(model, options);
   reportWarnings(patternWarnings(args, report), Boolean(args.strict));
   const providers = providersOf(args);
@@ -258,13 +315,16 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   if (check && !args.quiet && !args.json) print(`${check.notes.join('\n')}\n`);
   const ort = await loadOrt();
   // The inputs are checked here, once; each variant's worker makes the same ones from the same spec.
-  feedsOf(ort, model, args);
-  const feeds: FeedSpec = { inputs: args.inputs, dims: Object.fromEntries(parseDims(args.dim)), seed: args.seed };
+  feedsOf(ort, model, args, undefined, 'bench');
+  const feeds: FeedSpec = { inputs: inputFilesOfArgs(model, args, 'bench'), dims: Object.fromEntries(parseDims(args.dim)), seed: args.seed };
   const runner = deps.runner ?? (args.isolation === 'in-process' ? inProcessRunner : processRunner());
-  const models = { fp32: encodeModel(model), amp: encodeModel(amp) };
-  const result = await benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance: { atol: 1e-2, rtol: 1e-2 } }, runner);
+  const models = { fp32: encodeModel(model), amp: encodeModel(amp), ...(args.pureFp16 ? { fp16: encodeModel(purePrecision(model, DataType.FLOAT16)) } : {}) };
+  const silent = args.quiet || args.json;
+  const result = await withProgress('bench', silent, (onProgress) =>
+    benchVariants(ort, models, { providers, runs: args.runs, warmup: args.warmup, feeds, tolerance, pureFp16: args.pureFp16, onProgress }, runner),
+  );
   const batchSearch = args.batchSearch
-    ? await searchBatches(
+    ? await withProgress('bench', silent, (onProgress) => searchBatches(
         models,
         {
           providers,
@@ -274,9 +334,10 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
           runs: Math.min(args.runs, 10),
           warmup: Math.min(args.warmup, 2),
           feeds,
+          onProgress,
         },
         runner,
-      )
+      ))
     : undefined;
   const provider = result.variants[0]?.provider;
   const method = ISOLATION_DESCRIPTIONS[args.isolation];
@@ -291,11 +352,13 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
     isolation: args.isolation,
     method,
     target: report.summary.target,
+    tolerance: { ...tolerance, rule: TOLERANCE_RULE },
     summary: report.summary,
     ...result,
     ...(batchSearch ? { batchSearch } : {}),
   };
   if (args.out) writeTextAtomically(args.out, `${JSON.stringify(record, null, 2)}\n`);
+  if (htmlReport) writeTextAtomically(htmlReport, renderBenchReport(record));
   if (args.json) {
     print(`${JSON.stringify({ ...record, ...(args.verbose ? { lists: report.lists } : {}) }, null, 2)}\n`);
   } else if (!args.quiet) {
@@ -305,6 +368,15 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   }
   // A FAIL row means the mixed-precision model's outputs left the tolerance: the same exit as compare's.
   return result.accuracy.every((row) => row.pass) ? 0 : 1;
+}
+
+/** bench's --report: one HTML page of charts (the rewrite's audit formats do not apply to bench). */
+function benchReportPath(reports: readonly string[]): string | undefined {
+  if (!reports.length) return undefined;
+  const [page, ...more] = reports;
+  if (more.length) throw new AmpError('BAD_OPTION', `--report: bench writes one page; given ${reports.length} (${reports.join(', ')})`, { subject: 'report' });
+  if (!/\.html?$/i.test(page as string)) throw new AmpError('BAD_OPTION', `--report ${page}: bench's report is an HTML page of charts: name a .html file (the per-node audit comes from a rewrite with --report)`, { subject: 'report' });
+  return page;
 }
 
 /**

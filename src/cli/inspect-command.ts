@@ -15,7 +15,7 @@ import { renderSummary } from '../report/summary.js';
 import { renderLists } from './render-lists.js';
 import { inputFilesOf, listWarnings, patternWarnings, rewriteOptionsFromArgs, trainingJson, type RewriteArgs } from './rewrite-command.js';
 import { reportWarnings } from './warnings.js';
-import { assertSeparateFiles } from '../onnx/safe-write.js';
+import { checkOutputs } from '../onnx/safe-write.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
 import { compareText } from '../collation.js';
 
@@ -39,7 +39,7 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
   const { repairs } = repairTolerated(model, { inPlace: true });
   checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
   // A --report never replaces the model, its data, the --rules file, or another --report.
-  assertSeparateFiles(args.report.map((file) => ({ path: file, role: '--report' })), inputFilesOf(args, model));
+  checkOutputs(args.report.map((file) => ({ path: file, role: '--report' })), inputFilesOf(args, model));
   const lines: string[] = [];
   lines.push(`model: ${args.model} (${statSync(args.model).size} bytes)`);
   lines.push(`ir_version ${longToNumber(model.ir_version)}, producer ${model.producer_name || '?'} ${model.producer_version || ''}`.trimEnd());

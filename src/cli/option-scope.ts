@@ -6,6 +6,7 @@
  */
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
+import { printable } from '../onnx/printable.js';
 
 export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   inspect: {
@@ -39,19 +40,20 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     'growth-interval': 'tune rewrites inference graphs (training options belong to the default command)',
     'min-scale': 'tune rewrites inference graphs (training options belong to the default command)',
     'max-scale': 'tune rewrites inference graphs (training options belong to the default command)',
+    'io-types': 'tune keeps the graph\'s input and output types (rewrite its result with --io-types)',
   },
   bench: {
     output: 'bench writes no model (--out writes its results)',
     'dry-run': 'bench writes no model',
     'external-data': 'bench writes no model',
     state: 'bench writes no model (--state chooses how a training model is written)',
-    report: 'bench writes no audit; rewrite with --report for one',
     calibrate: 'bench does not calibrate; rewrite with --calibrate, then bench the result against the original with compare',
     headroom: 'bench does not calibrate (a --calibrate option)',
     'input-scale': 'bench does not calibrate (a --calibrate option)',
     'input-distribution': 'bench does not calibrate (a --calibrate option)',
     'calibration-batches': 'bench does not calibrate (a --calibrate option)',
     numerics: 'bench does not calibrate (a --calibrate option)',
+    'io-types': 'bench times the model as the rewrite leaves its inputs and outputs (rewrite with --io-types, then compare)',
   },
 };
 
@@ -86,8 +88,28 @@ export function valuesRequired<R extends Argv | PromiseLike<Argv>>(
     const several = new Set([...declared.array, ...declared.boolean, ...optionalValue]);
     // An option with choices and no type (--mode, --weights) takes a value too.
     const valued = [...new Set([...declared.string, ...declared.number, ...Object.keys(declared.choices)])].filter((key) => !several.has(key));
-    return valued.length ? built.requiresArg(valued) : built;
+    const once = new Set([...declared.string, ...declared.number, ...declared.boolean, ...Object.keys(declared.choices)].filter((key) => !declared.array.includes(key)));
+    const checked = built.check((argv) => givenOnce(argv, once));
+    return valued.length ? checked.requiresArg(valued) : checked;
   };
+}
+
+/**
+ * The one rule for a repeated option: an option that takes one value (or a flag) given twice is
+ * an error, whichever the values (`-o a.onnx -o b.onnx`, `--target cuda --target cpu`,
+ * `--quiet --quiet`). yargs would hand the command an array where it expects one value; taking the
+ * last (or first) silently could write where the user did not mean. Options that take several
+ * values (`--report`, `--force-fp32`, `--dim`, `--inputs`) are declared `array: true` and repeat.
+ */
+export function givenOnce(argv: Readonly<Record<string, unknown>>, once: ReadonlySet<string>): true {
+  for (const key of once) {
+    const value = argv[key];
+    if (Array.isArray(value)) {
+      const shown = value.map((v) => printable(String(v), 60)).join(', ');
+      throw new AmpError('BAD_OPTION', `${key.length === 1 ? '-' : '--'}${key} given ${value.length} times (${shown}): give it once`, { subject: key });
+    }
+  }
+  return true;
 }
 
 /** The one-letter aliases the commands define. */

@@ -3,9 +3,11 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { readTextFile, writeTextAtomically } from '../onnx/io-text.js';
-import { assertSeparateFiles } from '../onnx/safe-write.js';
+import { checkOutputs } from '../onnx/safe-write.js';
 import type { AmpReport } from '../passes/amp.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
+import { AUDIT_SHAPE, shapeProblem } from '../report/audit-shape.js';
+import { printable } from '../onnx/printable.js';
 
 export interface ReportArgs {
   audit: string;
@@ -43,18 +45,20 @@ export function checkAudit(audit: unknown, file: string): AmpReport {
     throw new AmpError('NOT_AN_AUDIT', `${file}: the audit has no graph data ('scopes'); write it again with this version's --report audit.json`, { subject: file });
   }
   for (const node of report.nodes) {
-    if (!node || typeof node !== 'object' || typeof node.op !== 'string' || !Array.isArray(node.inputs) || !Array.isArray(node.outputs) || !Array.isArray(node.subgraphs)) {
-      const name = node && typeof node === 'object' ? `${node.op} '${node.node}'` : JSON.stringify(node);
-      throw new AmpError('NOT_AN_AUDIT', `${file}: node ${name} lacks its edges ('inputs', 'outputs', 'subgraphs'); write the audit again with this version`, { subject: file });
+    if (node && typeof node === 'object' && typeof node.op === 'string' && typeof node.node === 'string' && !(Array.isArray(node.inputs) && Array.isArray(node.outputs) && Array.isArray(node.subgraphs))) {
+      throw new AmpError('NOT_AN_AUDIT', `${printable(file)}: node ${printable(node.op)} '${printable(node.node)}' lacks its edges ('inputs', 'outputs', 'subgraphs'); write the audit again with this version`, { subject: file });
     }
   }
+  // Every field the page reads, of the type it reads: a wrong one is named, never drawn broken.
+  const problem = shapeProblem(report, AUDIT_SHAPE, '');
+  if (problem) throw new AmpError('NOT_AN_AUDIT', `${printable(file)}: not an amp-rewrite audit: ${printable(problem, 300)}`, { subject: file });
   return report as AmpReport;
 }
 
 export function runReport(args: ReportArgs, print: (text: string) => void): number {
   if (!args.output.endsWith('.html')) throw new AmpError('BAD_OPTION', `-o ${args.output}: the report must be an .html file`);
   // Through a symlink or a hard link too: the page never replaces the audit it is drawn from.
-  assertSeparateFiles([{ path: args.output, role: '-o' }], [{ path: args.audit, role: 'the input audit' }]);
+  checkOutputs([{ path: args.output, role: '-o' }], [{ path: args.audit, role: 'the input audit' }]);
   const report = readAudit(args.audit);
   writeTextAtomically(args.output, renderAuditHtml(report, { title: path.basename(args.audit) }));
   if (args.json) print(`${JSON.stringify({ wrote: args.output, nodes: report.nodes.length }, null, 2)}\n`);

@@ -6,10 +6,9 @@ import { repairTolerated } from '../onnx/repair.js';
 import { decodeModel } from '../onnx/codec.js';
 import { externalRefOf } from '../onnx/external-data.js';
 import { printable } from '../onnx/printable.js';
-import { assertSeparateFiles, type NamedPath } from '../onnx/safe-write.js';
+import { checkOutputs, OutputBatch, yieldToSignals, type NamedPath } from '../onnx/safe-write.js';
 import { forEachTensor } from '../onnx/walk.js';
 import { AmpError } from '../onnx/errors.js';
-import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModelFile, saveModel, type SaveOptions, type SaveResult } from '../onnx/model-io.js';
 import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
 import { reportWarnings, unknownOpTypes, unmatchedPatterns } from './warnings.js';
@@ -22,8 +21,10 @@ import { TARGETS, type Target } from '../passes/amp/target-policy.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import type { Calibration } from '../runtime/calibration.js';
 import { loadOrt } from '../runtime/ort.js';
-import { mark, phase } from '../onnx/phases.js';
+import { mark, phase, setPhaseListener } from '../onnx/phases.js';
+import { rewritePhaseProgress, withProgress } from './progress.js';
 import { writeStderr } from './standard-streams.js';
+import { checkDimNames } from './option-rules.js';
 
 export interface RewriteArgs {
   model: string;
@@ -31,6 +32,7 @@ export interface RewriteArgs {
   mode: 'fp16' | 'bf16';
   weights: 'fp32' | 'fp16';
   kvCache: 'keep' | 'fp16';
+  ioTypes: 'keep' | 'fp16' | 'bf16';
   report: string[];
   quiet: boolean;
   json: boolean;
@@ -90,6 +92,12 @@ export const REWRITE_OPTIONS: ReadonlyArray<readonly [name: string, spec: Option
     choices: ['keep', 'fp16'],
     default: 'keep',
     describe: "a decoder's past/present key-value cache inputs and outputs: 'keep' their declared type, or 'fp16' (halves the cache memory; the graph's I/O types change)",
+  }],
+  ['io-types', {
+    type: 'string',
+    choices: ['keep', 'fp16', 'bf16'],
+    default: 'keep',
+    describe: "the graph's float32 inputs and outputs: 'keep' their type, or declare them in the --mode type with the Casts at the model's edges removed (for pipelines that feed and read fp16)",
   }],
   ['report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json, audit.md or audit.html (repeatable)' }],
   ['quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' }],
@@ -207,6 +215,7 @@ export function ampOptionsFromArgs(args: RewriteArgs): AmpOptions {
     mode: args.mode,
     weights: args.weights,
     ...(args.kvCache === 'fp16' ? { kvCache: 'fp16' as const } : {}),
+    ...(args.ioTypes && args.ioTypes !== 'keep' ? { ioTypes: args.ioTypes } : {}),
     env: process.env,
     listChanges: [...(args.rules ? [readRulesFile(args.rules)] : []), { origin: 'command-line flags', changes: listChangesFromFlags(args) }],
     forceFp32: args.forceFp32,
@@ -310,7 +319,9 @@ async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampO
     : Array.from({ length: args.calibrationBatches }, (_, seed) =>
         modelAwareRandomInputs(ort, model, { dims: parseDims(args.dim), seed, defaultDim: 1, notices, scale: args.inputScale, distribution: args.inputDistribution }),
       );
-  return calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions });
+  return withProgress('calibrate', args.quiet || args.json, (onProgress) =>
+    calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions, onProgress }),
+  );
 }
 
 /**
@@ -318,7 +329,7 @@ async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampO
  * the initial-state sidecar (its own data file when one is asked for: sharing the model's would
  * overwrite one with the other).
  */
-function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveOptions, stateModule: StateSidecarModule | undefined): SaveResult[] {
+function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveOptions & { batch: OutputBatch }, stateModule: StateSidecarModule | undefined): SaveResult[] {
   const output = args.output as string;
   if (args.state !== 'inputs' || !stateModule) return [saveModel(model, output, options)];
   const { splitInitialState, stateSidecarPath } = stateModule;
@@ -329,6 +340,15 @@ function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveO
 }
 
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
+  const endProgress = rewritePhaseProgress(args.quiet || args.json, setPhaseListener);
+  try {
+    return await rewriteAndSave(args, print);
+  } finally {
+    endProgress();
+  }
+}
+
+async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   if (!args.output && !args.dryRun) throw new AmpError('BAD_OPTION', 'no output file: pass -o <out.onnx> (or --dry-run)');
   for (const report of args.report) {
     if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);
@@ -339,6 +359,7 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   const { model, bytes, externalTensors } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false, sharedEmptyFields: true }));
   // Every output must be a file of its own: not an input (through a symlink, a hard link or
   // /proc/self/cwd included), not another output. Checked before anything is written.
+  checkDimNames(model, parseDims(args.dim ?? []), args.model);
   const inputs = phase('inputFilesMs', () => inputFilesOf(args, model, externalTensors > 0));
   const writesModel = Boolean(args.output && !args.dryRun);
   const stateModule = writesModel && args.state === 'inputs' ? await stateSidecar() : undefined;
@@ -347,7 +368,9 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
     ...(stateModule ? [{ path: stateModule.stateSidecarPath(args.output as string), role: 'the --state inputs sidecar' }] : []),
     ...args.report.map((file) => ({ path: file, role: '--report' })),
   ];
-  assertSeparateFiles(outputs, inputs);
+  // The door (safe-write.ts): no output is an input or another output, none is a device, FIFO,
+  // socket or folder, and every output folder is writable, checked before any work.
+  checkOutputs(outputs, inputs);
   // What ONNX Runtime tolerates is repaired first (said in the summary); the loaded model is the command's own.
   const { repairs } = repairTolerated(model, { inPlace: true });
   // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
@@ -384,29 +407,44 @@ export async function runRewrite(args: RewriteArgs, print: (text: string) => voi
   const printed = printedPart(rewrite.report, args);
   let report: RewriteReport | undefined = args.report.length ? rewrite.report : undefined;
   rewrite = undefined;
+  // Every output is staged (written to a temporary beside it), the reports first and the model
+  // last, then all are committed together: a report that cannot be written leaves no model behind.
+  const batch = new OutputBatch();
   const notes: string[] = [];
-  if (writesModel) {
-    const saved = phase('saveMs', () =>
-      saveRewritten(rewritten, args, {
-        ...saveOptions(args.externalData),
-        ...(modified ? {} : { unchangedBytes: bytes }),
-        protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
-      }, stateModule),
-    );
-    notes.push(...saveNotes(saved));
-  }
-  if (report) {
-    const [{ renderAuditJson, renderAuditMarkdown }, { renderAuditHtml }] = await reportRenderers();
-    for (const file of args.report) {
-      const text = file.endsWith('.html')
-        ? renderAuditHtml(report.amp, { title: path.basename(args.model) })
-        : file.endsWith('.md')
-          ? renderAuditMarkdown(report.amp, report.training)
-          : renderAuditJson(report.amp, report.training);
-      writeTextAtomically(file, text);
+  try {
+    if (report) {
+      const [{ renderAuditJson, renderAuditMarkdown }, { renderAuditHtml }] = await reportRenderers();
+      for (const file of args.report) {
+        const text = file.endsWith('.html')
+          ? renderAuditHtml(report.amp, { title: path.basename(args.model) })
+          : file.endsWith('.md')
+            ? renderAuditMarkdown(report.amp, report.training)
+            : renderAuditJson(report.amp, report.training);
+        batch.stage(file, '--report', Buffer.from(text, 'utf8'));
+        await yieldToSignals();
+      }
+      report = undefined;
     }
-    report = undefined;
+    if (writesModel) {
+      const saved = phase('saveMs', () =>
+        saveRewritten(rewritten, args, {
+          ...saveOptions(args.externalData),
+          ...(modified ? {} : { unchangedBytes: bytes }),
+          protect: [...inputs, ...args.report.map((file) => ({ path: file, role: '--report' }))],
+          batch,
+        }, stateModule),
+      );
+      notes.push(...saveNotes(saved));
+    }
+    // A SIGINT/SIGTERM that came while the files were staged ends the run here, nothing committed.
+    await yieldToSignals();
+  } catch (error) {
+    batch.abort();
+    throw error;
   }
+  batch.commit();
+  // A signal that came during the commit is honoured now, and says what was written.
+  await yieldToSignals();
   for (const note of notes) writeStderr(`amp-rewrite: note: ${note}\n`);
   if (!args.quiet) {
     const { summary, lists, training } = printed;

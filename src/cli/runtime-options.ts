@@ -2,10 +2,13 @@
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
-import { inputsFromFiles, randomInputs, type Feeds } from '../runtime/inputs.js';
+import { oneBatchSpecs } from '../runtime/input-folders.js';
+import { modelAwareRandomInputs } from '../runtime/input-roles.js';
+import { inputsFromFiles, type Feeds } from '../runtime/inputs.js';
 import type { Ort } from '../runtime/ort.js';
 import { parseProviders, type Provider } from '../runtime/session.js';
 import { parseDims } from './rewrite-command.js';
+import { checkDimNames } from './option-rules.js';
 
 export interface RuntimeArgs {
   ep: string;
@@ -22,7 +25,7 @@ export function runtimeOptions<T>(yargs: Argv<T>): Argv<T & RuntimeArgs> {
       default: 'cpu',
       describe: 'execution provider: cuda, webgpu or cpu; a comma list is a preference order; auto = cuda,webgpu,cpu',
     })
-    .option('inputs', { type: 'string', array: true, default: [], describe: 'input tensors: name=file or files in input order (.pb TensorProto, .npy, .json); random when absent' })
+    .option('inputs', { type: 'string', array: true, default: [], describe: 'input tensors: name=file or files in input order (.pb TensorProto, .npy, .json), or a folder of them (ONNX test_data_set_N layout); random when absent' })
     .option('dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension for random inputs: name=value (repeatable)' })
     .option('dim-default', { type: 'number', default: 1, describe: 'size of every symbolic dimension not given with --dim (a notice names each)' })
     .option('seed', { type: 'number', default: 0, describe: 'seed for random inputs' }) as unknown as Argv<T & RuntimeArgs>;
@@ -32,11 +35,21 @@ export function providersOf(args: RuntimeArgs): Provider[] {
   return parseProviders(args.ep);
 }
 
-/** Inputs from --inputs, or random ones; symbolic dimensions without --dim take --dim-default, noted in `notices`. */
-export function feedsOf(ort: Ort, model: onnx.IModelProto, args: RuntimeArgs, notices?: string[]): Feeds {
-  if (args.inputs.length) return inputsFromFiles(ort, model, args.inputs);
+/** --inputs as the `name=file` list of its one batch (a folder of files resolved). */
+export function inputFilesOfArgs(model: onnx.IModelProto, args: RuntimeArgs, command: string): string[] {
+  return args.inputs.length ? oneBatchSpecs(model, args.inputs, command) : [];
+}
+
+/**
+ * Inputs from --inputs (files or a folder of one batch), or random ones that respect the model
+ * (input-roles.ts); symbolic dimensions without --dim take --dim-default, noted in `notices`.
+ */
+export function feedsOf(ort: Ort, model: onnx.IModelProto, args: RuntimeArgs, notices?: string[], command = 'this command'): Feeds {
+  if (args.inputs.length) return inputsFromFiles(ort, model, inputFilesOfArgs(model, args, command));
   if (args.dimDefault !== undefined && !(Number.isInteger(args.dimDefault) && args.dimDefault >= 1)) {
     throw new AmpError('BAD_OPTION', `--dim-default ${args.dimDefault}: expected a positive integer`);
   }
-  return randomInputs(ort, model, { dims: parseDims(args.dim), seed: args.seed, defaultDim: args.dimDefault, notices });
+  const dims = parseDims(args.dim);
+  checkDimNames(model, dims, 'the model');
+  return modelAwareRandomInputs(ort, model, { dims, seed: args.seed, defaultDim: args.dimDefault, notices });
 }

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
-import { assertSeparateFiles } from '../onnx/safe-write.js';
+import { checkOutputs } from '../onnx/safe-write.js';
 import { requireNumber } from './numeric-options.js';
 import { loadModel } from '../onnx/model-io.js';
 import { checkCudaDevice, lowPrecisionTypesOf, type DeviceQuery } from '../runtime/device-check.js';
@@ -12,6 +12,8 @@ import { parseVariants, variantGraph, type Variant } from '../passes/training/va
 import { loadMnist } from '../runtime/mnist.js';
 import { parseProviders } from '../runtime/session.js';
 import { train, type EpochResult, type TrainResult } from '../runtime/train.js';
+import type { TrainingRecord, TrainingVariantResult } from '../runtime/training-record.js';
+import { renderTrainingReport } from '../report/training-report.js';
 import type { NonFiniteReport } from '../runtime/trainer.js';
 import { recordedLearningRate } from './example-command.js';
 import { machineDescription } from './execute-commands.js';
@@ -27,6 +29,7 @@ export interface TrainArgs {
   maxSteps?: number;
   seed: number;
   json?: string;
+  report?: string;
   quiet: boolean;
 }
 
@@ -47,6 +50,7 @@ export function trainOptions(yargs: Argv): Argv<TrainArgs> {
     .option('max-steps', { type: 'number', describe: 'stop each epoch after this many steps' })
     .option('seed', { type: 'number', default: 0, describe: 'seed for the data split and shuffling' })
     .option('json', { type: 'string', describe: 'the results as JSON: on stdout (--json alone, instead of the text), or written to the file given' })
+    .option('report', { type: 'string', describe: 'write the curves as one self-contained HTML page (.html): loss per step, loss scale with skipped steps, accuracy, step times' })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress bar' }) as unknown as Argv<TrainArgs>;
 }
 
@@ -69,14 +73,7 @@ export function renderNonFinite(label: string, where: NonFiniteReport): string {
   return `${label}: first non-finite value at step ${where.step}: output '${where.output}' of ${where.op} node '${where.node}'\n`;
 }
 
-export interface VariantResult {
-  variant: string;
-  /** Dynamic loss scaling on; undefined for the graph as given. */
-  scaled?: boolean;
-  result?: TrainResult;
-  /** Why the variant could not run (a kernel the provider lacks). */
-  failed?: string;
-}
+export type VariantResult = TrainingVariantResult;
 
 export function renderComparisonTable(results: VariantResult[]): string {
   const lines = ['variant        provider  loss scaling  final loss  test accuracy  ms/step  skipped  loss scale'];
@@ -110,7 +107,12 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void, d
   // A graph written with --state inputs: its variants are made from the stored-state form.
   const sidecar = stateSidecarPath(args.graph);
   // --json FILE is written after the training: checked now, so that it can never be the graph or its state.
-  if (args.json) assertSeparateFiles([{ path: args.json, role: '--json' }], [{ path: args.graph, role: 'the training graph' }, { path: sidecar, role: 'its --state inputs sidecar' }]);
+  if (args.report !== undefined && !/\.html?$/i.test(args.report)) throw new AmpError('BAD_OPTION', `--report ${args.report}: the training report is an HTML page: name a .html file`, { subject: 'report' });
+  const written = [
+    ...(args.json ? [{ path: args.json, role: '--json' }] : []),
+    ...(args.report ? [{ path: args.report, role: '--report' }] : []),
+  ];
+  if (written.length) checkOutputs(written, [{ path: args.graph, role: 'the training graph' }, { path: sidecar, role: 'its --state inputs sidecar' }]);
   const model = existsSync(sidecar) ? withInitialStateFrom(loadModel(args.graph), loadModel(sidecar), sidecar) : loadModel(args.graph);
   const lr = args.lr ?? recordedLearningRate(model) ?? 0.05;
   // The device check covers every graph about to run: the amp and fp16 variants compute in float16, amp-bf16 in bfloat16.
@@ -156,8 +158,9 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void, d
     }
   }
   if (variants.length) print(renderComparisonTable(results));
+  const record: TrainingRecord = { graph: args.graph, data: args.data, batch: args.batch, lr, machine: machineDescription(), date: new Date().toISOString(), results };
+  if (args.report) writeTextAtomically(args.report, renderTrainingReport(record));
   if (args.json !== undefined) {
-    const record = { graph: args.graph, data: args.data, batch: args.batch, lr, machine: machineDescription(), date: new Date().toISOString(), results };
     if (jsonOnStdout) printJson(`${JSON.stringify(record, null, 2)}\n`);
     else writeTextAtomically(args.json, `${JSON.stringify(record, null, 2)}\n`);
   }

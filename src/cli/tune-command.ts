@@ -1,10 +1,10 @@
 /** `amp-rewrite tune <model.onnx> -o <out.onnx>`: the list-based rewrite, plus the fewest fp32 pins that pass a tolerance. */
+import { withProgress } from './progress.js';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
-import { writeTextAtomically } from '../onnx/io-text.js';
 import { loadModelFile, saveModel } from '../onnx/model-io.js';
-import { assertSeparateFiles } from '../onnx/safe-write.js';
+import { checkOutputs, OutputBatch, yieldToSignals } from '../onnx/safe-write.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
 import { requireNumber } from './numeric-options.js';
@@ -12,7 +12,7 @@ import { renderComparison } from './execute-commands.js';
 import { ampOptionsFromArgs, inputFilesOf, parseDims, rewriteOptions, saveOptions, type RewriteArgs } from './rewrite-command.js';
 import { providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 import { inputBatches, modelAwareRandomInputs } from '../runtime/calibration.js';
-import { TOLERANCE_RULE } from '../runtime/compare.js';
+import { DEFAULT_TOLERANCE, TOLERANCE_RULE } from '../runtime/compare.js';
 import { defaultNumerics, parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
 import { looksLikeTrainingGraph } from '../passes/training/contract.js';
@@ -37,7 +37,7 @@ export function tuneOptions(yargs: Argv): Argv<TuneArgs> {
     .option('budget-seconds', { type: 'number', describe: 'stop searching after this long' })
     .option('overrides', { type: 'string', describe: 'where to write the --rules file that reproduces the result (default <out>.overrides.json)' })
     .option('tune-report', { type: 'string', describe: 'where to write the tune report, .json or .md (default <out>.tune.json)' })
-    .epilogue(`Tolerance (allclose): ${TOLERANCE_RULE}. The result holds for the inputs tuned on: pass real inputs with --inputs (files, a folder, or a folder of batch folders).\nExit codes: 0 tuned model written, 1 no set of fp32 nodes passes (nothing written), 2 bad input or options.`) as unknown as Argv<TuneArgs>;
+    .epilogue(`Tolerance (allclose, atol-floor ${DEFAULT_TOLERANCE.atolFloor}): ${TOLERANCE_RULE}. The result holds for the inputs tuned on: pass real inputs with --inputs (files, a folder, or a folder of batch folders).\nExit codes: 0 tuned model written, 1 no set of fp32 nodes passes (nothing written), 2 bad input or options.`) as unknown as Argv<TuneArgs>;
 }
 
 const stem = (file: string): string => file.replace(/\.onnx$/i, '');
@@ -50,6 +50,10 @@ export function renderTune(result: TuneResult, holdsFor: string): string {
   if (result.pinned.length) {
     lines.push(`kept fp32 (${result.pinned.length}):`);
     for (const p of result.pinned) lines.push(`  ${p.op} '${p.node}': ${p.evidence}`);
+  }
+  if (result.pass && result.pinned.length) {
+    const { pinned, converted, everything } = result.extent;
+    lines.push(everything ? `kept every node fp32: no smaller set of the ${converted} converted nodes passed` : `kept ${pinned} of the ${converted} converted nodes fp32`);
   }
   lines.push(
     `${result.pass ? 'PASS' : 'FAIL'}: ${result.attempts.length - 1} verification attempt(s), ${result.runs.instrumented} instrumented + ${result.runs.full} full runs, ${result.runs.sessions} sessions, ${result.wallSeconds.toFixed(2)} s${result.budgetExhausted ? ' (budget exhausted)' : ''}`,
@@ -96,7 +100,7 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
     { path: reportFile, role: '--tune-report' },
     ...args.report.map((file) => ({ path: file, role: '--report' })),
   ];
-  assertSeparateFiles([{ path: args.output, role: '-o' }, ...texts], inputs);
+  checkOutputs([{ path: args.output, role: '-o' }, ...texts], inputs);
   const ort = await loadOrt();
   const notices: string[] = [];
   const batches = args.inputs.length
@@ -109,7 +113,8 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
     : `${batches.length} batch(es) of random inputs (seed ${args.seed}, ${args.inputDistribution} x${args.inputScale}); pass real inputs with --inputs`;
   const providers = providersOf(args);
   const numerics = parseNumerics(args.numerics) ?? defaultNumerics(providers[0] ?? 'cpu');
-  const result = await tune(model, {
+  const result = await withProgress('tune', args.quiet || Boolean(args.json), (onProgress) => tune(model, {
+    onProgress,
     ampOptions: ampOptionsFromArgs(args),
     batches,
     providers,
@@ -118,7 +123,7 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
     rtol: args.rtol,
     metric: args.metric,
     budgetSeconds: args.budgetSeconds,
-  });
+  }));
   const { result: amp, ...rest } = result;
   const record = { holdsFor, ...rest, summary: amp.report.summary };
   if (args.json) print(`${JSON.stringify({ ...record, notices, written: result.pass ? [args.output, overrides, reportFile, ...args.report] : [] }, null, 2)}\n`);
@@ -129,17 +134,26 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
   if (!result.pass) {
     throw new AmpError('VALIDATION_FAILED', `tune found no set of fp32 nodes that passes the tolerance${result.budgetExhausted ? ' within --budget-seconds' : ''}; nothing written`);
   }
-  saveModel(result.result.model, args.output, { ...save, protect: [...inputs, ...texts] });
-  writeTextAtomically(overrides, overridesFile(result, holdsFor));
-  writeTextAtomically(reportFile, reportFile.endsWith('.md') ? renderTuneMarkdown(result, holdsFor) : `${JSON.stringify(record, null, 2)}\n`);
-  for (const file of args.report) {
-    const text = file.endsWith('.html')
-      ? renderAuditHtml(amp.report, { title: path.basename(args.model) })
-      : file.endsWith('.md')
-        ? renderAuditMarkdown(amp.report)
-        : renderAuditJson(amp.report);
-    writeTextAtomically(file, text);
+  // Through the door (safe-write.ts): all staged, then committed together, the model last.
+  const batch = new OutputBatch();
+  try {
+    batch.stage(overrides, '--overrides', Buffer.from(overridesFile(result, holdsFor), 'utf8'));
+    batch.stage(reportFile, '--tune-report', Buffer.from(reportFile.endsWith('.md') ? renderTuneMarkdown(result, holdsFor) : `${JSON.stringify(record, null, 2)}\n`, 'utf8'));
+    for (const file of args.report) {
+      const text = file.endsWith('.html')
+        ? renderAuditHtml(amp.report, { title: path.basename(args.model) })
+        : file.endsWith('.md')
+          ? renderAuditMarkdown(amp.report)
+          : renderAuditJson(amp.report);
+      batch.stage(file, '--report', Buffer.from(text, 'utf8'));
+    }
+    saveModel(result.result.model, args.output, { ...save, protect: [...inputs, ...texts], batch });
+    await yieldToSignals();
+  } catch (error) {
+    batch.abort();
+    throw error;
   }
+  batch.commit();
   if (!args.quiet && !args.json) print(`wrote ${args.output}, ${overrides} (reproduce with --rules ${overrides}), ${reportFile}\n`);
   return 0;
 }

@@ -19,6 +19,7 @@ import { ValueIndex } from './graph.js';
 import type { onnx } from './generated/onnx.js';
 import { pendingConversionOf } from './pending-conversion.js';
 import { printable } from './printable.js';
+import { NodeRules } from './check-nodes.js';
 import { forEachTensor, holdsGraph } from './walk.js';
 import { validateModel } from '../passes/validate.js';
 
@@ -61,12 +62,81 @@ function checkStructure(model: onnx.IModelProto, source: string, options: CheckO
   if (!(model.opset_import ?? []).length) {
     throw invalid(`${printable(source)}: the model imports no opset (opset_import is empty), so its operators have no meaning`, source);
   }
+  const opsets = new Map<string, number>();
   for (const opset of model.opset_import ?? []) {
     const version = Long.fromValue(opset.version ?? 0).toNumber();
-    if (version < 1) throw invalid(`${printable(source)}: opset_import of domain '${printable(opset.domain)}' has version ${version}`, source);
+    // An opset version is an int32 in ONNX's and ONNX Runtime's registries: 2^40 is no version.
+    if (version < 1 || version > MAX_OPSET_VERSION) {
+      throw invalid(`${printable(source)}: opset_import of domain '${printable(opset.domain)}' has version ${version} (an opset version is 1 to ${MAX_OPSET_VERSION})`, source);
+    }
+    const domain = opset.domain === 'ai.onnx' ? '' : (opset.domain ?? '');
+    if (opsets.has(domain)) throw invalid(`${printable(source)}: opset_import names domain '${printable(opset.domain)}' twice`, source);
+    opsets.set(domain, version);
   }
-  checkGraph(model.graph, 'graph');
+  checkGraph(model.graph, 'graph', { opsets, rules: new NodeRules(opsets), outer: [] });
+  checkFunctionCalls(model, source);
   forEachTensor(model, checkTensor);
+}
+
+/** A function's key as a node calls it: `domain:name:overload` ('' and 'ai.onnx' are one domain). */
+function callKey(domain: string | null | undefined, name: string | null | undefined, overload: string | null | undefined): string {
+  return `${domain === 'ai.onnx' ? '' : (domain ?? '')}:${name ?? ''}:${overload ?? ''}`;
+}
+
+/** The nodes of a function body, and of the subgraphs its nodes hold. */
+function forEachBodyNode(nodes: readonly onnx.INodeProto[], visit: (node: onnx.INodeProto) => void): void {
+  for (const node of nodes) {
+    visit(node);
+    for (const attribute of node.attribute ?? []) {
+      if (attribute.g) forEachBodyNode(attribute.g.node ?? [], visit);
+      for (const graph of attribute.graphs ?? []) forEachBodyNode(graph.node ?? [], visit);
+    }
+  }
+}
+
+/**
+ * Model-local functions call no function that leads back to them (F calling F, or F → G → F): the
+ * ONNX spec says a function graph may not be recursive, ONNX Runtime cannot inline one, and the
+ * rewrite's inlining would unfold it without end.
+ */
+function checkFunctionCalls(model: onnx.IModelProto, source: string): void {
+  const functions = model.functions ?? [];
+  if (!functions.length) return;
+  const calls = new Map<string, { name: string; callees: string[] }>();
+  for (const fn of functions) calls.set(callKey(fn.domain, fn.name, fn.overload), { name: fn.name ?? '', callees: [] });
+  for (const fn of functions) {
+    const callees = calls.get(callKey(fn.domain, fn.name, fn.overload))?.callees as string[];
+    forEachBodyNode(fn.node ?? [], (node) => {
+      const key = callKey(node.domain, node.op_type, node.overload);
+      if (calls.has(key)) callees.push(key);
+    });
+  }
+  // Depth-first, iteratively (a chain of thousands of functions must not overflow the stack).
+  const state = new Map<string, 'open' | 'done'>();
+  for (const start of calls.keys()) {
+    if (state.has(start)) continue;
+    const stack: Array<{ key: string; next: number }> = [{ key: start, next: 0 }];
+    state.set(start, 'open');
+    while (stack.length) {
+      const top = stack[stack.length - 1] as { key: string; next: number };
+      const callees = calls.get(top.key)?.callees ?? [];
+      if (top.next >= callees.length) {
+        state.set(top.key, 'done');
+        stack.pop();
+        continue;
+      }
+      const callee = callees[top.next++] as string;
+      if (state.get(callee) === 'open') {
+        const from = stack.findIndex((frame) => frame.key === callee);
+        const cycle = [...stack.slice(from).map((frame) => frame.key), callee].map((key) => `'${printable(calls.get(key)?.name, 80)}'`);
+        throw invalid(`${printable(source)}: model-local function ${cycle[0]} calls itself (${cycle.slice(0, 8).join(' → ')}${cycle.length > 8 ? ' → …' : ''}); a function may not be recursive`, calls.get(callee)?.name ?? '');
+      }
+      if (!state.has(callee)) {
+        state.set(callee, 'open');
+        stack.push({ key: callee, next: 0 });
+      }
+    }
+  }
 }
 
 function checkIrVersion(model: onnx.IModelProto, source: string, allowNewer: boolean): void {
@@ -76,27 +146,126 @@ function checkIrVersion(model: onnx.IModelProto, source: string, allowNewer: boo
   }
 }
 
-/** Names, producers and cycles of one graph scope, then of its subgraphs. */
-function checkGraph(graph: onnx.IGraphProto, path: string): void {
+/** The largest opset version: an int32. */
+const MAX_OPSET_VERSION = 2 ** 31 - 1;
+
+/** Domains a node may use without an opset import: ONNX Runtime resolves com.microsoft without one (deliberately tolerated, README). */
+const DOMAINS_WITHOUT_IMPORT: ReadonlySet<string> = new Set(['com.microsoft']);
+
+/** What a graph's check needs from the model and the graphs around it. */
+interface ScopeContext {
+  opsets: ReadonlyMap<string, number>;
+  rules: NodeRules;
+  /** The enclosing graphs' definitions, and the index of the node in each that holds the next one. */
+  outer: ReadonlyArray<{ defined: Definitions; holder: number }>;
+}
+
+/** Names, producers and cycles of one graph scope, its nodes' domains and attributes, then its subgraphs. */
+function checkGraph(graph: onnx.IGraphProto, path: string, context: ScopeContext): void {
   const where = printable(path);
   const nodes = graph.node ?? [];
   const plain = plainDefinitions(graph, nodes);
   const defined = plain?.defined ?? checkedDefinitions(graph, path, where, nodes);
   for (const output of graph.output ?? []) if (!output.name) throw invalid(`${where}: a graph output has an empty name`, path);
   if (!plain?.sorted) checkAcyclic(graph, defined, where);
-  for (const [node, attribute] of plain ? plain.subgraphs : subgraphAttributes(nodes)) {
+  if (context.outer.length) checkNoShadowing(graph, where, context.outer);
+  for (const sparse of graph.sparse_initializer ?? []) checkSparseIndices(sparse, where);
+  checkNodes(nodes, where, context);
+  for (const [node, attribute, index] of plain ? plain.subgraphs : subgraphAttributes(nodes)) {
     const base = `${path}/${node.name || node.op_type}.${attribute.name}`;
-    if (attribute.g) checkGraph(attribute.g, base);
-    (attribute.graphs ?? []).forEach((g, i) => checkGraph(g, `${base}[${i}]`));
+    const inner: ScopeContext = { ...context, outer: [...context.outer, { defined, holder: index }] };
+    if (attribute.g) checkGraph(attribute.g, base, inner);
+    (attribute.graphs ?? []).forEach((g, i) => checkGraph(g, `${base}[${i}]`, inner));
   }
 }
 
-type SubgraphAttribute = readonly [onnx.INodeProto, onnx.IAttributeProto];
+/** Each node's domain is imported, and its attributes and empty names keep its schema's rules. */
+function checkNodes(nodes: readonly onnx.INodeProto[], where: string, context: ScopeContext): void {
+  for (const node of nodes) {
+    const domain = node.domain;
+    if (domain && domain !== 'ai.onnx' && !context.opsets.has(domain) && !DOMAINS_WITHOUT_IMPORT.has(domain)) {
+      throw invalid(`${where}: ${printable(node.op_type)} node '${printable(node.name || node.output?.[0] || '?')}' is in domain '${printable(domain)}', which the model does not import (no opset_import for it)`, node.name ?? '');
+    }
+    if (!domain && !context.opsets.has('')) {
+      throw invalid(`${where}: ${printable(node.op_type)} node '${printable(node.name || node.output?.[0] || '?')}' is in the default domain (ai.onnx), which the model does not import`, node.name ?? '');
+    }
+    context.rules.check(node, where);
+  }
+}
 
-/** The attributes of `nodes` that hold a graph, in node and attribute order. */
+/**
+ * A subgraph's inputs, initializers and node outputs do not reuse a name its enclosing graphs
+ * have defined by the node holding it (IR.md: "variable shadowing is not allowed"), as ONNX's
+ * checker reads scopes: in order, so a name an outer graph defines only after that node is not one.
+ */
+function checkNoShadowing(graph: onnx.IGraphProto, where: string, outer: ScopeContext['outer']): void {
+  const shadows = (name: string | null | undefined): boolean =>
+    !!name &&
+    outer.some(({ defined, holder }) => {
+      const what = defined.get(name);
+      return what !== undefined && (typeof what === 'string' || what < holder);
+    });
+  const report = (name: string, what: string): never => {
+    throw invalid(`${where}: ${what} '${printable(name)}' shadows a value of an enclosing graph of the same name; ONNX forbids shadowing (rename one)`, name);
+  };
+  for (const input of graph.input ?? []) if (shadows(input.name)) report(input.name as string, 'subgraph input');
+  for (const tensor of graph.initializer ?? []) if (shadows(tensor.name)) report(tensor.name as string, 'initializer');
+  for (const node of graph.node ?? []) for (const output of node.output ?? []) if (shadows(output)) report(output, `the output of ${printable(node.op_type)} node '${printable(node.name)}',`);
+}
+
+/** A tensor's int64 values, from int64_data or raw_data (little-endian). */
+function int64Values(tensor: onnx.ITensorProto): bigint[] {
+  if (tensor.int64_data?.length) return tensor.int64_data.map((v) => dimToBigInt(v as Long | string));
+  const raw = tensor.raw_data;
+  if (!raw?.length) return [];
+  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+  return Array.from({ length: Math.floor(raw.byteLength / 8) }, (_, i) => view.getBigInt64(i * 8, true));
+}
+
+/**
+ * A sparse initializer's indices address elements of its dense shape, in order, as ONNX's checker
+ * requires: [NNZ] linear indices ascending below the element count, or [NNZ, rank] coordinates
+ * each below its dimension. Values past the shape would be written outside the tensor.
+ */
+function checkSparseIndices(sparse: onnx.ISparseTensorProto, where: string): void {
+  const name = sparse.values?.name ?? '';
+  const fail = (problem: string): AmpError => invalid(`${where}: sparse initializer '${printable(name)}': ${problem}`, name);
+  const dims = (sparse.dims ?? []).map((d) => dimToBigInt(d as Long | string));
+  const nnz = dimToBigInt((sparse.values?.dims?.[0] ?? 0) as Long | string);
+  const indices = sparse.indices;
+  if (!indices) {
+    if (nnz !== 0n) throw fail(`${nnz} values and no indices`);
+    return;
+  }
+  const indexDims = (indices.dims ?? []).map((d) => dimToBigInt(d as Long | string));
+  const values = int64Values(indices);
+  const count = dims.reduce((a, b) => a * b, 1n);
+  if (indexDims.length === 1) {
+    if (indexDims[0] !== nnz || BigInt(values.length) !== nnz) throw fail(`${nnz} values but ${values.length} indices`);
+    values.forEach((index, i) => {
+      if (index < 0n || index >= count) throw fail(`index ${index} (entry ${i}) is outside its ${count} elements`);
+      if (i > 0 && index <= (values[i - 1] as bigint)) throw fail(`indices are not in ascending order at entry ${i}`);
+    });
+    return;
+  }
+  if (indexDims.length === 2 && indexDims[0] === nnz && indexDims[1] === BigInt(dims.length) && BigInt(values.length) === nnz * BigInt(dims.length)) {
+    values.forEach((index, i) => {
+      const dim = dims[i % dims.length] as bigint;
+      if (index < 0n || index >= dim) throw fail(`coordinate ${index} (entry ${Math.floor(i / dims.length)}) is outside dimension ${i % dims.length} of size ${dim}`);
+    });
+    return;
+  }
+  throw fail(`indices of shape [${indexDims.join(',')}] fit neither [${nnz}] nor [${nnz},${dims.length}]`);
+}
+
+type SubgraphAttribute = readonly [onnx.INodeProto, onnx.IAttributeProto, number];
+
+/** The attributes of `nodes` that hold a graph, in node and attribute order, with their node's index. */
 function subgraphAttributes(nodes: readonly onnx.INodeProto[]): SubgraphAttribute[] {
   const found: SubgraphAttribute[] = [];
-  for (const node of nodes) for (const attribute of node.attribute ?? []) if (holdsGraph(attribute)) found.push([node, attribute]);
+  nodes.forEach((node, index) => {
+    for (const attribute of node.attribute ?? []) if (holdsGraph(attribute)) found.push([node, attribute, index]);
+  });
   return found;
 }
 
@@ -197,7 +366,7 @@ function plainDefinitions(graph: onnx.IGraphProto, nodes: readonly onnx.INodePro
       }
     }
     const attributes = node.attribute;
-    if (attributes && attributes.length) for (let a = 0; a < attributes.length; a++) if (holdsGraph(attributes[a] as onnx.IAttributeProto)) subgraphs.push([node, attributes[a] as onnx.IAttributeProto]);
+    if (attributes && attributes.length) for (let a = 0; a < attributes.length; a++) if (holdsGraph(attributes[a] as onnx.IAttributeProto)) subgraphs.push([node, attributes[a] as onnx.IAttributeProto, index]);
   }
   let sorted = true;
   for (let u = 0; u < unresolved.length && sorted; u += 2) {

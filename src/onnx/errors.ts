@@ -22,6 +22,8 @@ export type AmpErrorCode =
   | 'BAD_GRAPH'
   | 'VALIDATION_FAILED'
   | 'TRAINING_CONTRACT'
+  /** make-training met an op between a trainable parameter and the loss that has no gradient rule. */
+  | 'NO_GRADIENT_RULE'
   | 'RUNTIME_UNAVAILABLE'
   | 'RUNTIME_FAILED'
   | 'DEVICE_UNSUPPORTED'
@@ -31,6 +33,8 @@ export type AmpErrorCode =
   | 'UNSAFE_PATH'
   /** An input tensor file for run/compare/bench that does not match the model's declared input. */
   | 'BAD_INPUT_TENSOR'
+  /** A compare --expected folder, file or tensor that does not fit the model's outputs (missing, another type or shape). */
+  | 'BAD_EXPECTED_OUTPUT'
   | 'REFERENCE_FAILED'
   /** report.nodes or report.scopes read from a rewrite run with audit: false, which gathers no audit. */
   | 'AUDIT_NOT_GATHERED';

@@ -3,9 +3,14 @@
  * `length` key/value pairs). Loading records where each tensor's bytes are and checks that they
  * exist; the bytes themselves are read only when asked for. The model message is not changed,
  * so a load/save cycle is lossless.
+ *
+ * Each data file is opened once, at load, with no-follow semantics (its real path opened with
+ * O_NOFOLLOW), checked on the open descriptor (fstat: a regular file; /proc/self/fd: inside the
+ * model's real folder), and every later read (the pass's scans, the save's copies) goes through
+ * that descriptor: a file swapped for a symlink or a FIFO mid-run is never read.
  */
 import { constants as bufferConstants } from 'node:buffer';
-import { closeSync, constants as fsConstants, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import Long from 'long';
 import { AmpError } from './errors.js';
@@ -19,6 +24,8 @@ export interface ExternalDataRef {
   file: string;
   offset: number;
   length: number;
+  /** The data file opened and checked at load: reads go through it, never through the path again. */
+  handle?: DataFileHandle;
 }
 
 /** Where the bytes of a loaded external tensor are. Kept beside the model, not in it. */
@@ -32,10 +39,31 @@ export function externalDataEntries(tensor: onnx.ITensorProto): Map<string, stri
   return new Map((tensor.external_data ?? []).map((entry) => [entry.key ?? '', entry.value ?? '']));
 }
 
-/** What one stat of a data file found: its real path (symlinks resolved) and size. */
-export interface DataFileInfo {
+/**
+ * A data file opened once and checked on its descriptor: its real path, its size, and the
+ * descriptor every read goes through. Closed when no tensor refers to it any more.
+ */
+export interface DataFileHandle {
   real: string;
   size: number;
+  fd: number;
+}
+/** @deprecated the old name of DataFileHandle. */
+export type DataFileInfo = DataFileHandle;
+
+const closeWhenUnreachable = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed.
+  }
+});
+
+/** Test hook: called between the path checks and the open ("checked"), to swap the file there. */
+let openHook: ((step: string, file: string) => void) | undefined;
+
+export function setDataFileHook(hook: ((step: string, file: string) => void) | undefined): void {
+  openHook = hook;
 }
 
 export interface ResolveOptions {
@@ -88,10 +116,10 @@ export function resolveExternalData(
       { subject: name },
     );
   }
-  return { location, file: info.real, offset, length };
+  return { location, file: info.real, offset, length, handle: info };
 }
 
-function inspectDataFile(file: string, modelDir: string, tensorName: string, location: string, options: ResolveOptions): DataFileInfo {
+function inspectDataFile(file: string, modelDir: string, tensorName: string, location: string, options: ResolveOptions): DataFileHandle {
   const shown = `tensor '${printable(tensorName)}': external data file '${printable(location)}'`;
   let real: string;
   try {
@@ -99,39 +127,66 @@ function inspectDataFile(file: string, modelDir: string, tensorName: string, loc
   } catch {
     throw new AmpError('EXTERNAL_DATA_MISSING', `${shown} not found (looked for ${printable(file, 400)})`, { subject: tensorName });
   }
-  if (!options.allowOutside) {
-    const realDir = realpathSync(modelDir);
-    if (!real.startsWith(realDir + path.sep)) {
-      throw new AmpError(
-        'UNSAFE_PATH',
-        `${shown} resolves to ${printable(real, 400)}, outside the model's folder ${printable(realDir, 400)} ` +
-          '(ONNX Runtime refuses this too; pass --allow-external-outside to accept it)',
-        { subject: tensorName },
-      );
-    }
+  const realDir = options.allowOutside ? undefined : realpathSync(modelDir);
+  if (realDir !== undefined) requireInside(real, realDir, shown, tensorName);
+  openHook?.('checked', real);
+  // The real path has no symlink left in it: O_NOFOLLOW refuses one swapped in since.
+  const fd = openRegularFile(real, shown, tensorName, true);
+  try {
+    // What the descriptor really is, whatever happened to the path since realpath.
+    const opened = openedPath(fd, real);
+    if (opened !== real && realDir !== undefined) requireInside(opened, realDir, shown, tensorName);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
   }
-  return { real, size: regularFileSize(real, shown, tensorName) };
+  const handle: DataFileHandle = { real, size: fstatSync(fd).size, fd };
+  closeWhenUnreachable.register(handle, fd);
+  return handle;
+}
+
+function requireInside(real: string, realDir: string, shown: string, tensorName: string): void {
+  if (!real.startsWith(realDir + path.sep)) {
+    throw new AmpError(
+      'UNSAFE_PATH',
+      `${shown} resolves to ${printable(real, 400)}, outside the model's folder ${printable(realDir, 400)} ` +
+        '(ONNX Runtime refuses this too; pass --allow-external-outside to accept it)',
+      { subject: tensorName },
+    );
+  }
+}
+
+/**
+ * The path of the file an open descriptor is: Linux's /proc/self/fd link; elsewhere `expected`
+ * when it is still the same file (device and inode), else a name that fails the folder check.
+ */
+function openedPath(fd: number, expected: string): string {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    const now = fstatSync(fd);
+    try {
+      const there = statSync(expected);
+      if (there.dev === now.dev && there.ino === now.ino) return expected;
+    } catch {
+      // Gone from its path.
+    }
+    return '(a file swapped in while opening)';
+  }
 }
 
 /**
  * Opens without blocking (a FIFO would wait forever for a writer) and requires a regular file:
- * no FIFO, device, socket or folder.
+ * no FIFO, device, socket or folder. `noFollow`: a symlink at the last step is refused (ELOOP).
  */
-function regularFileSize(file: string, shown: string, subject: string): number {
-  const fd = openRegularFile(file, shown, subject);
-  try {
-    return fstatSync(fd).size;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-export function openRegularFile(file: string, shown: string, subject: string): number {
+export function openRegularFile(file: string, shown: string, subject: string, noFollow = false): number {
   let fd: number;
   try {
-    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK | (noFollow ? fsConstants.O_NOFOLLOW : 0));
   } catch (error) {
-    throw new AmpError('EXTERNAL_DATA_MISSING', `${shown} cannot be opened (${(error as NodeJS.ErrnoException).code ?? error})`, { subject });
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new AmpError('UNSAFE_PATH', `${shown} became a symbolic link after it was checked; not followed`, { subject });
+    throw new AmpError('EXTERNAL_DATA_MISSING', `${shown} cannot be opened (${code ?? error})`, { subject });
   }
   const stats = fstatSync(fd);
   if (!stats.isFile()) {
@@ -159,24 +214,36 @@ export function externalRefOf(tensor: onnx.ITensorProto): ExternalDataRef | unde
   return externalRefs.get(tensor);
 }
 
-/** Reads a byte range of a file; used for external tensors, one tensor at a time. */
-export function readFileRange(file: string, offset: number, length: number): Uint8Array {
+/**
+ * Runs `read` on the descriptor of an external tensor's data file: the one opened and checked at
+ * load when there is one (never reopened by path), else the file opened now, no-follow, checked.
+ */
+export function withDataFile<T>(ref: ExternalDataRef, read: (fd: number) => T): T {
+  if (ref.handle) return read(ref.handle.fd);
+  const fd = openRegularFile(ref.file, `external data file ${printable(ref.file, 400)}`, ref.file, true);
+  try {
+    return read(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Reads the byte range of an external tensor; one tensor at a time. */
+export function readRefRange(ref: ExternalDataRef): Uint8Array {
+  const { file, offset, length } = ref;
   if (length > bufferConstants.MAX_LENGTH) {
     // One Buffer holds at most MAX_LENGTH bytes; callers that can stream use tensor-chunks.ts.
     throw new AmpError('MODEL_TOO_LARGE', `${file}: ${length} bytes at ${offset} do not fit in one buffer (at most ${bufferConstants.MAX_LENGTH}); keep them in external data`);
   }
   const out = Buffer.allocUnsafe(length);
-  const fd = openRegularFile(file, `external data file ${printable(file, 400)}`, file);
-  try {
+  withDataFile(ref, (fd) => {
     let done = 0;
     while (done < length) {
       const n = readSync(fd, out, done, length - done, offset + done);
       if (n === 0) throw new AmpError('EXTERNAL_DATA_OUT_OF_RANGE', `${file}: ended at byte ${offset + done}, expected ${offset + length}`);
       done += n;
     }
-  } finally {
-    closeSync(fd);
-  }
+  });
   return out;
 }
 
@@ -192,7 +259,7 @@ export function tensorRawBytes(tensor: onnx.ITensorProto): Uint8Array | undefine
         subject: tensor.name ?? '',
       });
     }
-    return readFileRange(ref.file, ref.offset, ref.length);
+    return readRefRange(ref);
   }
   return tensor.raw_data ?? undefined;
 }

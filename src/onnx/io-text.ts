@@ -4,10 +4,12 @@ import { AmpError } from './errors.js';
 import { printable } from './printable.js';
 import { writeFileAtomically } from './safe-write.js';
 
-export function writeTextAtomically(file: string, text: string): void {
+/** Writes a text file through the door (safe-write.ts): refused over a device, FIFO or folder; atomic. */
+export function writeTextAtomically(file: string, text: string, role = 'the output'): void {
   try {
-    writeFileAtomically(file, Buffer.from(text, 'utf8'));
+    writeFileAtomically(file, Buffer.from(text, 'utf8'), role);
   } catch (error) {
+    if (error instanceof AmpError) throw error;
     throw new AmpError('WRITE_FAILED', `${printable(file, 400)}: cannot write (${(error as NodeJS.ErrnoException).code ?? error}); nothing was written`, {
       subject: file,
       cause: error,

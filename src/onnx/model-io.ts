@@ -2,7 +2,7 @@
  * Reading and writing model files. Writes are atomic: every file goes to a temporary name in the
  * target folder first and is renamed into place only when all of them are complete.
  */
-import { closeSync, constants as fsConstants, fstatSync, fsyncSync, linkSync, lstatSync, openSync, readFileSync, rmSync, writeSync, readSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readFileSync, rmSync, writeSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { cloneMessage } from './clone.js';
 import { decodeModel, encodeModel, type DecodeOptions } from './codec.js';
@@ -12,6 +12,7 @@ import {
   externalRefOf,
   isExternal,
   resolveExternalData,
+  withDataFile,
   tensorRawBytes,
   type DataFileInfo,
   type ExternalDataRef,
@@ -19,17 +20,7 @@ import {
 import { onnx } from './generated/onnx.js';
 import { pendingConversionOf, detachPendingConversion, streamConversion, type PendingConversion } from './pending-conversion.js';
 import { printable } from './printable.js';
-import {
-  assertSeparateFiles,
-  commitTemporary,
-  createTemporary,
-  discardTemporary,
-  entryExists,
-  isSameFile,
-  reachedStep,
-  writeAll,
-  type NamedPath,
-} from './safe-write.js';
+import { assertSeparateFiles, entryExists, isSameFile, OutputBatch, reachedStep, type NamedPath } from './safe-write.js';
 import { forEachTensor } from './walk.js';
 import { compareText } from '../collation.js';
 
@@ -126,6 +117,12 @@ export interface SaveOptions {
    * data file named after the model (`<model>.data`) instead.
    */
   maxModelBytes?: number;
+  /**
+   * Stage the model and its data files in this batch (safe-write.ts, the door every output goes
+   * through) instead of committing them now: the caller commits the batch with its other outputs,
+   * the model last. Without it, saveModel commits at once.
+   */
+  batch?: OutputBatch;
 }
 
 /** What a save did, for a truthful message. */
@@ -146,7 +143,7 @@ const MAX_PROTOBUF_BYTES = 2 ** 31 - 1;
 interface Placement {
   offset: number;
   length: number;
-  source: { bytes: Uint8Array } | { file: string; offset: number } | { conversion: PendingConversion };
+  source: { bytes: Uint8Array } | { ref: ExternalDataRef } | { conversion: PendingConversion };
 }
 
 export function saveModel(model: onnx.IModelProto, file: string, options: SaveOptions = {}): SaveResult {
@@ -178,7 +175,7 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
     const destination = path.join(targetDir, path.normalize(ref.location));
     if (destination === ref.file || isSameFile(destination, ref.file)) return;
     locations.set(destination, ref.location);
-    placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { file: ref.file, offset: ref.offset } });
+    placementsFor(dataFiles, destination).push({ offset: ref.offset, length: ref.length, source: { ref } });
   });
   for (const file of keptExternal) sources.add(file);
 
@@ -255,16 +252,31 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
   // Only files named after the output model are ours to remove: another model may share the rest.
   const ours = `${path.basename(target)}.`;
   const oldData = dataFilesOfReplacedModel(target).filter((f) => path.basename(f).startsWith(ours) && ![...keep].some((k) => isSameFile(k, f)));
-  const written = writeFilesAtomically(target, encoded, dataFiles);
+  const batch = options.batch ?? new OutputBatch();
   const removed: string[] = [];
-  for (const stale of oldData) {
-    try {
-      rmSync(stale);
-      removed.push(stale);
-    } catch {
-      // Left in place: an unreferenced file, not a damaged model.
-    }
+  try {
+    stageModelFiles(batch, target, encoded, dataFiles);
+  } catch (error) {
+    batch.abort();
+    if (error instanceof AmpError) throw error;
+    throw new AmpError('WRITE_FAILED', `${printable(file, 400)}: cannot write (${(error as NodeJS.ErrnoException).code ?? String(error)}); nothing was written, the old files are as they were`, {
+      subject: file,
+      cause: error,
+    });
   }
+  // Only after the commit: the old model read them until then.
+  batch.onCommit(() => {
+    for (const stale of oldData) {
+      try {
+        rmSync(stale);
+        removed.push(stale);
+      } catch {
+        // Left in place: an unreferenced file, not a damaged model.
+      }
+    }
+  });
+  const written = [...[...dataFiles.keys()].sort(compareText), target];
+  if (!options.batch) batch.commit();
   if (!copiesMoved) return { written, renamedData, removed };
   const movedTo = copiesMoved.file;
   return { written, renamedData, removed, copiesMoved: { ...copiesMoved, file: renamedData.find((r) => r.requested === movedTo)?.actual ?? movedTo } };
@@ -278,7 +290,7 @@ function relocate(model: onnx.IModelProto, from: string, to: string, file: strin
     if (!entry || entry.value !== from) return;
     tensor.external_data = (tensor.external_data ?? []).map((e) => (e.key === 'location' ? onnx.StringStringEntryProto.create({ key: 'location', value: to }) : e));
     const ref = externalRefOf(tensor);
-    if (ref) attachExternalRef(tensor, { ...ref, location: to, file });
+    if (ref) attachExternalRef(tensor, { location: to, file, offset: ref.offset, length: ref.length });
   });
 }
 
@@ -375,7 +387,7 @@ function layOutNewDataFile(
     placements.push({
       offset,
       length,
-      source: ref ? { file: ref.file, offset: ref.offset } : conversion ? { conversion } : { bytes: tensor.raw_data as Uint8Array },
+      source: ref ? { ref } : conversion ? { conversion } : { bytes: tensor.raw_data as Uint8Array },
     });
     end = offset + length;
     moved.tensors++;
@@ -406,84 +418,22 @@ function storedBytes(tensor: onnx.ITensorProto): number {
 const COPY_CHUNK = 16 * 1024 * 1024;
 
 /**
- * Commits a model and its data files so that a crash at any point leaves either the complete old
+ * Stages a model and its data files so that a crash at any point leaves either the complete old
  * set or the complete new set: the data files go under names nothing else reads (checked above)
- * and are in place before the model's rename, which is the commit. A failure before the commit
- * removes everything this call created.
+ * and are linked into place before the model's rename, which is the commit (OutputBatch).
  */
-function writeFilesAtomically(modelPath: string, modelBytes: Uint8Array, dataFiles: Map<string, Placement[]>): string[] {
-  const placed: string[] = [];
-  let temp: string | undefined;
-  try {
-    for (const [destination, placements] of [...dataFiles].sort(([a], [b]) => compareText(a, b))) {
-      const created = createTemporary(destination);
-      temp = created.temp;
-      writeDataFile(created.fd, placements);
-      placeWithoutReplacing(temp, destination);
-      temp = undefined;
-      placed.push(destination);
-      reachedStep('data-placed');
-    }
-    const created = createTemporary(modelPath);
-    temp = created.temp;
-    try {
-      writeAll(created.fd, modelBytes);
-      fsyncSync(created.fd);
-    } finally {
-      closeSync(created.fd);
-    }
-    reachedStep('model-written');
-    commitTemporary(temp, modelPath);
-    temp = undefined;
-    syncFolder(path.dirname(modelPath));
-    reachedStep('model-committed');
-    return [...placed, modelPath];
-  } catch (error) {
-    if (temp) discardTemporary(temp);
-    for (const file of placed) rmSync(file, { force: true });
-    if (error instanceof AmpError) throw error;
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    throw new AmpError('WRITE_FAILED', `${printable(modelPath, 400)}: cannot write (${code}); nothing was written, the old files are as they were`, {
-      subject: modelPath,
-      cause: error,
-    });
+function stageModelFiles(batch: OutputBatch, modelPath: string, modelBytes: Uint8Array, dataFiles: Map<string, Placement[]>): void {
+  const group = {};
+  for (const [destination, placements] of [...dataFiles].sort(([a], [b]) => compareText(a, b))) {
+    batch.stage(destination, 'the output data file', (fd) => writeDataFile(fd, placements), { mode: 'new', group });
   }
-}
-
-/** Moves a finished temporary file to a name that must not exist: a hard link fails rather than replace. */
-function placeWithoutReplacing(temp: string, final: string): void {
-  try {
-    linkSync(temp, final);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') {
-      discardTemporary(temp);
-      throw new AmpError('UNSAFE_PATH', `${printable(final, 400)} appeared while writing; it was not overwritten and nothing was written`, { subject: final });
-    }
-    // A file system without hard links: the name was checked free just before.
-    commitTemporary(temp, final);
-    return;
-  }
-  discardTemporary(temp);
-}
-
-function syncFolder(folder: string): void {
-  try {
-    const fd = openSync(folder, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some file systems cannot sync a folder; the rename itself is still atomic.
-  }
+  batch.stage(modelPath, 'the output model', modelBytes, { group, commitsGroup: true });
+  reachedStep('model-written');
 }
 
 function writeDataFile(fd: number, placements: Placement[]): void {
   const chunk = Buffer.allocUnsafe(COPY_CHUNK);
-  try {
-    for (const placement of [...placements].sort((a, b) => a.offset - b.offset)) {
+  for (const placement of [...placements].sort((a, b) => a.offset - b.offset)) {
       if ('bytes' in placement.source) {
         writeAt(fd, placement.source.bytes, placement.offset);
         continue;
@@ -493,22 +443,17 @@ function writeDataFile(fd: number, placements: Placement[]): void {
         streamConversion(placement.source.conversion, (bytes, at) => writeAt(fd, bytes, placement.offset + at));
         continue;
       }
-      const sourceFd = openSync(placement.source.file, 'r');
-      try {
+      // Through the descriptor opened and checked at load: a file swapped since is never read.
+      const { ref } = placement.source;
+      withDataFile(ref, (sourceFd) => {
         for (let done = 0; done < placement.length; ) {
           const want = Math.min(COPY_CHUNK, placement.length - done);
-          const got = readSync(sourceFd, chunk, 0, want, placement.source.offset + done);
-          if (got === 0) throw new AmpError('EXTERNAL_DATA_OUT_OF_RANGE', `${placement.source.file}: ended early while copying external data`);
+          const got = readSync(sourceFd, chunk, 0, want, ref.offset + done);
+          if (got === 0) throw new AmpError('EXTERNAL_DATA_OUT_OF_RANGE', `${printable(ref.file, 400)}: ended early while copying external data`);
           writeAt(fd, chunk.subarray(0, got), placement.offset + done);
           done += got;
         }
-      } finally {
-        closeSync(sourceFd);
-      }
-    }
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+      });
   }
 }
 

@@ -3,10 +3,13 @@
  * up the milliseconds of each named phase and writes them there as JSON when the process ends.
  * Otherwise `phase` only calls its function (one branch, no clock reads).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { AmpError } from './errors.js';
+import { printableLine } from './printable.js';
+import { checkWritableTarget, declaredFiles, isSameFile, PROFILE_FILE, PROFILE_ROLE, writeFileAtomically } from './safe-write.js';
 
-const target = process.env.AMP_REWRITE_PROFILE;
+const target = PROFILE_FILE;
 const totals = new Map<string, number>();
 let exitHookInstalled = false;
 
@@ -14,7 +17,15 @@ export function profiling(): boolean {
   return Boolean(target);
 }
 
+let listener: ((name: string) => void) | undefined;
+
+/** Tells `onPhase` the name of each phase as it starts (the command line's progress line for large rewrites); undefined stops it. */
+export function setPhaseListener(onPhase: ((name: string) => void) | undefined): void {
+  listener = onPhase;
+}
+
 export function phase<T>(name: string, fn: () => T): T {
+  listener?.(name);
   if (!target) return fn();
   installExitHook();
   const start = performance.now();
@@ -43,14 +54,31 @@ export function phaseTotals(): Record<string, number> {
   return Object.fromEntries(totals);
 }
 
+/**
+ * The profile goes through the door like every output (safe-write.ts): a device, FIFO or folder
+ * there is refused when profiling starts (a typed error, exit 2, before any work), and at exit it
+ * is written atomically, never over a file the command read or wrote. A failure then is one line
+ * on stderr and exit status 2, not a stack.
+ */
 function installExitHook(): void {
   if (exitHookInstalled || !target) return;
   exitHookInstalled = true;
+  checkWritableTarget({ path: target, role: PROFILE_ROLE });
   process.on('exit', () => {
     const usage = process.resourceUsage();
     // CPU time as well as wall time: on a shared machine the wall clock mostly measures the others.
     const report = { ...phaseTotals(), totalMs: performance.now(), cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, peakRssBytes: peakRss(usage.maxRSS * 1024) };
-    writeFileSync(target, `${JSON.stringify(report)}\n`);
+    try {
+      const { inputs, outputs } = declaredFiles();
+      // checkOutputs, which saw the same files with the profile among the outputs, has refused
+      // the command already (exit 2, its one line): the profile is simply not written.
+      if ([...inputs, ...outputs].some((named) => isSameFile(named.path, target))) return;
+      writeFileAtomically(target, Buffer.from(`${JSON.stringify(report)}\n`, 'utf8'), PROFILE_ROLE);
+    } catch (error) {
+      const shown = error instanceof AmpError ? `[${error.code}]: ${error.message}` : `[WRITE_FAILED]: ${PROFILE_ROLE} ${target}: ${String(error)}`;
+      process.stderr.write(`amp-rewrite: error ${printableLine(shown)}\n`);
+      process.exitCode = 2;
+    }
   });
 }
 

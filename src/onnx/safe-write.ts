@@ -1,12 +1,28 @@
 /**
- * The rules every file this tool writes follows:
- *  - no output is the same file as an input or as another output, compared by real path (after
- *    symlinks, /proc/self/cwd and symlinked folders) and by device+inode (hard links);
- *  - temporary files are created exclusively (O_CREAT|O_EXCL|O_NOFOLLOW) in the target folder,
- *    so a planted symlink or an existing file is never written through;
- *  - temporary files still open when SIGINT/SIGTERM arrives are removed before the process dies.
+ * The one door every file this tool writes goes through (models, data files, reports, sidecars,
+ * bench and run outputs, overrides, the AMP_REWRITE_PROFILE profile, doctor's copies).
+ *
+ * How a command uses it:
+ *   1. `checkOutputs(outputs, inputs)` before the work: every output is refused (exit 2, nothing
+ *      written) when an existing file there is not a regular file (a device, FIFO, socket or
+ *      folder: it would be replaced), when it is an input or another output (real path, after
+ *      symlinks, /proc/self/cwd and symlinked folders, or device+inode for hard links), or when
+ *      its folder is missing or not writable.
+ *   2. `const batch = new OutputBatch()`, then `batch.stage(file, role, bytes)` for each file
+ *      (`saveModel(..., { batch })` stages a model and its data files), the model last: each goes
+ *      to an exclusive temporary file beside its target (O_CREAT|O_EXCL|O_NOFOLLOW, so a planted
+ *      symlink is never written through) and nothing is visible yet.
+ *   3. `await yieldToSignals()` (a SIGINT/SIGTERM that arrived while staging ends the process
+ *      here, temporaries removed, nothing committed), then `batch.commit()`: data files first
+ *      (under names nothing else reads, never replacing), then the rest in staging order, so the
+ *      model is committed last. A failure says exactly what was and was not written.
+ * `writeFileAtomically(file, bytes)` is steps 2-3 for a single file.
+ *
+ * Temporary files are named `.<file>.amp-rewrite-<pid>-<random>.tmp`; a later run removes those
+ * of a process that is gone (after `kill -9`), and SIGINT/SIGTERM remove those of this one.
  */
-import { closeSync, constants as fsConstants, fsyncSync, lstatSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, fsyncSync, linkSync, lstatSync, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { AmpError } from './errors.js';
 import { printable } from './printable.js';
@@ -92,14 +108,107 @@ export function entryExists(file: string): boolean {
   }
 }
 
+// ---- checking targets ----
+
+/** What a non-regular file is, for messages. */
+export function fileKind(stats: Stats): string {
+  if (stats.isDirectory()) return 'a folder';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isSymbolicLink()) return 'a symbolic link';
+  return 'not a regular file';
+}
+
+function errnoOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException)?.code ?? String(error);
+}
+
+/**
+ * Refuses a target this tool must not write: an existing entry that is not a regular file (a
+ * device, FIFO or socket would be replaced by a regular file, a folder cannot be), or a folder
+ * that does not exist or cannot be written. Nothing has been written when this throws.
+ */
+export function checkWritableTarget(output: NamedPath): void {
+  const file = path.resolve(output.path);
+  const shown = `${output.role} ${printable(output.path, 400)}`;
+  let stats: Stats | undefined;
+  try {
+    // Followed: a symlink to /dev/null is refused as the device it leads to.
+    stats = statSync(file);
+  } catch {
+    // Absent, or a dangling symlink (the rename replaces the link itself).
+  }
+  if (stats && !stats.isFile()) {
+    throw new AmpError('UNSAFE_PATH', `${shown} is ${fileKind(stats)}; amp-rewrite writes only regular files (it would replace it)`, { subject: output.path });
+  }
+  const folder = path.dirname(file);
+  let folderStats: Stats;
+  try {
+    folderStats = statSync(folder);
+  } catch (error) {
+    throw new AmpError('WRITE_FAILED', `${shown}: its folder ${printable(folder, 400)} does not exist (${errnoOf(error)})`, { subject: output.path });
+  }
+  if (!folderStats.isDirectory()) throw new AmpError('WRITE_FAILED', `${shown}: ${printable(folder, 400)} is not a folder`, { subject: output.path });
+  try {
+    accessSync(folder, fsConstants.W_OK | fsConstants.X_OK);
+  } catch (error) {
+    throw new AmpError('WRITE_FAILED', `${shown}: its folder ${printable(folder, 400)} is not writable (${errnoOf(error)})`, { subject: output.path });
+  }
+}
+
+/** The AMP_REWRITE_PROFILE file (per-phase timings, written at exit): an output like any other. */
+export const PROFILE_FILE: string | undefined = process.env.AMP_REWRITE_PROFILE || undefined;
+export const PROFILE_ROLE = 'AMP_REWRITE_PROFILE';
+
+/** Every input and output named to checkOutputs in this process: the profile, written at exit, is checked against them. */
+const declared: { inputs: NamedPath[]; outputs: NamedPath[] } = { inputs: [], outputs: [] };
+
+/**
+ * Step 1 of the door (see the top of this file): checks every output of a command before it
+ * starts its work. With AMP_REWRITE_PROFILE set, the profile is one of the outputs.
+ */
+export function checkOutputs(outputs: readonly NamedPath[], inputs: readonly NamedPath[]): void {
+  // Recorded first: when this refuses, the profile written at exit must still not land on them.
+  declared.inputs.push(...inputs);
+  declared.outputs.push(...outputs);
+  const all = PROFILE_FILE ? [...outputs, { path: PROFILE_FILE, role: PROFILE_ROLE }] : [...outputs];
+  assertSeparateFiles(all, inputs);
+  for (const output of all) checkWritableTarget(output);
+}
+
+/** The inputs and outputs checkOutputs has seen in this process. */
+export function declaredFiles(): { inputs: readonly NamedPath[]; outputs: readonly NamedPath[] } {
+  return declared;
+}
+
 // ---- temporary files ----
 
 const liveTemporaries = new Set<string>();
+/** Every file committed in this process, for the message when a signal ends it afterwards. */
+const committedFiles: string[] = [];
 let signalHandlersInstalled = false;
 
-function removeLiveTemporaries(): void {
-  for (const file of liveTemporaries) rmSync(file, { force: true });
+/** What the command line prints when a signal ends the process (the library prints nothing). */
+export type CancellationNotice = (signal: NodeJS.Signals, committed: readonly string[], removedTemporaries: number) => void;
+let cancellationNotice: CancellationNotice | undefined;
+
+export function setCancellationNotice(notice: CancellationNotice | undefined): void {
+  cancellationNotice = notice;
+}
+
+function removeLiveTemporaries(): number {
+  let removed = 0;
+  for (const file of liveTemporaries) {
+    try {
+      rmSync(file, { force: true });
+      removed++;
+    } catch {
+      // Left for the next run's sweep (its pid is then dead).
+    }
+  }
   liveTemporaries.clear();
+  return removed;
 }
 
 function installSignalHandlers(): void {
@@ -107,9 +216,11 @@ function installSignalHandlers(): void {
   signalHandlersInstalled = true;
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const handler = (): void => {
-      removeLiveTemporaries();
-      // Die of the signal as if no handler had been installed, unless the host has its own.
+      const removed = removeLiveTemporaries();
+      // Die of the signal as if no handler had been installed (a shell shows 130 for SIGINT,
+      // 143 for SIGTERM), unless the host has its own.
       if (process.listenerCount(signal) === 1) {
+        cancellationNotice?.(signal, committedFiles, removed);
         process.removeListener(signal, handler);
         process.kill(process.pid, signal);
       }
@@ -119,7 +230,15 @@ function installSignalHandlers(): void {
   process.on('exit', removeLiveTemporaries);
 }
 
-/** Test hook: called at each step of a multi-file write ("data-linked", "model-committed"...). */
+/**
+ * Lets a signal that arrived during synchronous work act now: JavaScript signal handlers run only
+ * between turns of the event loop. Call it between steps of a long command and before a commit.
+ */
+export function yieldToSignals(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Test hook: called at each step of a multi-file write ("data-placed", "model-committed"...). */
 let faultHook: ((step: string) => void) | undefined;
 
 export function setWriteFaultHook(hook: ((step: string) => void) | undefined): void {
@@ -132,14 +251,77 @@ export function reachedStep(step: string): void {
 
 const EXCLUSIVE = fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY | fsConstants.O_NOFOLLOW;
 
+/** `.<file>.amp-rewrite-<pid>-<random>.tmp`: recognisably this tool's, and whose. */
+const TEMPORARY_NAME = /^\..+\.amp-rewrite-(\d+)-[a-z0-9]+\.tmp$/;
+
+export function isTemporaryName(name: string): boolean {
+  return TEMPORARY_NAME.test(name);
+}
+
+function temporaryName(final: string): string {
+  return path.join(path.dirname(final), `.${path.basename(final)}.amp-rewrite-${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`);
+}
+
+/**
+ * A temporary left by a process that is gone is removed only once it has not changed for this
+ * long: a process in another PID namespace (a container sharing the folder) looks gone from here
+ * while it is still writing.
+ */
+export const STALE_TEMPORARY_MS = 60_000;
+const sweptFolders = new Set<string>();
+
+function processIsGone(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * Removes this tool's temporaries in `folder` whose process is gone (a `kill -9`, a power cut)
+ * and that have not changed for STALE_TEMPORARY_MS. Regular files with our name pattern only.
+ * Returns the names removed.
+ */
+export function sweepStaleTemporaries(folder: string, now = Date.now()): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    const match = TEMPORARY_NAME.exec(name);
+    if (!match || !processIsGone(Number(match[1]))) continue;
+    const file = path.join(folder, name);
+    try {
+      const stats = lstatSync(file);
+      if (!stats.isFile() || now - stats.mtimeMs < STALE_TEMPORARY_MS) continue;
+      rmSync(file);
+      removed.push(name);
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+  return removed;
+}
+
 /**
  * Creates a fresh temporary file beside `final` (same folder, so the rename is atomic), never
  * following a symlink and never opening an existing file. Returns its path and descriptor.
  */
 export function createTemporary(final: string): { temp: string; fd: number } {
   installSignalHandlers();
+  const folder = path.dirname(final);
+  if (!sweptFolders.has(folder)) {
+    sweptFolders.add(folder);
+    sweepStaleTemporaries(folder);
+  }
   for (let attempt = 0; ; attempt++) {
-    const temp = path.join(path.dirname(final), `.${path.basename(final)}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 10)}`);
+    const temp = temporaryName(final);
     try {
       liveTemporaries.add(temp);
       const fd = openSync(temp, EXCLUSIVE, 0o644);
@@ -161,6 +343,7 @@ export function discardTemporary(temp: string): void {
 export function commitTemporary(temp: string, final: string): void {
   renameSync(temp, final);
   liveTemporaries.delete(temp);
+  committedFiles.push(final);
 }
 
 export function writeAll(fd: number, bytes: Uint8Array, position?: number): void {
@@ -169,19 +352,191 @@ export function writeAll(fd: number, bytes: Uint8Array, position?: number): void
   }
 }
 
-/** Writes a whole file through an exclusive temporary and an atomic rename. */
-export function writeFileAtomically(file: string, bytes: Uint8Array): void {
-  const { temp, fd } = createTemporary(path.resolve(file));
-  try {
+// ---- batches: stage everything, then commit ----
+
+interface StagedFile {
+  final: string;
+  role: string;
+  temp: string;
+  /** 'new': the name must be free at commit (a data file: never replaces one another model may read). */
+  mode: 'replace' | 'new';
+  /** The model a data file belongs to: its data files are removed again when it is not committed. */
+  group?: object;
+  /** This entry commits its group. */
+  commitsGroup: boolean;
+}
+
+export interface StageOptions {
+  mode?: 'replace' | 'new';
+  group?: object;
+  commitsGroup?: boolean;
+}
+
+/**
+ * Steps 2 and 3 of the door: files written to temporaries, then committed together. A failure
+ * while staging removes every temporary ("nothing was written"); a failure while committing
+ * names what was written and what was not.
+ */
+export class OutputBatch {
+  private readonly staged: StagedFile[] = [];
+  private readonly afterCommit: Array<() => void> = [];
+  private state: 'open' | 'committed' | 'aborted' = 'open';
+  /** The files committed so far, in order. */
+  readonly written: string[] = [];
+
+  /**
+   * Writes `content` (bytes, or a function filling the descriptor) to a temporary beside `file`.
+   * `role` names the file in messages ("--report", "the output model").
+   */
+  stage(file: string, role: string, content: Uint8Array | ((fd: number) => void), options: StageOptions = {}): void {
+    if (this.state !== 'open') throw new Error(`OutputBatch: stage after ${this.state}`);
+    const final = path.resolve(file);
+    const mode = options.mode ?? 'replace';
     try {
-      writeAll(fd, bytes);
+      if (mode === 'replace') checkWritableTarget({ path: file, role });
+    } catch (error) {
+      this.abort();
+      throw error;
+    }
+    let created: { temp: string; fd: number };
+    try {
+      created = createTemporary(final);
+    } catch (error) {
+      this.abort();
+      throw this.failure(role, file, error);
+    }
+    try {
+      try {
+        if (typeof content === 'function') content(created.fd);
+        else writeAll(created.fd, content);
+        fsyncSync(created.fd);
+      } finally {
+        closeSync(created.fd);
+      }
+    } catch (error) {
+      discardTemporary(created.temp);
+      this.abort();
+      throw this.failure(role, file, error);
+    }
+    this.staged.push({ final, role, temp: created.temp, mode, ...(options.group ? { group: options.group } : {}), commitsGroup: options.commitsGroup ?? false });
+  }
+
+  /** Runs after a successful commit (removing files the new set no longer reads); its errors are ignored. */
+  onCommit(action: () => void): void {
+    this.afterCommit.push(action);
+  }
+
+  /** The files staged, in commit order. */
+  planned(): string[] {
+    return this.commitOrder().map((entry) => entry.final);
+  }
+
+  private commitOrder(): StagedFile[] {
+    const replacing = this.staged.filter((e) => e.mode === 'replace');
+    return [...this.staged.filter((e) => e.mode === 'new'), ...replacing.filter((e) => !e.commitsGroup), ...replacing.filter((e) => e.commitsGroup)];
+  }
+
+  /** Removes every temporary; nothing was committed. */
+  abort(): void {
+    if (this.state !== 'open') return;
+    this.state = 'aborted';
+    for (const entry of this.staged) discardTemporary(entry.temp);
+  }
+
+  /**
+   * Puts every staged file in place: data files (new names, linked so an existing file is never
+   * replaced), then the other files, then the models, each in staging order. Returns the files written.
+   */
+  commit(): string[] {
+    if (this.state !== 'open') throw new Error(`OutputBatch: commit after ${this.state}`);
+    const order = this.commitOrder();
+    const committedGroups = new Set<object>();
+    const linked: StagedFile[] = [];
+    // `at` is the first entry not yet in place.
+    let at = 0;
+    try {
+      while (at < order.length) {
+        const entry = order[at] as StagedFile;
+        if (entry.mode === 'new') {
+          placeWithoutReplacing(entry);
+          linked.push(entry);
+          at++;
+          reachedStep('data-placed');
+        } else {
+          commitTemporary(entry.temp, entry.final);
+          this.written.push(entry.final);
+          if (entry.group && entry.commitsGroup) committedGroups.add(entry.group);
+          at++;
+          reachedStep(entry.commitsGroup ? 'model-committed' : 'file-committed');
+        }
+      }
+    } catch (error) {
+      this.state = 'aborted';
+      for (const entry of order.slice(at)) discardTemporary(entry.temp);
+      // A data file whose model was not committed is read by nothing: removed again.
+      for (const entry of linked) {
+        if (entry.group && committedGroups.has(entry.group)) this.written.unshift(entry.final);
+        else rmSync(entry.final, { force: true });
+      }
+      const failed = order[at];
+      throw this.failure(failed?.role ?? 'a file', failed?.final ?? '', error, order.slice(at).map((e) => e.final));
+    }
+    this.state = 'committed';
+    this.written.unshift(...linked.map((e) => e.final));
+    for (const folder of new Set(order.map((e) => path.dirname(e.final)))) syncFolder(folder);
+    for (const action of this.afterCommit) {
+      try {
+        action();
+      } catch {
+        // Cleaning up after a commit never undoes it.
+      }
+    }
+    return [...this.written];
+  }
+
+  /** The error for a failure: what was written (only at commit) and what was not. */
+  private failure(role: string, file: string, error: unknown, notWritten: string[] = []): AmpError {
+    const code = errnoOf(error);
+    const what = error instanceof AmpError ? error.message : `${role} ${printable(file, 400)}: cannot write (${code})`;
+    const outcome = this.written.length
+      ? `; written: ${this.written.map((f) => printable(f, 200)).join(', ')}; not written: ${notWritten.length ? notWritten.map((f) => printable(f, 200)).join(', ') : 'nothing'}`
+      : '; nothing was written, the old files are as they were';
+    if (error instanceof AmpError && error.code !== 'WRITE_FAILED') return new AmpError(error.code, `${what}${outcome}`, { subject: error.subject ?? file, cause: error });
+    return new AmpError('WRITE_FAILED', `${what}${outcome}`, { subject: file, cause: error });
+  }
+}
+
+/** Moves a finished temporary file to a name that must not exist: a hard link fails rather than replace. */
+function placeWithoutReplacing(entry: StagedFile): void {
+  try {
+    linkSync(entry.temp, entry.final);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new AmpError('UNSAFE_PATH', `${entry.role} ${printable(entry.final, 400)} appeared while writing; it was not overwritten`, { subject: entry.final });
+    // A file system without hard links: the name was checked free just before.
+    commitTemporary(entry.temp, entry.final);
+    return;
+  }
+  discardTemporary(entry.temp);
+  committedFiles.push(entry.final);
+}
+
+function syncFolder(folder: string): void {
+  try {
+    const fd = openSync(folder, 'r');
+    try {
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    commitTemporary(temp, file);
-  } catch (error) {
-    discardTemporary(temp);
-    throw error;
+  } catch {
+    // Some file systems cannot sync a folder; the rename itself is still atomic.
   }
+}
+
+/** Writes a whole file through the door: an exclusive temporary, then an atomic rename. */
+export function writeFileAtomically(file: string, bytes: Uint8Array, role = 'the output'): void {
+  const batch = new OutputBatch();
+  batch.stage(file, role, bytes);
+  batch.commit();
 }

@@ -6,7 +6,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { DataType } from './data-types.js';
 import { AmpError } from './errors.js';
-import { externalRefOf, isExternal } from './external-data.js';
+import { externalRefOf, isExternal, withDataFile } from './external-data.js';
 import type { onnx } from './generated/onnx.js';
 
 /** 4 MiB: large enough that a read costs far more than the call, small enough to stay in cache levels that matter. */
@@ -67,8 +67,8 @@ function readChunks(tensor: onnx.ITensorProto, name: string, scratch: ArrayBuffe
       throw new AmpError('EXTERNAL_DATA_MISSING', `tensor '${name}': external data was not resolved; load the model with loadModel()`, { subject: name });
     }
     requireWholeFloats(ref.length, name);
-    const fd = openSync(ref.file, 'r');
-    try {
+    // Through the descriptor opened and checked at load: the path is never reopened.
+    withDataFile(ref, (fd) => {
       for (let done = 0; done < ref.length; ) {
         const want = Math.min(chunkBytes, ref.length - done);
         let got = 0;
@@ -80,9 +80,7 @@ function readChunks(tensor: onnx.ITensorProto, name: string, scratch: ArrayBuffe
         visit(new Int32Array(scratch, 0, want / 4), done / 4);
         done += want;
       }
-    } finally {
-      closeSync(fd);
-    }
+    });
     return;
   }
   const raw = tensor.raw_data;

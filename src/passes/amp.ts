@@ -13,7 +13,9 @@ import { ModelGraph, type GraphScope } from '../onnx/graph.js';
 import { opsetsOf } from '../onnx/opsets.js';
 import { inferElemTypes, type ElemTypes } from '../onnx/type-inference.js';
 import { inferShapes } from '../onnx/shape-inference.js';
-import { planCasts, type CastStats } from './amp/cast-plan.js';
+import { planCasts, type CastStats, type TypeAfterPlan } from './amp/cast-plan.js';
+import { foldCasts } from './amp/cast-fold.js';
+import { carriedFills, clampFills, readMaskFillRules, type CarriedFills } from './amp/mask-fill.js';
 import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decisions.js';
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
@@ -21,8 +23,11 @@ import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type P
 import { validateModel } from './validate.js';
 import { phase } from '../onnx/phases.js';
 import { sortGraph } from './amp/graph-order.js';
+import { printable } from '../onnx/printable.js';
+import { boundedRegex } from './amp/bounded-regex.js';
 import { inlineLocalFunctions, localFunctionKey } from './amp/inline-functions.js';
 import { findKvCache, requireKvCache, storeKvCacheInFloat16, type KvCacheValues } from './amp/kv-cache.js';
+import { findFloatBoundary, retypeBoundary, type BoundaryValues } from './amp/io-types.js';
 import { matrixFigures, type TensorCoreLint } from './amp/tensor-core-lint.js';
 import type { MatrixFlops } from './amp/flops.js';
 import { staticInputs } from './amp/static-dims.js';
@@ -64,6 +69,13 @@ export interface AmpOptions {
    * 'fp16' declares the past/present inputs and outputs float16 (half the cache memory).
    */
   kvCache?: 'keep' | 'fp16';
+  /**
+   * The main graph's float32 inputs and outputs: 'keep' (default) keeps their declared type;
+   * 'fp16' or 'bf16' (the type of `mode`) declares them in it, with the Casts at the model's edges
+   * removed (onnxconverter-common's keep_io_types=False). An edge Cast stays only where a node
+   * computing float32 reads an input or writes an output itself; the summary names it.
+   */
+  ioTypes?: 'keep' | 'fp16' | 'bf16';
   /**
    * The execution provider the model will run on (rules/kernels.json): 'cuda' runs ops whose CUDA
    * kernel accumulates in float32 (LayerNormalization, Softmax) in the low type in the middle of
@@ -131,6 +143,10 @@ export interface NodeAudit {
   castsAdded: string[];
   /** Casts added after the node's outputs: a graph output it writes keeps its type through them. */
   castsOnOutputs: string[];
+  /** Casts the pass inserted next to this (the model's own) Cast and folded into it; present only when some were. */
+  castsFolded?: string[];
+  /** Clamps of mask fills the pass put before the float16 Casts this node reads (or is); present only when some were. */
+  masksClamped?: string[];
   /** Input slots with types before and after, Casts on the edge, calibration range (audit-graph.ts). */
   inputs: AuditNodeGraph['inputs'];
   outputs: AuditNodeGraph['outputs'];
@@ -152,6 +168,13 @@ export interface AmpSummary {
   weightCasts: number;
   fp32Casts: number;
   castsRetargeted: number;
+  /** Inserted Casts folded into the model's own Casts next to them (present only when some were). */
+  castsFolded?: Array<{ cast: string; into: string; chain: string }>;
+  /**
+   * Values carrying a mask fill below float16's lowest finite value (finfo(float32).min), clamped
+   * to it by a Max before the Cast that takes them into float16 (rules/mask-fill.json); present only when some were.
+   */
+  masksClamped?: Array<{ clamp: string; value: string; fill: string; cast: string }>;
   weightsConverted: string[];
   weightsKeptFp32: Array<{ name: string; reason: string }>;
   /** Null when the caller asked for no figures (AmpOptions.figures false). */
@@ -170,6 +193,8 @@ export interface AmpSummary {
   alreadyLowPrecision: Array<{ op: string; type: string; count: number }>;
   /** With kvCache 'fp16': the cache inputs and outputs now declared float16. */
   kvCacheFp16?: { inputs: string[]; outputs: string[] };
+  /** With ioTypes 'fp16'/'bf16': the graph inputs and outputs now declared in the low type, and the edge Casts. */
+  ioTypes?: IoTypesSummary;
   /** The --target painted for ('any': no provider assumed). */
   target: Target;
   /** Nodes converted because the target's kernel accumulates in float32 (rule target-kernel). */
@@ -181,6 +206,19 @@ export interface AmpSummary {
    * Tensor Cores) and when the caller asked for no figures (AmpOptions.figures false).
    */
   tensorCoreLint: TensorCoreLint | null;
+}
+
+export interface IoTypesSummary {
+  type: 'float16' | 'bfloat16';
+  inputs: string[];
+  outputs: string[];
+  /** The pass's Casts behind the inputs and before the outputs that the retyping removed. */
+  edgeCastsRemoved: number;
+  /**
+   * Why edge Casts stay: a node computing float32 reads the input or writes the output itself. One
+   * entry per such node; readers of one input share its one Cast.
+   */
+  edgeCastsKept: Array<{ value: string; side: 'input' | 'output'; node: string; op: string; rule: RuleCode }>;
 }
 
 export interface AmpReport {
@@ -204,7 +242,8 @@ export interface AmpResult {
   graph?: ModelGraph;
 }
 
-export function nodeMatcher(patterns: readonly string[]): NodeMatcher {
+/** `option` names where the patterns came from in errors (--force-fp32, a --rules file). */
+export function nodeMatcher(patterns: readonly string[], option = 'pattern'): NodeMatcher {
   const exact = new Set<string>();
   const regexes: RegExp[] = [];
   for (const pattern of patterns) {
@@ -213,16 +252,21 @@ export function nodeMatcher(patterns: readonly string[]): NodeMatcher {
       exact.add(pattern);
       continue;
     }
-    try {
-      regexes.push(new RegExp(match[1] as string, match[2]));
-    } catch (error) {
-      throw new AmpError('BAD_OPTION', `'${pattern}' is not a valid regular expression: ${(error as Error).message}`);
-    }
+    regexes.push(boundedRegex(match[1] as string, match[2] as string, option));
   }
   // No pattern (the usual case): painting asks for every node, so skip hashing its name.
-  if (!exact.size && !regexes.length) return () => false;
+  if (!exact.size && !regexes.length) return NO_NODE;
   return (node) => exact.has(node.name ?? '') || regexes.some((regex) => regex.test(node.name ?? ''));
 }
+
+/** A matcher matching what any of `matchers` matches (those of no pattern dropped). */
+function anyMatcher(matchers: readonly NodeMatcher[]): NodeMatcher {
+  const live = matchers.filter((matcher) => matcher !== NO_NODE);
+  if (live.length <= 1) return live[0] ?? NO_NODE;
+  return (node) => live.some((matcher) => matcher(node));
+}
+
+const NO_NODE: NodeMatcher = () => false;
 
 /**
  * Why this opset cannot host the rewrite, if it cannot: Cast-1 takes its target as a string that
@@ -253,13 +297,15 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   const model = options.inPlace ? (input as onnx.ModelProto) : phase('cloneMs', () => cloneMessage(input) as onnx.ModelProto);
   // Emptied once the summary is taken: see below.
   let plan: PlannedRewrite | undefined = planRewrite(model, options, { target, mode, lists, audit });
-  const { graph, opsets, kvCache, stats } = plan;
-  const modified = plan.anyAllow || kvCache !== undefined;
+  const { graph, opsets, kvCache, boundary, stats } = plan;
+  const modified = plan.anyAllow || kvCache !== undefined || boundary !== undefined;
   let result: onnx.ModelProto = model;
+  let ioTypes: IoTypesSummary | undefined;
   if (stats) {
     phase('commitMs', () => graph.commit());
-    if (kvCache) {
-      storeKvCacheInFloat16(graph, model, kvCache, stats);
+    if (boundary) ioTypes = retypeIo(graph, model, boundary, plan.decisions, mode, stats);
+    else if (kvCache) storeKvCacheInFloat16(graph, model, kvCache, stats);
+    if (kvCache || boundary) {
       // The audit names only Casts that are still in the model.
       if (audit) {
         const present = new Set<string>();
@@ -289,7 +335,7 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   // The decisions are final: the summary is taken now. Without the audit nothing reads them (nor
   // the rest of the plan) after it, so the plan is let go before the types after the rewrite and
   // the validation, where the pass's heap peaks.
-  const summary = summaryOf(plan, mode, modified, options.target ?? 'any');
+  const summary = { ...summaryOf(plan, mode, modified, options.target ?? 'any'), ...(ioTypes ? { ioTypes } : {}) };
   const auditSources = audit
     ? {
         graph,
@@ -325,6 +371,26 @@ export function ampRewrite(input: onnx.IModelProto, options: AmpOptions = {}): A
   return { model: result, report, modified, ...(modified ? { graph } : {}) };
 }
 
+/** Retypes the graph's float32 inputs and outputs (io-types.ts) and says which edge Casts went and which stayed, and why. */
+function retypeIo(graph: ModelGraph, model: onnx.ModelProto, boundary: BoundaryValues, decisions: NodeDecision[], mode: 'fp16' | 'bf16', stats: CastStats): IoTypesSummary {
+  const lowType = mode === 'bf16' ? DataType.BFLOAT16 : DataType.FLOAT16;
+  const rewiring = retypeBoundary(graph, model, boundary, lowType, stats, `--io-types ${mode}`);
+  const byNode = new Map(rewiring.kept.length ? decisions.map((d) => [d.node, d] as const) : []);
+  return {
+    type: mode === 'bf16' ? 'bfloat16' : 'float16',
+    inputs: boundary.inputs,
+    outputs: boundary.outputs,
+    edgeCastsRemoved: rewiring.castsRemoved,
+    edgeCastsKept: rewiring.kept.map(({ value, side, node }) => ({
+      value,
+      side,
+      node: node.name ?? '',
+      op: node.op_type ?? '',
+      rule: byNode.get(node)?.rule ?? 'unlisted',
+    })),
+  };
+}
+
 /** The report's summary of a finished plan (its decisions final, its Casts counted). */
 function summaryOf(plan: PlannedRewrite, mode: 'fp16' | 'bf16', modified: boolean, target: Target): AmpSummary {
   const { decisions, stats, kvCache } = plan;
@@ -345,6 +411,8 @@ interface PlannedRewrite {
   decisions: NodeDecision[];
   anyAllow: boolean;
   kvCache: KvCacheValues | undefined;
+  /** With ioTypes 'fp16'/'bf16': the float32 graph inputs and outputs to retype (undefined when there are none). */
+  boundary: BoundaryValues | undefined;
   /** Undefined when nothing was to be converted (no Cast planned, the model untouched). */
   stats: CastStats | undefined;
   /** The audit's: the wiring before the Casts, each scope's node order, the element types before. */
@@ -373,13 +441,17 @@ function planRewrite(
   const opsets = opsetsOf(model);
   const types = phase('typeInferenceMs', () => inferElemTypes(graph, opsets));
   const weightPins = target === DataType.FLOAT16 ? phase('weightRangeMs', () => nodesReadingOutOfRangeWeights(graph)) : new Map<onnx.INodeProto, PinnedNode>();
+  const weightInputs = new Set(options.weightInputs ?? []);
   const paintOptions = {
     target,
     mode,
-    forceFp32: nodeMatcher([...(options.forceFp32 ?? []), ...(options.listChanges ?? []).flatMap((layer) => layer.forceFp32 ?? [])]),
+    forceFp32: anyMatcher([
+      nodeMatcher(options.forceFp32 ?? [], 'forceFp32 (--force-fp32)'),
+      ...(options.listChanges ?? []).map((layer) => nodeMatcher(layer.forceFp32 ?? [], `${printable(layer.origin, 200)}: forceFp32`)),
+    ]),
     pinned: weightPins,
-    forceFp16: nodeMatcher(options.forceFp16 ?? []),
-    weightInputs: new Set(options.weightInputs ?? []),
+    forceFp16: nodeMatcher(options.forceFp16 ?? [], 'forceFp16 (--force-fp16)'),
+    weightInputs: weightInputs as ReadonlySet<string>,
     targetPolicy: targetPolicy(options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
   };
   const paintAll = (): Map<GraphScope, ScopePaint> => new Map(graph.scopes.map((scope) => [scope, paintScope(scope, types, opsets, lists, paintOptions)]));
@@ -407,6 +479,9 @@ function planRewrite(
     // A cache already declared float16 (the pass's own output) needs nothing: the rewrite stays idempotent.
     if (found.inputs.length || found.outputs.length) kvCache = found;
   }
+  const boundary = ioBoundary(graph, options, mode);
+  // An input that arrives in the low type is no fp32 stream for the between-allow rule (paint.ts).
+  if (boundary) paintOptions.weightInputs = new Set([...paintOptions.weightInputs, ...boundary.inputs]);
 
   const castProblem = castUnavailable(opsets.get('') ?? 0, target);
   const paints = phase('paintMs', () => paintAll());
@@ -444,21 +519,70 @@ function planRewrite(
   // of each node list costs a pointer per node; the wiring is copied only for nodes that change.
   const fileOrder = audit ? graph.scopes.map((scope) => (scope.graph.node ?? []).slice()) : [];
   // The kv-cache rewrite rewires nodes of its own: before it, the wiring of every node is kept.
-  const wiring: Wiring | undefined = !audit ? undefined : kvCache ? snapshotWiring(decisions) : new Map();
+  const rewired = kvCache !== undefined || boundary !== undefined;
+  const wiring: Wiring | undefined = !audit ? undefined : rewired ? snapshotWiring(decisions) : new Map();
+  // Mask fills beyond float16's range, found before the Casts rename edges (bf16 keeps fp32's range).
+  const carried: CarriedFills = anyAllow && target === DataType.FLOAT16 ? phase('castPlanMs', () => carriedFills(graph, readMaskFillRules().lowest.float16)) : new Map();
   const stats =
-    anyAllow || kvCache
-      ? phase('castPlanMs', () =>
-          planCasts(graph, paints, types, {
+    anyAllow || rewired
+      ? phase('castPlanMs', () => {
+          const planned = planCasts(graph, paints, types, {
             target,
             weights: options.weights ?? 'fp32',
-            weightInputs: paintOptions.weightInputs,
-            wiring: kvCache ? undefined : wiring,
+            weightInputs,
+            wiring: rewired ? undefined : wiring,
             noteCasts: audit,
-          }),
-        )
+          });
+          return tidyPlannedCasts(graph, paints, planned, { weightInputs: paintOptions.weightInputs, carried, opset: opsets.get('') ?? 0 });
+        })
       : undefined;
   // Unmodified, the audit reads the types before as the types after too.
-  return { graph, opsets, decisions, anyAllow, kvCache, stats, wiring, fileOrder, typesBefore: audit ? types : undefined, flops, lint };
+  return { graph, opsets, decisions, anyAllow, kvCache, boundary, stats, wiring, fileOrder, typesBefore: audit ? types : undefined, flops, lint };
+}
+
+/** The graph inputs and outputs --io-types retypes, or undefined (keep, or none in float32). */
+function ioBoundary(graph: ModelGraph, options: AmpOptions, mode: 'fp16' | 'bf16'): BoundaryValues | undefined {
+  const ioTypes = options.ioTypes ?? 'keep';
+  if (ioTypes === 'keep') return undefined;
+  if (ioTypes !== mode) {
+    throw new AmpError('BAD_OPTION', `--io-types ${ioTypes} needs --mode ${ioTypes}: the graph's inputs and outputs take the type the model computes in (here ${mode})`, { subject: 'ioTypes' });
+  }
+  const boundary = findFloatBoundary(graph);
+  return boundary.inputs.length || boundary.outputs.length ? boundary : undefined;
+}
+
+/**
+ * After the Casts are planned: folds the inserted Casts into the model's own Casts next to them
+ * (cast-fold.ts) and takes the removed ones off the counts, then clamps the mask fills that enter
+ * float16 (mask-fill.ts). The type oracle is dropped from the stats here: only these steps read it.
+ */
+function tidyPlannedCasts(
+  graph: ModelGraph,
+  paints: Map<GraphScope, ScopePaint>,
+  planned: CastStats & { typeAfter?: TypeAfterPlan },
+  { weightInputs, carried, opset }: { weightInputs: ReadonlySet<string>; carried: CarriedFills; opset: number },
+): CastStats {
+  const { typeAfter, ...stats } = planned;
+  if (!typeAfter) return stats;
+  const decisionOf = (scope: GraphScope, node: onnx.INodeProto) => paints.get(scope)?.nodes.get(node)?.decision;
+  const folds = foldCasts({
+    graph,
+    decisionOf,
+    typeOf: typeAfter,
+    isWeight: (scope, name) => {
+      const definition = scope.resolve(name);
+      return definition?.kind === 'initializer' || weightInputs.has(name) || (definition?.kind === 'node' && definition.producer.node.op_type === 'Constant');
+    },
+  });
+  if (folds.folded.length) {
+    stats.castsToTarget -= folds.removedToTarget;
+    stats.weightCasts -= folds.removedWeightCasts;
+    stats.castsToFloat32 -= folds.removedToFloat32;
+    stats.castsFolded = folds.folded;
+  }
+  const clamps = clampFills({ graph, carried, lowest: readMaskFillRules().lowest.float16, decisionOf, typeOf: typeAfter, opset });
+  if (clamps.length) stats.masksClamped = clamps;
+  return stats;
 }
 
 /**
@@ -577,7 +701,7 @@ function buildAudit({ graph, decisions, wiring, fileOrder, typesBefore, typesAft
   const nodes = decisions.map((d): NodeAudit => {
     const nodeTypesAfter = nodeTypes(d, typesAfter, target);
     const edges = drawn.nodes.get(d.node) as AuditNodeGraph;
-    return {
+    const audit: NodeAudit = {
       node: d.node.name ?? '',
       id: ids.get(d.node) ?? d.node.name ?? '',
       precision: nodeTypesAfter.precision,
@@ -596,6 +720,9 @@ function buildAudit({ graph, decisions, wiring, fileOrder, typesBefore, typesAft
       outputs: edges.outputs,
       subgraphs: edges.subgraphs,
     };
+    if (d.castsFolded) audit.castsFolded = d.castsFolded;
+    if (d.masksClamped) audit.masksClamped = d.masksClamped;
+    return audit;
   });
   return { nodes, scopes: drawn.scopes };
 }
@@ -647,6 +774,8 @@ function summarize(
     weightCasts: stats?.weightCasts ?? 0,
     fp32Casts: stats?.castsToFloat32 ?? 0,
     castsRetargeted: stats?.castsRetargeted ?? 0,
+    ...(stats?.castsFolded?.length ? { castsFolded: stats.castsFolded } : {}),
+    ...(stats?.masksClamped?.length ? { masksClamped: stats.masksClamped } : {}),
     weightsConverted: stats?.weightsConverted ?? [],
     weightsKeptFp32: stats?.weightsKept ?? [],
     matrixFlops: flops,

@@ -12,8 +12,7 @@
  */
 import { findAttribute, dtypeAttribute, setDtypeAttribute } from '../onnx/attributes.js';
 import { cloneMessage } from '../onnx/clone.js';
-import { DataType, LOW_PRECISION_TYPES, dataTypeName } from '../onnx/data-types.js';
-import { AmpError } from '../onnx/errors.js';
+import { DataType, LOW_PRECISION_TYPES } from '../onnx/data-types.js';
 import { tensorRawBytes } from '../onnx/external-data.js';
 import { bfloat16BitsToFloat32, float16BitsToFloat32 } from '../onnx/float16.js';
 import { onnx } from '../onnx/generated/onnx.js';
@@ -99,13 +98,23 @@ export function emulateNumerics(input: onnx.IModelProto): EmulationResult {
   const graph = new ModelGraph(model);
   const types = inferElemTypes(graph, opsetsOf(model));
   const report: EmulationReport = { roundedValues: { float16: 0, bfloat16: 0 }, widenedConstants: 0, retypedNodes: 0, scope: EMULATION_SCOPE };
-  for (const scope of graph.scopes) emulateScope(graph, scope, types, report);
+  const subgraphReads: SubgraphRead[] = [];
+  for (const scope of graph.scopes) emulateScope(graph, scope, types, report, subgraphReads);
   graph.commit();
+  // Subgraphs read the widened copy of a low-precision model input or output by its new name.
+  for (const read of subgraphReads) renameInSubgraphs(read.node, read.from, read.to);
   const changed = report.roundedValues.float16 + report.roundedValues.bfloat16 + report.widenedConstants + report.retypedNodes > 0;
   return { model: changed ? model : (input as onnx.ModelProto), report, changed };
 }
 
-function emulateScope(graph: ModelGraph, scope: GraphScope, types: ElemTypes, report: EmulationReport): void {
+/** A main-graph node whose subgraphs read `from`, to read `to` instead once the graph is committed. */
+interface SubgraphRead {
+  node: onnx.INodeProto;
+  from: string;
+  to: string;
+}
+
+function emulateScope(graph: ModelGraph, scope: GraphScope, types: ElemTypes, report: EmulationReport, subgraphReads: SubgraphRead[]): void {
   const isMain = scope === graph.main;
   // Weights: stored low-precision values are exact in float32.
   const initializers = scope.graph.initializer ?? [];
@@ -124,7 +133,7 @@ function emulateScope(graph: ModelGraph, scope: GraphScope, types: ElemTypes, re
   } else {
     for (const info of scope.graph.input ?? []) {
       const type = info.type?.tensor_type?.elem_type ?? undefined;
-      if (isLow(type) && !scope.initializers.has(info.name ?? '')) widenGraphInput(graph, scope, info.name ?? '');
+      if (isLow(type) && !scope.initializers.has(info.name ?? '')) widenGraphInput(graph, scope, info.name ?? '', subgraphReads);
     }
   }
   for (const node of scope.currentNodes()) {
@@ -141,7 +150,7 @@ function emulateScope(graph: ModelGraph, scope: GraphScope, types: ElemTypes, re
     (node.output ?? []).forEach((name, index) => {
       const type = name ? types.get(scope, name) : undefined;
       if (!isLow(type)) return;
-      roundOutput(graph, scope, node, index, type, isCastToLow, isMain && scope.isGraphOutput(name));
+      roundOutput(graph, scope, node, index, type, isCastToLow, isMain && scope.isGraphOutput(name), subgraphReads);
       if (type === DataType.FLOAT16) report.roundedValues.float16++;
       else report.roundedValues.bfloat16++;
     });
@@ -182,6 +191,7 @@ function roundOutput(
   type: number,
   nodeRounds: boolean,
   isModelOutput: boolean,
+  subgraphReads: SubgraphRead[],
 ): void {
   const name = (node.output as string[])[index] as string;
   const suffix = type === DataType.FLOAT16 ? 'fp16' : 'bf16';
@@ -205,22 +215,43 @@ function roundOutput(
   // A model output stays low; its readers inside the model read a widened copy.
   const readers = scope.consumersOf(name).filter((use) => use.node !== anchor);
   if (!readers.length) return;
-  if (readers.some((use) => use.index < 0)) {
-    throw new AmpError('BAD_OPTION', `cannot emulate: ${dataTypeName(type)} model output '${name}' is also read inside a subgraph`, { subject: name });
-  }
   const widened = graph.uniqueName(`${name}__widened`);
   scope.insertNodeAfter(anchor, castNode(graph.uniqueName(`${name}__widen`), name, widened, DataType.FLOAT));
-  for (const use of readers) scope.setInput(use.node, use.index, widened);
+  rewireReaders(scope, readers, name, widened, subgraphReads);
 }
 
-/** A float16/bfloat16 model input stays so; its readers read a float32 copy. */
-function widenGraphInput(graph: ModelGraph, scope: GraphScope, name: string): void {
+/** Direct readers read `widened` now; a node whose subgraphs read `name` is renamed inside them after commit. */
+function rewireReaders(scope: GraphScope, readers: readonly { node: onnx.INodeProto; index: number }[], name: string, widened: string, subgraphReads: SubgraphRead[]): void {
+  const direct = readers.filter((use) => use.index >= 0);
+  for (const node of new Set(readers.filter((use) => use.index < 0).map((use) => use.node))) subgraphReads.push({ node, from: name, to: widened });
+  for (const use of direct) scope.setInput(use.node, use.index, widened);
+}
+
+/** Renames the reads of an outer value in every subgraph of `node`, down to a graph that defines the name itself. */
+function renameInSubgraphs(node: onnx.INodeProto, from: string, to: string): void {
+  for (const attribute of node.attribute ?? []) {
+    for (const subgraph of [attribute.g, ...(attribute.graphs ?? [])]) if (subgraph) renameInGraph(subgraph, from, to);
+  }
+}
+
+function renameInGraph(graph: onnx.IGraphProto, from: string, to: string): void {
+  const defines =
+    (graph.input ?? []).some((i) => i.name === from) ||
+    (graph.initializer ?? []).some((t) => t.name === from) ||
+    (graph.node ?? []).some((n) => (n.output ?? []).includes(from));
+  if (defines) return;
+  for (const node of graph.node ?? []) {
+    if (node.input?.includes(from)) node.input = node.input.map((input) => (input === from ? to : input));
+    renameInSubgraphs(node, from, to);
+  }
+  for (const output of graph.output ?? []) if (output.name === from) output.name = to;
+}
+
+/** A float16/bfloat16 model input stays so; its readers, in the main graph or inside a subgraph, read a float32 copy. */
+function widenGraphInput(graph: ModelGraph, scope: GraphScope, name: string, subgraphReads: SubgraphRead[]): void {
   const readers = [...scope.consumersOf(name)];
   if (!readers.length) return;
-  if (readers.some((use) => use.index < 0)) {
-    throw new AmpError('BAD_OPTION', `cannot emulate: low-precision model input '${name}' is read inside a subgraph`, { subject: name });
-  }
   const widened = graph.uniqueName(`${name}__widened`);
   scope.insertNodeAfter(null, castNode(graph.uniqueName(`${name}__widen`), name, widened, DataType.FLOAT));
-  for (const use of readers) scope.setInput(use.node, use.index, widened);
+  rewireReaders(scope, readers, name, widened, subgraphReads);
 }

@@ -8,6 +8,7 @@ import { repairTolerated } from '../onnx/repair.js';
 import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ampRewrite, type AmpOptions, type AmpReport } from './amp.js';
+import { ortTrainingRefusal } from './training/ort-training.js';
 import { addLossScaling, DEFAULT_DYNAMIC_SCALE, type LossScale, type LossScalingReport } from './loss-scaling.js';
 import { checkRewriteOptions } from '../api/check-options.js';
 import { looksLikeTrainingGraph, type ContractOptions } from './training/contract.js';
@@ -66,6 +67,15 @@ function rewriteRepaired(model: onnx.IModelProto, options: RewriteOptions): { mo
   const contractGiven = Object.values(options.contract ?? {}).some((v) => v !== undefined);
   const isTraining = training === 'on' || (training === 'auto' && (contractGiven || looksLikeTrainingGraph(model, options.contract?.stateSuffix)));
   if (!isTraining) {
+    // Loss scaling asked of a graph it is not applied to is an error, never a silent no-op.
+    if (options.lossScale && options.lossScale.kind !== 'none') {
+      const asked = `--loss-scale ${options.lossScale.kind}`;
+      if (training === 'off') throw new AmpError('BAD_OPTION', `${asked} scales training graphs; drop it or --training off`);
+      throw ortTrainingRefusal(model, asked) ?? new AmpError('TRAINING_CONTRACT', `${asked} cannot be applied: not a training graph (no output X${options.contract?.stateSuffix ?? '.next'} for an input X); pass --training on to see what is missing, or drop --loss-scale`);
+    }
+    if (options.lossScale !== undefined) {
+      throw new AmpError('BAD_OPTION', `--loss-scale and its growth/backoff/interval/min/max options (lossScale) apply to training graphs, and this is an inference graph (no output X${options.contract?.stateSuffix ?? '.next'} for an input X): drop them, or say --training on`, { subject: 'lossScale' });
+    }
     if (training === 'off' || !contractGiven) {
       const result = rewrite(model, options);
       return { model: result.model, report: { amp: result.report }, modified: result.modified };
@@ -73,7 +83,14 @@ function rewriteRepaired(model: onnx.IModelProto, options: RewriteOptions): { mo
     throw new AmpError('BAD_OPTION', '--loss/--loss-grad/--grad-suffix/--state-suffix describe a training graph; drop them or --training off');
   }
   const lossScale = options.lossScale ?? (options.mode === 'bf16' ? { kind: 'none' as const } : DEFAULT_DYNAMIC_SCALE);
-  const scaled = addLossScaling(model, lossScale, options.contract);
+  let scaled: ReturnType<typeof addLossScaling>;
+  try {
+    scaled = addLossScaling(model, lossScale, options.contract);
+  } catch (error) {
+    // An ONNX Runtime training graph fails our contract for reasons worth naming.
+    if (error instanceof AmpError && error.code === 'TRAINING_CONTRACT') throw ortTrainingRefusal(model, '--training on') ?? error;
+    throw error;
+  }
   const weightInputs = [...(options.weightInputs ?? []), ...scaled.report.contract.state.map((s) => s.input)];
   // scaled.model is the loss-scaling pass's own copy: the AMP pass may edit it in place.
   const result = rewrite(scaled.model, { ...options, weightInputs, inPlace: true });

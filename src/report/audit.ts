@@ -1,6 +1,7 @@
 /** The per-node audit: JSON for machines, Markdown for people. Both render the pass's report. */
 import type { AmpReport } from '../passes/amp.js';
 import type { LossScalingReport } from '../passes/loss-scaling.js';
+import { markdownCodeBlock, markdownText } from './markdown-text.js';
 import { renderSummary } from './summary.js';
 import { renderTensorCoreSection } from './target-summary.js';
 
@@ -17,28 +18,29 @@ const LEGEND = [
   '- **rule**: the rule that decided, with its **reason**; **casts added**: the Casts inserted on the node\'s inputs.',
 ];
 
-const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** A table cell of model-supplied text (markdownText() escapes pipes and newlines with the rest). */
+const cell = (text: string): string => markdownText(text);
 
 export function renderAuditMarkdown(report: AmpReport, training?: LossScalingReport): string {
-  const out: string[] = ['# amp-rewrite audit', '', '```', renderSummary(report.summary).trimEnd(), '```', ''];
+  const out: string[] = ['# amp-rewrite audit', '', ...markdownCodeBlock(renderSummary(report.summary).trimEnd()), ''];
   if (training) {
-    out.push('## Training graph', '', `- loss: \`${training.contract.loss}\`, seed: \`${training.contract.lossGrad}\``);
-    out.push(`- gradients unscaled in fp32: ${training.contract.params.map((p) => `\`${p.grad}\``).join(', ')}`);
-    out.push(`- state outputs guarded: ${training.contract.state.map((s) => `\`${s.output}\``).join(', ')}`, `- loss scale: ${training.lossScale.kind}`, '');
+    out.push('## Training graph', '', `- loss: ${markdownText(training.contract.loss)}, seed: ${markdownText(training.contract.lossGrad)}`);
+    out.push(`- gradients unscaled in fp32: ${training.contract.params.map((p) => markdownText(p.grad)).join(', ')}`);
+    out.push(`- state outputs guarded: ${training.contract.state.map((s) => markdownText(s.output)).join(', ')}`, `- loss scale: ${training.lossScale.kind}`, '');
   }
   out.push('## Nodes', '', ...LEGEND, '');
   out.push('| scope | node | op | precision | types in → out | list | rule | reason | casts added |', '|---|---|---|---|---|---|---|---|---|');
   for (const n of report.nodes) {
     const types = `${n.inputTypes.map((t) => t || '·').join(', ')} → ${n.outputTypes.map((t) => t || '·').join(', ')}`;
     out.push(
-      `| ${cell(n.scope)} | ${cell(n.id)} | ${cell(n.domain ? `${n.domain}:${n.op}` : n.op)} | ${n.precision} | ${cell(types)} | ${n.list ?? ''} | ${n.rule} | ${cell(n.reason)} | ${cell([...n.castsAdded, ...(n.castsOnOutputs ?? []).map((c) => `after output: ${c}`)].join(', '))} |`,
+      `| ${cell(n.scope)} | ${cell(n.id)} | ${cell(n.domain ? `${n.domain}:${n.op}` : n.op)} | ${n.precision} | ${cell(types)} | ${n.list ?? ''} | ${n.rule} | ${markdownText(n.reason, 1000)} | ${cell([...n.castsAdded, ...(n.castsOnOutputs ?? []).map((c) => `after output: ${c}`)].join(', '))} |`,
     );
   }
   out.push(...renderTensorCoreSection(report));
   out.push('', '## Effective lists', '');
   for (const [list, entries] of Object.entries(report.lists)) {
     out.push(`### ${list}`, '');
-    for (const e of entries) out.push(`- ${e.domain ? `${e.domain}:` : ''}${e.op}: ${e.reason}${e.origin === 'default' ? '' : ` (${e.origin})`}`);
+    for (const e of entries) out.push(`- ${markdownText(e.domain ? `${e.domain}:${e.op}` : e.op)}: ${markdownText(e.reason, 1000)}${e.origin === 'default' ? '' : ` (${markdownText(e.origin)})`}`);
     out.push('');
   }
   return `${out.join('\n')}\n`;

@@ -42,9 +42,20 @@ export function renderSummary(summary: AmpSummary): string {
   if (summary.kvCacheFp16) {
     lines.push(`KV cache stored in FP16: ${summary.kvCacheFp16.inputs.length} inputs, ${summary.kvCacheFp16.outputs.length} outputs (graph I/O retyped)`);
   }
+  if (summary.ioTypes) lines.push(...renderIoTypesLines(summary.ioTypes, low));
   lines.push(`Weight casts to ${low} (Const and Variable casts): ${summary.weightCasts}`);
   lines.push(`Casts back to FP32 (graph outputs included): ${summary.fp32Casts}`);
   if (summary.castsRetargeted) lines.push(`Existing Casts now casting to ${low}: ${summary.castsRetargeted}`);
+  if (summary.masksClamped?.length) {
+    const first = summary.masksClamped[0] as { value: string; fill: string; cast: string };
+    lines.push(
+      `Mask fills clamped to ${low}'s lowest finite value (-65504) before entering ${low}: ${summary.masksClamped.length} (e.g. '${printable(first.value)}', from '${printable(first.fill)}', before '${printable(first.cast)}')`,
+    );
+  }
+  if (summary.castsFolded?.length) {
+    const first = summary.castsFolded[0] as { cast: string; into: string; chain: string };
+    lines.push(`Inserted Casts folded into the model's own Casts: ${summary.castsFolded.length} (e.g. '${printable(first.cast)}' into '${printable(first.into)}', ${first.chain})`);
+  }
   if (summary.weightsConverted.length || summary.weightsKeptFp32.length) {
     lines.push(`Weights stored in ${low}: ${summary.weightsConverted.length}`);
     for (const kept of summary.weightsKeptFp32) lines.push(`  kept FP32: '${printable(kept.name)}' ${printable(kept.reason, 300)}`);
@@ -79,6 +90,20 @@ function unprocessedLines(summary: AmpSummary): string[] {
   const shown = ops.slice(0, 10).map((o) => `${o.count} ${printable(o.op, 100)} (${o.rule})`);
   const more = ops.length > 10 ? `, and ${ops.length - 10} more op types (see the audit)` : '';
   return [`Ops left unprocessed: ${shown.join(', ')}${more}`];
+}
+
+/** --io-types: which graph inputs and outputs changed type, and each edge Cast that had to stay, with why. */
+function renderIoTypesLines(io: NonNullable<AmpSummary['ioTypes']>, low: string): string[] {
+  // One Cast per value, however many readers computing float32 share it.
+  const kept = new Set(io.edgeCastsKept.map((edge) => `${edge.side}:${edge.value}`)).size;
+  const lines = [
+    `Graph inputs and outputs in ${low}: ${io.inputs.length} inputs, ${io.outputs.length} outputs (edge Casts removed: ${io.edgeCastsRemoved}, kept: ${kept})`,
+  ];
+  for (const edge of io.edgeCastsKept) {
+    const where = edge.side === 'input' ? `input '${printable(edge.value)}' read by` : `output '${printable(edge.value)}' written by`;
+    lines.push(`  kept: ${where} ${printable(edge.op)} '${printable(edge.node)}', which computes FP32 (${edge.rule})`);
+  }
+  return lines;
 }
 
 function formatFlops(flops: number): string {

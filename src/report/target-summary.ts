@@ -1,5 +1,7 @@
 /** The summary's lines about --target: what the provider's kernels changed, and what it runs slowly. */
+import { printable } from '../onnx/printable.js';
 import type { AmpSummary } from '../passes/amp.js';
+import { markdownText } from './markdown-text.js';
 import { readKernelRules } from '../passes/amp/target-policy.js';
 
 /** Printed only when some converted matrix op is off the multiple: a clean model's summary is unchanged. */
@@ -7,7 +9,7 @@ export function renderTensorCoreLines(summary: Pick<AmpSummary, 'tensorCoreLint'
   const lint = summary.tensorCoreLint;
   if (!lint?.findings.length) return [];
   const lines = [`Tensor Core lint: ${lint.findings.length} of ${lint.checked} converted matrix ops have dimensions that are not multiples of ${lint.multiple}:`];
-  for (const finding of lint.findings.slice(0, 5)) lines.push(`  ${finding.message}`);
+  for (const finding of lint.findings.slice(0, 5)) lines.push(`  ${printable(finding.message, 300)}`);
   if (lint.findings.length > 5) lines.push(`  ... and ${lint.findings.length - 5} more (see the audit)`);
   if (lint.unknown) lines.push(`  ${lint.unknown} more not checked: shapes unknown (give --dim name=size)`);
   return lines;
@@ -28,7 +30,7 @@ export function renderTargetLines(summary: Pick<AmpSummary, 'mode' | 'target' | 
     group.count++;
     groups.set(key, group);
   }
-  for (const [key, { count, example }] of groups) lines.push(`  ${count} ${key} (e.g. ${example})`);
+  for (const [key, { count, example }] of groups) lines.push(`  ${count} ${printable(key, 200)} (e.g. ${printable(example, 300)})`);
   return lines;
 }
 
@@ -39,7 +41,7 @@ export function renderTensorCoreSection(report: { summary: Pick<AmpSummary, 'ten
   const out = ['', '## Tensor Core lint', '', `Dimensions of converted matrix ops that are not multiples of ${lint.multiple}, with the padding that fixes each (${lint.source}).`, ''];
   out.push('| node | op | dimension | size | pad to |', '|---|---|---|---|---|');
   for (const finding of lint.findings) {
-    for (const dim of finding.dims) out.push(`| ${finding.node.replace(/\|/g, '\\|')} | ${finding.op} | ${dim.role} | ${dim.size} | ${dim.padTo} |`);
+    for (const dim of finding.dims) out.push(`| ${markdownText(finding.node)} | ${markdownText(finding.op)} | ${dim.role} | ${dim.size} | ${dim.padTo} |`);
   }
   return out;
 }

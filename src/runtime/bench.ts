@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { InferenceSession } from 'onnxruntime-node';
-import { compareOutput, scaledTolerance, type OutputComparison } from './compare.js';
+import { DEFAULT_TOLERANCE, judgeTensors, type OutputComparison } from './compare.js';
 import type { Feeds } from './inputs.js';
 import { openSession, type Provider } from './session.js';
 
@@ -81,7 +81,7 @@ export async function benchmarkPair(
     const candidate = await opened[opened.length - 1]!.session.run(feeds);
     const accuracy = opened[0]!.session.outputNames.map((name) => {
       const expected = reference[name]!;
-      return compareOutput(name, expected, candidate[name]!, scaledTolerance(expected, options.tolerance.atol, options.tolerance.rtol));
+      return judgeTensors(name, expected, candidate[name], { ...options.tolerance, atolFloor: DEFAULT_TOLERANCE.atolFloor });
     });
     const results = opened.map((o) => {
       const sorted = [...o.times].sort((a, b) => a - b);

@@ -15,7 +15,7 @@ import { AmpError } from '../onnx/errors.js';
 import { assertSeparateFiles, writeFileAtomically } from '../onnx/safe-write.js';
 import { findLibrary, type LibrarySearch } from './native-libraries.js';
 import { ORT_MISSING } from './ort.js';
-import { openSession, PROVIDERS, type Provider } from './session.js';
+import { openSession, withoutInstallHint, PROVIDERS, type Provider } from './session.js';
 
 /** The provider libraries ONNX Runtime looks for beside its runtime. */
 export const CUDA_PROVIDER_FILES = ['libonnxruntime_providers_cuda.so', 'libonnxruntime_providers_shared.so'] as const;
@@ -24,13 +24,60 @@ export const CUDA_PROVIDER_FILES = ['libonnxruntime_providers_cuda.so', 'libonnx
 export const CUDA_LIBRARIES = ['libcudart.so.', 'libcublas.so.', 'libcublasLt.so.', 'libcurand.so.', 'libcufft.so.', 'libcudnn.so.'] as const;
 
 export interface DoctorReport {
+  /** The Node.js running the tool (process.version). */
+  node: string;
   runtime: { installed: boolean; version?: string; binaryDir?: string; problem?: string };
+  /**
+   * What the installed runtime's CUDA provider needs (rules/onnxruntime-cuda.json) and the CUDA
+   * runtime and cuDNN majors found; absent without onnxruntime-node.
+   */
+  cudaVersions?: CudaVersionCheck;
   providers: Array<{ provider: Provider; starts: boolean; reason?: string }>;
   cudaProvider: { dir?: string; files: Array<{ file: string; found: boolean }> };
   libraries: Array<{ library: string; path?: string }>;
   vulkan?: string;
   devices: Array<{ name: string; computeCapability: string; driver: string }>;
   missing: string[];
+}
+
+export interface CudaVersionCheck {
+  /** Null: the installed release has no entry in rules/onnxruntime-cuda.json. */
+  needs: { cuda: number; cudnn: number; installFlag: string } | null;
+  /** Majors of the libcudart.so.N and libcudnn.so.N the loader finds (the needed one first); null when none. */
+  cudaFound: number | null;
+  cudnnFound: number | null;
+  ok: boolean;
+}
+
+interface CudaRules {
+  releases: Record<string, { cuda: number; cudnn: number; installFlag: string; source: string }>;
+}
+
+let cudaRules: CudaRules | undefined;
+/** What the CUDA provider of onnxruntime-node `version` needs, by its major.minor; null when the rules do not know it. */
+export function cudaNeeds(version: string): CudaVersionCheck['needs'] {
+  cudaRules ??= JSON.parse(readFileSync(new URL('../../rules/onnxruntime-cuda.json', import.meta.url), 'utf8')) as CudaRules;
+  const release = cudaRules.releases[version.split('.').slice(0, 2).join('.')];
+  return release ? { cuda: release.cuda, cudnn: release.cudnn, installFlag: release.installFlag } : null;
+}
+
+/** The major version in a library's file name (libcudart.so.13 -> 13; libcudart.so.12.4.127 -> 12). */
+function majorOf(file: string | undefined): number | null {
+  const match = file ? /\.so\.(\d+)/.exec(path.basename(file)) : null;
+  return match ? Number(match[1]) : null;
+}
+
+/** The library with the needed major if the loader finds it, else whichever version it finds. */
+function findMajor(prefix: string, needed: number | undefined, search: LibrarySearch): string | undefined {
+  return (needed !== undefined ? findLibrary(`${prefix}${needed}`, search) : undefined) ?? findLibrary(prefix, search);
+}
+
+/** The CUDA runtime and cuDNN found, against what the installed runtime's CUDA provider needs. */
+export function checkCudaVersions(runtimeVersion: string, search: LibrarySearch = {}): CudaVersionCheck {
+  const needs = cudaNeeds(runtimeVersion);
+  const cudaFound = majorOf(findMajor('libcudart.so.', needs?.cuda, search));
+  const cudnnFound = majorOf(findMajor('libcudnn.so.', needs?.cudnn, search));
+  return { needs, cudaFound, cudnnFound, ok: needs !== null && cudaFound === needs.cuda && cudnnFound === needs.cudnn };
 }
 
 export interface DoctorOptions {
@@ -103,7 +150,9 @@ export async function diagnose(options: DoctorOptions = {}): Promise<DoctorRepor
       await opened.session.release();
       providers.push({ provider, starts: true });
     } catch (error) {
-      providers.push({ provider, starts: false, reason: (error as Error).message.replace(/^no execution provider could start \(tried \w+\): /, '') });
+      // The route to install a provider is in the missing list, not repeated (nor pointing at doctor) here.
+      const reason = (error as Error).message.replace(/^no execution provider could start \(tried \w+\): /, '');
+      providers.push({ provider, starts: false, reason: withoutInstallHint(provider, reason) });
     }
   }
 
@@ -115,7 +164,7 @@ export async function diagnose(options: DoctorOptions = {}): Promise<DoctorRepor
   if (runtime.installed && cudaProvider.files.some((f) => !f.found)) {
     missing.push(
       `ONNX Runtime's CUDA provider (${cudaProvider.files.filter((f) => !f.found).map((f) => f.file).join(', ')}) is not beside the runtime in ${providerDir}: ` +
-        'online, ONNXRUNTIME_NODE_INSTALL=cuda12 node node_modules/onnxruntime-node/script/install.js; offline, amp-rewrite doctor --cuda-provider-dir <folder holding them> --install',
+        'online, ONNXRUNTIME_NODE_INSTALL=cuda12 node node_modules/onnxruntime-node/script/install.js; offline, add --cuda-provider-dir <folder holding them> --install to this command',
     );
   }
 
@@ -126,13 +175,30 @@ export async function diagnose(options: DoctorOptions = {}): Promise<DoctorRepor
   const absent = libraries.filter((l) => !l.path).map((l) => `${l.library}*`);
   if (absent.length) missing.push(`CUDA/cuDNN libraries the loader cannot find: ${absent.join(', ')} (install CUDA and cuDNN 9, or add their folders to LD_LIBRARY_PATH)`);
 
+  let cudaVersions: CudaVersionCheck | undefined;
+  if (runtime.installed && runtime.version) {
+    cudaVersions = checkCudaVersions(runtime.version, search);
+    const { needs, cudaFound, cudnnFound } = cudaVersions;
+    const ort = `onnxruntime-node ${runtime.version}`;
+    if (!needs) {
+      missing.push(`the CUDA version ${ort}'s CUDA provider needs is not known (rules/onnxruntime-cuda.json has no entry for ${runtime.version.split('.').slice(0, 2).join('.')})`);
+    } else {
+      if (cudaFound !== null && cudaFound !== needs.cuda) {
+        missing.push(`the CUDA runtime found is CUDA ${cudaFound} (libcudart.so.${cudaFound}); ${ort}'s CUDA provider is built for CUDA ${needs.cuda} and needs libcudart.so.${needs.cuda}: install the CUDA ${needs.cuda} runtime beside it, or add its folder to LD_LIBRARY_PATH`);
+      }
+      if (cudnnFound !== null && cudnnFound !== needs.cudnn) {
+        missing.push(`the cuDNN found is cuDNN ${cudnnFound} (libcudnn.so.${cudnnFound}); ${ort}'s CUDA provider needs cuDNN ${needs.cudnn} (libcudnn.so.${needs.cudnn})`);
+      }
+    }
+  }
+
   const vulkan = findLibrary('libvulkan.so.1', search);
   if (!vulkan && process.platform === 'linux') missing.push('libvulkan.so.1 (the Vulkan loader the WebGPU provider needs): apt-get install libvulkan1, and a GPU driver with Vulkan');
 
   const devices = gpuDevices(options.env);
   if (!devices.length) missing.push('no NVIDIA GPU seen (nvidia-smi absent or found none)');
 
-  return { runtime, providers, cudaProvider, libraries, ...(vulkan ? { vulkan } : {}), devices, missing };
+  return { node: process.version, runtime, ...(cudaVersions ? { cudaVersions } : {}), providers, cudaProvider, libraries, ...(vulkan ? { vulkan } : {}), devices, missing };
 }
 
 /**
@@ -170,7 +236,17 @@ export function installCudaProvider(fromDir: string, binaryDir: string): string[
 
 export function renderDoctor(report: DoctorReport): string {
   const lines: string[] = [];
+  lines.push(`Node.js ${report.node}`);
   lines.push(report.runtime.installed ? `onnxruntime-node ${report.runtime.version} (runtime in ${report.runtime.binaryDir})` : 'onnxruntime-node: not installed');
+  const versions = report.cudaVersions;
+  if (versions) {
+    const found = (name: string, major: number | null) => (major === null ? `${name} not found` : `${name} ${major} found`);
+    lines.push(
+      versions.needs
+        ? `CUDA provider needs: CUDA ${versions.needs.cuda}, cuDNN ${versions.needs.cudnn}; ${found('CUDA', versions.cudaFound)}, ${found('cuDNN', versions.cudnnFound)}${versions.ok ? '' : ' (see missing)'}`
+        : 'CUDA provider needs: unknown for this onnxruntime-node release (see missing)',
+    );
+  }
   lines.push('execution providers:');
   for (const p of report.providers) lines.push(`  ${p.provider.padEnd(7)} ${p.starts ? 'starts' : `cannot start: ${p.reason ?? ''}`}`);
   lines.push(`CUDA provider libraries: ${report.cudaProvider.files.map((f) => `${f.file} ${f.found ? 'present' : 'missing'}`).join(', ')}`);

@@ -16,7 +16,8 @@ import type { InferenceSession } from 'onnxruntime-node';
 import { decodeModel } from '../onnx/codec.js';
 import { onnx } from '../onnx/generated/onnx.js';
 import { gpuMemoryUsedMiB } from './bench.js';
-import { inputsFromFiles, randomInputs } from './inputs.js';
+import { modelAwareRandomInputs } from './input-roles.js';
+import { inputsFromFiles } from './inputs.js';
 import { loadOrt } from './ort.js';
 import { openSession, type Provider } from './session.js';
 import { ortToTensorProto } from './tensors.js';
@@ -58,6 +59,8 @@ export interface VariantMeasurement {
   itemsPerSecond: number;
   rssGrowthMiB: number;
   gpuMemoryGrowthMiB: number | null;
+  /** Every timed run's latency in milliseconds, in the order run (the distribution bench --report draws). */
+  timesMs: number[];
   /** Output name -> encoded TensorProto, when the job asked for them. */
   outputs?: Record<string, Uint8Array>;
 }
@@ -86,7 +89,7 @@ export async function measureVariant(job: VariantJob, model: Uint8Array, session
   const decoded = decodeModel(model);
   const feeds = job.feeds.inputs.length
     ? inputsFromFiles(ort, decoded, job.feeds.inputs)
-    : randomInputs(ort, decoded, { dims: new Map(Object.entries(job.feeds.dims)), seed: job.feeds.seed });
+    : modelAwareRandomInputs(ort, decoded, { dims: new Map(Object.entries(job.feeds.dims)), seed: job.feeds.seed });
   const rssBefore = process.memoryUsage().rss;
   const gpuBefore = gpuMemoryUsedMiB();
   let opened;
@@ -113,6 +116,7 @@ export async function measureVariant(job: VariantJob, model: Uint8Array, session
       await opened.session.run(feeds);
       times.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
+    const timesMs = [...times];
     times.sort((a, b) => a - b);
     const batch = Object.values(feeds)[0]?.dims[0] ?? 1;
     const medianMs = percentile(times, 0.5);
@@ -129,6 +133,7 @@ export async function measureVariant(job: VariantJob, model: Uint8Array, session
       itemsPerSecond: (batch * 1000) / medianMs,
       rssGrowthMiB,
       gpuMemoryGrowthMiB: gpuBefore === null || gpuAfter === null ? null : gpuAfter - gpuBefore,
+      timesMs,
       ...(outputs ? { outputs } : {}),
     };
   } finally {

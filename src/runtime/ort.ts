@@ -8,7 +8,7 @@ export type Ort = typeof import('onnxruntime-node');
 
 /** What to tell a user whose command needs ONNX Runtime and whose project lacks it. */
 export const ORT_MISSING =
-  'this command runs a model and needs onnxruntime-node, an optional peer dependency of amp-rewrite: npm install onnxruntime-node@1.29.0';
+  'this command runs a model and needs onnxruntime-node (1.29 or 1.30), an optional peer dependency of amp-rewrite: ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node@1.30.0';
 
 let loaded: Promise<Ort> | undefined;
 let verbose = false;

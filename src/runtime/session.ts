@@ -13,13 +13,25 @@ import { withFloat16Bits } from './float16-bits.js';
 export const PROVIDERS = ['cuda', 'webgpu', 'cpu'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
+/** The end of the CUDA hint outside doctor; doctor's own report leaves it out. */
+export const DOCTOR_POINTER = ' (amp-rewrite doctor says what is missing)';
+
 const INSTALL_HINTS: Record<Provider, string> = {
   cuda:
     'the CUDA provider is not installed beside ONNX Runtime: ONNXRUNTIME_NODE_INSTALL=cuda12 node node_modules/onnxruntime-node/script/install.js ' +
-    '(downloads it), or offline amp-rewrite doctor --cuda-provider-dir <folder> --install; it needs CUDA 12 and cuDNN 9 (amp-rewrite doctor says what is missing)',
+    `(downloads it), or offline amp-rewrite doctor --cuda-provider-dir <folder> --install; it needs CUDA 12 and cuDNN 9${DOCTOR_POINTER}`,
   webgpu: 'no WebGPU adapter: the WebGPU provider needs a GPU with a Vulkan driver (libvulkan.so.1)',
   cpu: 'the CPU provider should always load; reinstall onnxruntime-node (npm ci)',
 };
+
+/**
+ * A provider's start failure without the install hint the session added: doctor's report gives the
+ * route itself (its "missing" list), and must not point the reader at doctor.
+ */
+export function withoutInstallHint(provider: Provider, reason: string): string {
+  const hint = INSTALL_HINTS[provider];
+  return reason.includes(hint) ? reason.replace(`; ${hint}`, '').replace(hint, '').trim() : reason.replace(DOCTOR_POINTER, '');
+}
 
 /** Parses --ep: a provider, a comma list in preference order, or 'auto' (cuda,webgpu,cpu). */
 export function parseProviders(spec: string): Provider[] {

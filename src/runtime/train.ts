@@ -37,9 +37,25 @@ export interface EpochResult {
   lossScale: number | null;
 }
 
+/** One step as the run saw it: what the report's curves are drawn from. */
+export interface StepRecord {
+  /** 1-based over the whole run (epochs continue the count). */
+  step: number;
+  epoch: number;
+  /** NaN when the step's loss was not finite (null once written as JSON). */
+  loss: number;
+  /** amp.loss_scale fed to the step; null without dynamic loss scaling. */
+  lossScale: number | null;
+  /** The guarded graph left the state unchanged (a gradient was not finite). */
+  skipped: boolean;
+  ms: number;
+}
+
 export interface TrainResult {
   provider: Provider;
   epochs: EpochResult[];
+  /** Every step in order. */
+  history: StepRecord[];
   /** Where the first inf or NaN appeared, for a graph without loss scaling's guard. */
   firstNonFinite?: NonFiniteReport;
 }
@@ -116,6 +132,7 @@ export async function train(model: string | onnx.IModelProto, data: { train: Dat
     }
     const hyper: Record<string, Tensor> = layout.lr ? { [layout.lr.name]: floatTensor(trainer.ort, layout.lr.elemType, Float32Array.of(options.lr), []) } : {};
     const epochs: EpochResult[] = [];
+    const history: StepRecord[] = [];
     if (!(options.batch <= data.train.count)) {
       throw new AmpError('BAD_OPTION', `--batch ${options.batch}: more than the ${data.train.count} training examples; no step would run`, { subject: 'batch' });
     }
@@ -130,6 +147,7 @@ export async function train(model: string | onnx.IModelProto, data: { train: Dat
         const result = await trainer.step(feeds);
         elapsed += result.ms;
         lossSum += result.loss;
+        history.push({ step: history.length + 1, epoch, loss: result.loss, lossScale: result.lossScale, skipped: result.skipped, ms: result.ms });
         options.onStep?.({ epoch, step: step + 1, steps: stepsPerEpoch, loss: result.loss });
       }
       epochs.push({
@@ -142,7 +160,7 @@ export async function train(model: string | onnx.IModelProto, data: { train: Dat
         lossScale: trainer.lossScale,
       });
     }
-    return { provider: trainer.provider, epochs, ...(trainer.firstNonFinite ? { firstNonFinite: trainer.firstNonFinite } : {}) };
+    return { provider: trainer.provider, epochs, history, ...(trainer.firstNonFinite ? { firstNonFinite: trainer.firstNonFinite } : {}) };
   } finally {
     await trainer.release();
   }

@@ -217,7 +217,9 @@ export async function createTrainer(source: string | onnx.IModelProto, options: 
       const all = withState(feeds);
       const lossScale = scaleOf(state);
       const start = process.hrtime.bigint();
-      const outputs = await session.run(all);
+      const outputs = await session.run(all).catch((error: unknown) => {
+        throw missingKernel(error) ?? error;
+      });
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       steps++;
       const loss = floatValues(outputs[layout.loss] as Tensor)[0] as number;
@@ -240,4 +242,15 @@ export async function createTrainer(source: string | onnx.IModelProto, options: 
       await probe?.session.release();
     },
   };
+}
+
+/**
+ * A kernel the provider lacks that shows only when a node runs (ONNX Runtime's CPU provider has
+ * float16 ScatterElements, but not with reduction add): the provider cannot run the graph, as
+ * when a session cannot load it, so `train --compare` reports it in the variant's row.
+ */
+function missingKernel(error: unknown): AmpError | undefined {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!/data type is not supported|Could not find an implementation|NOT_IMPLEMENTED/.test(message)) return undefined;
+  return new AmpError('RUNTIME_FAILED', `ONNX Runtime cannot run the model on this provider: ${message.split('\n')[0]}`, { cause: error });
 }

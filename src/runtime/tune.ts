@@ -11,6 +11,7 @@
  * conversion and a new session per attempt (bench/tune-vs-greedy.mjs compares the two).
  * The result holds for the inputs it was tuned on; other inputs may need other pins.
  */
+import type { ProgressListener } from './activity.js';
 import type { Tensor } from 'onnxruntime-node';
 import { encodeModel } from '../onnx/codec.js';
 import { AmpError } from '../onnx/errors.js';
@@ -19,7 +20,7 @@ import type { onnx } from '../onnx/generated/onnx.js';
 import { ModelGraph } from '../onnx/graph.js';
 import { ampRewrite, type AmpOptions, type AmpResult } from '../passes/amp.js';
 import { FLOAT16_FLUSH_BELOW, FLUSH_SHARE_LIMIT } from '../passes/amp/weight-range.js';
-import { compareOutput, numericValues, scaledTolerance, type OutputComparison } from './compare.js';
+import { DEFAULT_TOLERANCE, judgeTensors, numericValues, scaledTolerance, type OutputComparison } from './compare.js';
 import type { Feeds } from './inputs.js';
 import { instrument } from './instrument.js';
 import { modelForNumerics, type Numerics } from './numerics.js';
@@ -51,6 +52,8 @@ export interface TuneOptions extends Criterion {
   numerics: Numerics;
   /** Stop verifying after this long and return the best model found so far. */
   budgetSeconds?: number;
+  /** Told as each model run ends: the reference, the plain rewrite, then each try. */
+  onProgress?: ProgressListener;
 }
 
 export interface Attempt {
@@ -75,13 +78,19 @@ export interface TuneResult {
   budgetExhausted: boolean;
   /** The outputs' comparisons for the returned model. */
   outputs: OutputComparison[];
+  /**
+   * How small the pinned set is: pins against the nodes the list-based rewrite converted (in every
+   * scope), and whether only keeping every node fp32 passed.
+   */
+  extent: { pinned: number; converted: number; everything: boolean };
 }
+
+/** The pin that keeps every node fp32, named or not (a node's name '' matches it too): tune's last resort. */
+export const EVERY_NODE = '/.*/';
 
 /** Whether one output passes the criterion, and its figure. */
 export function judgeOutput(name: string, reference: Tensor, candidate: Tensor | undefined, criterion: Criterion): { pass: boolean; worst: number; comparison: OutputComparison } {
-  const comparison = candidate
-    ? compareOutput(name, reference, candidate, scaledTolerance(reference, criterion.atol, criterion.rtol))
-    : { ...compareOutput(name, reference, reference, { atol: 0, rtol: 0 }), pass: false, note: 'missing in the candidate' };
+  const comparison = judgeTensors(name, reference, candidate, { atol: criterion.atol, rtol: criterion.rtol, atolFloor: DEFAULT_TOLERANCE.atolFloor });
   const nonFiniteAgree = comparison.candidateNonFinite === comparison.referenceNonFinite && !comparison.note;
   const scale = scaledTolerance(reference, criterion.atol, 0).atol;
   switch (criterion.metric) {
@@ -185,6 +194,7 @@ export function rankCandidates(
     return facts.get(name);
   };
   const ranked: NodeEvidence[] = [];
+  rankInBodies(graph, converted, factsOf, ranked);
   for (const node of graph.main.currentNodes()) {
     const name = node.name ?? '';
     if (!converted.has(name)) continue;
@@ -205,7 +215,60 @@ export function rankCandidates(
     reasons.push(`relative error ${Number.isFinite(inputError) ? inputError.toExponential(2) : 'inf'} on its inputs, ${Number.isFinite(outputError) ? outputError.toExponential(2) : 'inf'} on its outputs`);
     ranked.push({ node: name, op: node.op_type ?? '', evidence: reasons.join('; '), errorJump, nearLimit, nonFiniteOrigin, flushedShare });
   }
-  return ranked.sort((a, b) => strength(b) - strength(a) || b.errorJump - a.errorJump || b.nearLimit - a.nearLimit || compareText(a.node, b.node));
+  // Ties: the main graph's nodes first, by name; then the bodies' nodes, the first of every body,
+  // then the second of every body...: of an If's two branches one runs, and an input's first
+  // readers (Silero VAD's STFT Conv) are where a branch's error starts.
+  const bodyOrder = new Map<NodeEvidence, number>();
+  const placeInBody = new Map<string, number>();
+  const bodies = [...new Set(ranked.map((e) => e.scope).filter((scope): scope is string => scope !== undefined))];
+  for (const e of ranked) {
+    if (e.scope === undefined) continue;
+    const place = placeInBody.get(e.scope) ?? 0;
+    placeInBody.set(e.scope, place + 1);
+    bodyOrder.set(e, place * bodies.length + bodies.indexOf(e.scope));
+  }
+  return ranked.sort(
+    (a, b) =>
+      strength(b) - strength(a) ||
+      b.errorJump - a.errorJump ||
+      b.nearLimit - a.nearLimit ||
+      (bodyOrder.has(a) ? 1 : 0) - (bodyOrder.has(b) ? 1 : 0) ||
+      (bodyOrder.has(a) ? (bodyOrder.get(a) as number) - (bodyOrder.get(b) as number) : compareText(a.node, b.node)),
+  );
+}
+
+/**
+ * The converted nodes inside If/Loop/Scan bodies, whose values the instrumented run cannot
+ * expose: each takes the evidence of the main-graph node that holds its body (the If or Loop whose
+ * outputs carry its error), and bodies are ranked by how much error grows across that node.
+ */
+function rankInBodies(graph: ModelGraph, converted: ReadonlySet<string>, factsOf: (name: string) => ValueFacts | undefined, ranked: NodeEvidence[]): void {
+  for (const scope of graph.scopes) {
+    if (!scope.parent) continue;
+    let holder = scope.owner;
+    for (let up = scope.parent; up?.parent && up.owner; up = up.parent) holder = up.owner;
+    if (!holder) continue;
+    const known = (names: readonly string[] | null | undefined) => (names ?? []).filter(Boolean).map(factsOf).filter((f): f is ValueFacts => f !== undefined);
+    const inputError = Math.max(0, ...known(holder.input).map((f) => f.error));
+    const outputs = known(holder.output);
+    const outputError = Math.max(0, ...outputs.map((f) => f.error));
+    const errorJump = Number.isFinite(inputError) ? (Number.isFinite(outputError) ? outputError - inputError : 1) : 0;
+    const shown = Number.isFinite(outputError) ? outputError.toExponential(2) : 'inf';
+    for (const node of scope.currentNodes()) {
+      const name = node.name ?? '';
+      if (!name || !converted.has(name)) continue;
+      ranked.push({
+        node: name,
+        op: node.op_type ?? '',
+        scope: scope.path,
+        evidence: `inside ${scope.path}, whose values are not observed; ${holder.op_type} '${holder.name || (holder.output ?? [])[0] || '?'}' that holds it shows relative error ${shown} on its outputs`,
+        errorJump,
+        nearLimit: 0,
+        nonFiniteOrigin: false,
+        flushedShare: 0,
+      });
+    }
+  }
 }
 
 /**
@@ -219,7 +282,8 @@ function strength(e: NodeEvidence): number {
 /** Nodes whose values are beyond float16's range: converted, they overflow, so each one is needed unless a neighbour's pin keeps it fp32. */
 const mustPin = (e: NodeEvidence): boolean => e.nonFiniteOrigin || e.nearLimit >= 1;
 
-const convertedNodes = (result: AmpResult): string[] => result.report.nodes.filter((n) => n.color === 'ALLOW' && n.scope === 'graph').map((n) => n.node);
+/** The converted nodes that a pin can name, in every scope (a pin matches a node's name in any body). */
+const convertedNodes = (result: AmpResult): string[] => result.report.nodes.filter((n) => n.color === 'ALLOW' && n.node).map((n) => n.node);
 const signature = (result: AmpResult): string => result.report.nodes.map((n) => n.color).join('');
 
 export async function tune(model: onnx.IModelProto, options: TuneOptions): Promise<TuneResult> {
@@ -234,7 +298,9 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
 
   // One instrumented run of each model: the reference's outputs, and every intermediate value of both.
   const probe = instrument(model);
+  options.onProgress?.({ phase: 'reference run', done: 0 });
   const references = await runBatches(encodeModel(probe.model), options.batches, options.providers, 'reference');
+  options.onProgress?.({ phase: 'rewritten run', done: 0 });
   runs.instrumented += options.batches.length;
   runs.sessions++;
   const outputNames = (model.graph?.output ?? []).map((o) => o.name ?? '');
@@ -245,11 +311,22 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
   runs.sessions++;
   const baseJudged = judgeAll(references, baseRuns, outputNames, options);
   attempts.push({ pinned: [], pass: baseJudged.pass, worst: baseJudged.worst });
-  const ranking = rankCandidates(model, new Set(convertedNodes(base)), references[0] as Record<string, Tensor>, baseRuns[0] as Record<string, Tensor>, options.batches[0] as Feeds, lowIsFloat16);
+  const converted = convertedNodes(base);
+  const ranking = rankCandidates(model, new Set(converted), references[0] as Record<string, Tensor>, baseRuns[0] as Record<string, Tensor>, options.batches[0] as Feeds, lowIsFloat16);
+  const everyNode: NodeEvidence = {
+    node: EVERY_NODE,
+    op: '*',
+    evidence: `every node kept fp32: no smaller set of the ${converted.length} converted nodes passed`,
+    errorJump: 0,
+    nearLimit: 0,
+    nonFiniteOrigin: false,
+    flushedShare: 0,
+  };
   const finish = (result: AmpResult, pass: boolean, pinned: string[], outputs: OutputComparison[], budgetExhausted: boolean): TuneResult => ({
     result,
     pass,
-    pinned: pinned.map((name) => ranking.find((e) => e.node === name) as NodeEvidence),
+    extent: { pinned: pinned.includes(EVERY_NODE) ? converted.length : pinned.length, converted: converted.length, everything: pinned.includes(EVERY_NODE) },
+    pinned: pinned.map((name) => (name === EVERY_NODE ? everyNode : (ranking.find((e) => e.node === name) as NodeEvidence))),
     ranking: ranking.slice(0, 20),
     attempts,
     runs,
@@ -261,6 +338,7 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
   if (baseJudged.pass) return finish(base, true, [], baseJudged.outputs, false);
 
   const verify = async (pins: string[]) => {
+    options.onProgress?.({ phase: `try (${pins.length} pinned)`, done: attempts.length });
     const result = rewrite(pins);
     const outputs = await runBatches(encodeModel(modelForNumerics(result.model, options.numerics)), options.batches, options.providers, 'tuned');
     runs.full += options.batches.length;
@@ -296,6 +374,14 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
     if (size === ranking.length) break;
     size = sizes.shift() ?? Math.min(ranking.length, size * 2);
   }
+  if (!best && !exhausted && elapsed() <= budget) {
+    // The guarantee: when keeping every node fp32 passes, tune passes with (at worst) that set.
+    // Pins of every ranked node can still leave nodes converted that no pin names (unnamed, or
+    // converted only once their neighbours were pinned).
+    const attempt = await verify([EVERY_NODE]);
+    lastOutputs = attempt.outputs;
+    if (attempt.pass) return finish(attempt.result, true, [EVERY_NODE], attempt.outputs, false);
+  }
   if (!best) {
     const pins = ranking.slice(0, lastFailed).map((e) => e.node);
     return finish(rewrite(pins), false, pins, lastOutputs, exhausted);
@@ -311,8 +397,23 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
       best = { size: middle, result: attempt.result, outputs: attempt.outputs };
     } else low = middle + 1;
   }
-  // Drop pins that change no decision (the model is the same without them): a rewrite, no run.
+  // Pins inside bodies come with no evidence of their own (their values are not observed), so a
+  // passing prefix may hold many that are not needed: each is dropped if the model still passes
+  // without it (a run each, latest first, at most BODY_PRUNE_RUNS runs, within the budget).
   let pins = ranking.slice(0, best.size).map((e) => e.node);
+  const inBody = new Set(ranking.filter((e) => e.scope).map((e) => e.node));
+  let pruneRuns = 0;
+  for (const pin of [...pins].reverse()) {
+    if (!inBody.has(pin) || pruneRuns >= BODY_PRUNE_RUNS || elapsed() > budget) continue;
+    const without = pins.filter((p) => p !== pin);
+    pruneRuns++;
+    const attempt = await verify(without);
+    if (attempt.pass) {
+      pins = without;
+      best = { size: best.size, result: attempt.result, outputs: attempt.outputs };
+    }
+  }
+  // Drop pins that change no decision (the model is the same without them): a rewrite, no run.
   const target = signature(best.result);
   for (const pin of [...pins].reverse()) {
     const without = pins.filter((p) => p !== pin);
@@ -320,6 +421,9 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
   }
   return finish(rewrite(pins), true, pins, best.outputs, false);
 }
+
+/** Verification runs spent at most on dropping pins inside bodies one by one. */
+const BODY_PRUNE_RUNS = 64;
 
 /** A --rules file that reproduces the tuned model with a plain rewrite. */
 export function overridesFile(result: TuneResult, inputsDescription: string): string {

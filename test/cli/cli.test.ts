@@ -43,7 +43,7 @@ describe('amp-rewrite CLI', () => {
     expect(result.stderr).toContain('amp-rewrite: warning: environment variable AMP_REWRITE_NOT_A_VARIABLE');
     // The profile is written by an 'exit' handler, which process.exit still runs.
     expect(JSON.parse(readFileSync(profile, 'utf8')).saveMs).toBeGreaterThan(0);
-    expect(readdirSync(work).filter((file) => file.includes('.tmp-'))).toEqual([]);
+    expect(readdirSync(work).filter((file) => file.includes('.amp-rewrite-'))).toEqual([]);
   });
 
   it('a quiet rewrite without --report skips the FLOPs share and the lint; with a --report it computes them', () => {
@@ -114,7 +114,7 @@ describe('amp-rewrite CLI', () => {
     expect(stderr).toMatch(/^amp-rewrite: error \[NOT_ONNX\]: .*garbage\.onnx: not an ONNX ModelProto/);
     expect(stderr).not.toMatch(/\bat .*\.js:\d+/);
     expect(existsSync(out)).toBe(false);
-    expect(readdirSync(work).some((f) => f.includes('.tmp-'))).toBe(false);
+    expect(readdirSync(work).some((f) => f.includes('.amp-rewrite-'))).toBe(false);
   });
 
   it('bad options: exit 2 with a one-line message', () => {

@@ -72,7 +72,12 @@ describe('commands and their options', () => {
     expect(inspect.stderr).toMatch(/--output does not apply to inspect: inspect writes no model/);
     expect(existsSync(path.join(work, 'never.onnx'))).toBe(false);
     expect(cli(['inspect', transformer, '--calibrate']).stderr).toMatch(/--calibrate does not apply to inspect/);
-    expect(cli(['bench', transformer, '--report', path.join(work, 'b.md')]).stderr).toMatch(/--report does not apply to bench/);
+    // bench's --report is its page of charts, an HTML file; the audit formats are the rewrite's.
+    expect(cli(['bench', transformer, '--report', path.join(work, 'b.md')]).stderr).toMatch(/--report .*b\.md: bench's report is an HTML page of charts: name a \.html file/);
+    expect(cli(['bench', transformer, '--report', path.join(work, 'b.html'), '--report', path.join(work, 'c.html')]).stderr).toMatch(/--report: bench writes one page; given 2/);
+    expect(cli(['train', trainingGraph, '--report', path.join(work, 't.json'), '--max-steps', '1']).stderr).toMatch(/--report .*t\.json: the training report is an HTML page: name a \.html file/);
+    expect(cli(['train', trainingGraph, '--report', path.join(work, 't.html'), '--json', path.join(work, 't.html'), '--max-steps', '1']).stderr).toMatch(/UNSAFE_PATH.*t\.html/);
+    for (const file of ['b.md', 'b.html', 'c.html', 't.json', 't.html']) expect(existsSync(path.join(work, file))).toBe(false);
   });
 
   it('inspect --report writes the audit', () => {

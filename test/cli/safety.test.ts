@@ -182,6 +182,6 @@ describe('nothing to convert', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('nothing to convert');
     expect(readFileSync(out).equals(reordered)).toBe(true);
-    expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+    expect(readdirSync(dir).filter((f) => f.includes('.amp-rewrite-'))).toEqual([]);
   });
 });

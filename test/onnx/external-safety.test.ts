@@ -4,13 +4,15 @@
  * would hang the read, a folder or device is not data).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeModel, onnx } from '../../src/onnx/codec.js';
 import { AmpError } from '../../src/onnx/errors.js';
-import { loadModel } from '../../src/onnx/model-io.js';
+import { setDataFileHook } from '../../src/onnx/external-data.js';
+import { loadModel, saveModel } from '../../src/onnx/model-io.js';
+import { afterEach } from 'vitest';
 import { readFloat32 } from '../../src/onnx/tensor-data.js';
 import { floatTensor, mainGraph, model, node, valueInfo } from '../support/models.js';
 import { errorOf } from '../support/errors.js';
@@ -104,5 +106,57 @@ describe('external data confinement', () => {
     const e = errorOf(() => loadModel(file, { allowExternalOutside: true }));
     expect(e.code).toBe('EXTERNAL_DATA_BAD_LOCATION');
     expect(e.message).toContain('is a device');
+  });
+});
+
+describe('a data file swapped during a run is never read', () => {
+  afterEach(() => setDataFileHook(undefined));
+  const root = mkdtempSync(path.join(tmpdir(), 'amp-ext-swap-'));
+  const secret = path.join(root, 'secret.bin');
+  writeFileSync(secret, Buffer.from(Float32Array.from([666, 666, 666, 666]).buffer));
+  let n = 0;
+  const fresh = (): { dir: string; file: string; data: string } => {
+    const dir = path.join(root, `m${n++}`);
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'w.bin'), Buffer.from(WEIGHTS.buffer));
+    writeFileSync(path.join(dir, 'model.onnx'), externalModel('w.bin'));
+    return { dir, file: path.join(dir, 'model.onnx'), data: path.join(dir, 'w.bin') };
+  };
+  /** Replaces the data file by a symlink to the outside secret, or by a FIFO. */
+  const swap = (data: string, to: 'symlink' | 'fifo'): void => {
+    renameSync(data, `${data}.orig`);
+    if (to === 'symlink') symlinkSync(secret, data);
+    else execFileSync('mkfifo', [data]);
+  };
+
+  it('swapped after the load (a symlink to an outside file, or a FIFO): the save copies the bytes checked at load', () => {
+    for (const to of ['symlink', 'fifo'] as const) {
+      const { dir, file, data } = fresh();
+      const m = loadModel(file);
+      swap(data, to);
+      // Another folder: 'keep' copies w.bin there, the read the issue caught reopening the path.
+      const outDir = path.join(dir, 'out');
+      mkdirSync(outDir);
+      saveModel(m, path.join(outDir, 'model.onnx'));
+      expect(new Float32Array(Uint8Array.from(readFileSync(path.join(outDir, 'w.bin'))).buffer), to).toEqual(WEIGHTS);
+      expect(readFloat32(mainGraph(m).initializer[0]!), to).toEqual(WEIGHTS);
+      // And embedding reads the same descriptor.
+      saveModel(m, path.join(outDir, 'embedded.onnx'), { externalData: 'embed' });
+      expect(readFloat32(mainGraph(loadModel(path.join(outDir, 'embedded.onnx'))).initializer[0]!), to).toEqual(WEIGHTS);
+    }
+  });
+
+  it('swapped between the path checks and the open: O_NOFOLLOW refuses the symlink, the FIFO is refused on its descriptor', () => {
+    for (const to of ['symlink', 'fifo'] as const) {
+      const { file, data } = fresh();
+      setDataFileHook((step, real) => {
+        if (step === 'checked' && real === data) swap(data, to);
+      });
+      const e = errorOf(() => loadModel(file));
+      expect(e.code, to).toBe(to === 'symlink' ? 'UNSAFE_PATH' : 'EXTERNAL_DATA_BAD_LOCATION');
+      expect(e.message, to).toContain(to === 'symlink' ? 'became a symbolic link after it was checked' : 'is a FIFO');
+      setDataFileHook(undefined);
+      rmSync(data);
+    }
   });
 });

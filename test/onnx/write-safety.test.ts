@@ -5,14 +5,14 @@
  * set or the complete new set.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeModel, onnx } from '../../src/onnx/codec.js';
 import { AmpError } from '../../src/onnx/errors.js';
 import { loadModel, saveModel } from '../../src/onnx/model-io.js';
-import { setWriteFaultHook, writeFileAtomically } from '../../src/onnx/safe-write.js';
+import { OutputBatch, setWriteFaultHook, writeFileAtomically } from '../../src/onnx/safe-write.js';
 import { readFloat32 } from '../../src/onnx/tensor-data.js';
 import { repoRoot } from '../support/corpus.js';
 import { floatTensor, mainGraph, model, node, valueInfo } from '../support/models.js';
@@ -31,7 +31,7 @@ function weighted(value: number): onnx.ModelProto {
 
 const weightOf = (file: string): number => readFloat32(mainGraph(loadModel(file)).initializer[0]!)[0] as number;
 const fresh = (): string => mkdtempSync(path.join(tmpdir(), 'amp-write-'));
-const tempFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.includes('.tmp-'));
+const tempFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.includes('.amp-rewrite-'));
 
 afterEach(() => {
   setWriteFaultHook(undefined);
@@ -126,13 +126,64 @@ describe('data files', () => {
   });
 });
 
+describe('a batch of outputs (the door)', () => {
+  it('a failure after some files are committed names exactly what was and was not written', () => {
+    const dir = fresh();
+    const report = path.join(dir, 'a.json');
+    const target = path.join(dir, 'out.onnx');
+    const batch = new OutputBatch();
+    batch.stage(report, '--report', Buffer.from('{}'));
+    saveModel(weighted(2), target, { externalData: { location: 'out.data' }, batch });
+    expect(tempFiles(dir)).toHaveLength(3);
+    setWriteFaultHook((at) => {
+      if (at === 'file-committed') throw Object.assign(new Error('injected'), { code: 'EIO' });
+    });
+    const e = errorOf(() => batch.commit());
+    expect(e.code).toBe('WRITE_FAILED');
+    expect(e.message).toContain(`written: ${report}; not written: ${target}`);
+    expect(e.message).not.toContain('nothing was written');
+    // The model's data file went again with the model: nothing reads it.
+    expect(readdirSync(dir).sort()).toEqual(['a.json']);
+  });
+
+  it('a failure while staging removes every temporary and says nothing was written', () => {
+    const dir = fresh();
+    const batch = new OutputBatch();
+    batch.stage(path.join(dir, 'a.md'), '--report', Buffer.from('x'));
+    mkdirSync(path.join(dir, 'b.json'));
+    const e = errorOf(() => batch.stage(path.join(dir, 'b.json'), '--report', Buffer.from('y')));
+    expect(e.code).toBe('UNSAFE_PATH');
+    expect(e.message).toContain('is a folder');
+    expect(readdirSync(dir)).toEqual(['b.json']);
+  });
+
+  it('the model is committed after every other file of its batch', () => {
+    const dir = fresh();
+    const order: string[] = [];
+    const batch = new OutputBatch();
+    saveModel(weighted(2), path.join(dir, 'out.onnx'), { externalData: { location: 'out.data' }, batch });
+    batch.stage(path.join(dir, 'a.html'), '--report', Buffer.from('<p>'));
+    setWriteFaultHook((at) => order.push(at));
+    expect(batch.commit().map((f) => path.basename(f))).toEqual(['out.data', 'a.html', 'out.onnx']);
+    expect(order).toEqual(['data-placed', 'file-committed', 'model-committed']);
+  });
+
+  it('writeFileAtomically refuses a FIFO instead of replacing it', () => {
+    const dir = fresh();
+    const fifo = path.join(dir, 'report.json');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    expect(errorOf(() => writeFileAtomically(fifo, Buffer.from('x'))).message).toContain('is a FIFO');
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+  });
+});
+
 describe('temporary files', () => {
   it('are exclusive: a symlink planted at the temporary name is never written through', () => {
     const dir = fresh();
     const outside = path.join(fresh(), 'victim.txt');
     writeFileSync(outside, 'precious');
     vi.spyOn(Math, 'random').mockReturnValue(0.5);
-    const temp = `.report.md.tmp-${process.pid}-${(0.5).toString(36).slice(2, 10)}`;
+    const temp = `.report.md.amp-rewrite-${process.pid}-${(0.5).toString(36).slice(2, 10)}.tmp`;
     symlinkSync(outside, path.join(dir, temp));
     expect(() => writeFileAtomically(path.join(dir, 'report.md'), Buffer.from('new'))).toThrow(/EEXIST/);
     expect(readFileSync(outside, 'utf8')).toBe('precious');

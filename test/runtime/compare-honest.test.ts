@@ -52,25 +52,27 @@ describe('compare command', () => {
     const emulated = cli(['compare', original, amp, '--json']);
     expect(emulated.status, emulated.stderr).toBe(1);
     const report = JSON.parse(emulated.stdout);
-    expect(report).toMatchObject({ provider: 'cpu', numerics: 'emulate', pass: false, tolerance: { atol: 0.01, rtol: 0.01 } });
+    expect(report).toMatchObject({ provider: 'cpu', numerics: 'emulate', pass: false, tolerance: { atol: 0.01, rtol: 0.01, atolFloor: 1e-5 } });
     expect(report.outputs[0].candidateNonFinite).toBeGreaterThan(0);
-    expect(report.tolerance.rule).toMatch(/atol \* max\|reference\| \+ rtol \* \|reference\|/);
+    expect(report.tolerance.rule).toMatch(/max\(atol \* max\|reference\|, atol-floor\) \+ rtol \* \|reference\|/);
+    expect(report.outputs[0].decidedBy).toBe('non-finite');
     const native = cli(['compare', original, amp, '--numerics', 'native']);
     expect(native.status, native.stderr).toBe(0);
     expect(native.stdout).toMatch(/numerics: native/);
-    expect(native.stdout).toMatch(/tolerance: atol 0.01, rtol 0.01: an element passes when/);
+    expect(native.stdout).toMatch(/tolerance: atol 0.01, atol-floor 0.00001, rtol 0.01: an element passes when/);
   });
 
-  it('compares a bfloat16 model on the CPU provider with emulation; natively it cannot run', () => {
+  it('compares a bfloat16 model on the CPU provider with emulation (with a notice); natively it is a FAIL, exit 1', () => {
     const model = buildMlpInference({ batch: 4, input: 16, hidden: 32, layers: 2, classes: 10, seed: 3 });
     const fp32 = save('mlp.onnx', model);
     const bf16 = save('mlp.bf16.onnx', ampRewrite(model, { mode: 'bf16' }).model);
     const emulated = cli(['compare', fp32, bf16, '--atol', '0.05', '--rtol', '0.05']);
     expect(emulated.status, emulated.stderr).toBe(0);
     expect(emulated.stdout).toMatch(/numerics: emulated/);
+    expect(emulated.stdout).toMatch(/notice: the candidate does not run as it is on cpu \(.*Could not find an implementation for Gemm/);
     const native = cli(['compare', fp32, bf16, '--numerics', 'native']);
-    expect(native.status).toBe(2);
-    expect(native.stderr).toMatch(/error \[RUNTIME_FAILED\]: the candidate model/);
+    expect(native.status).toBe(1);
+    expect(native.stdout).toMatch(/FAIL: ONNX Runtime refuses the candidate as it is on cpu: the candidate model cannot be loaded: Could not find an implementation/);
   });
 
   it('a reference model ONNX Runtime cannot run is a typed error (exit 2) saying so', () => {

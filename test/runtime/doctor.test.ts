@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFile
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CUDA_PROVIDER_FILES, diagnose, installCudaProvider, renderDoctor } from '../../src/runtime/doctor.js';
+import { checkCudaVersions, cudaNeeds, CUDA_PROVIDER_FILES, diagnose, installCudaProvider, locateRuntime, renderDoctor } from '../../src/runtime/doctor.js';
 import { repoRoot } from '../support/corpus.js';
 
 const bin = path.join(repoRoot, 'dist/cli/main.js');
@@ -53,12 +53,23 @@ describe('amp-rewrite doctor', () => {
     const json = spawnSync(process.execPath, [bin, 'doctor', '--json'], { encoding: 'utf8', env });
     expect(json.status).toBe(0);
     const report = JSON.parse(json.stdout);
-    expect(report.runtime).toMatchObject({ installed: true, version: '1.29.0' });
+    // The release installed here (CI runs this file against each onnxruntime-node it supports).
+    const installed = locateRuntime().version as string;
+    expect(installed).toMatch(/^1\.(29|30)\./);
+    expect(report.runtime).toMatchObject({ installed: true, version: installed });
+    expect(report.node).toBe(process.version);
+    expect(report.cudaVersions).toEqual({ needs: { cuda: 12, cudnn: 9, installFlag: 'cuda12' }, cudaFound: 12, cudnnFound: 9, ok: true });
     expect(report.providers.find((p: { provider: string }) => p.provider === 'cpu')).toEqual({ provider: 'cpu', starts: true });
     expect(report.devices[0].computeCapability).toBe('9.0');
     expect(report.libraries.find((l: { library: string }) => l.library === 'libcudnn.so.').path).toBe(path.join(machine.libs, 'libcudnn.so.9'));
     const text = spawnSync(process.execPath, [bin, 'doctor'], { encoding: 'utf8', env });
-    expect(text.stdout).toMatch(/^onnxruntime-node 1\.29\.0/);
+    expect(text.stdout.split('\n').slice(0, 3)).toEqual([
+      `Node.js ${process.version}`,
+      expect.stringMatching(new RegExp(`^onnxruntime-node ${installed.replaceAll('.', '\\.')} \\(runtime in `)),
+      'CUDA provider needs: CUDA 12, cuDNN 9; CUDA 12 found, cuDNN 9 found',
+    ]);
+    // Doctor's report is where its pointers lead: it never sends the reader to itself.
+    expect(text.stdout).not.toMatch(/amp-rewrite doctor/);
     expect(text.stdout).toMatch(/ {2}cpu {5}starts/);
     expect(spawnSync(process.execPath, [bin, 'doctor', '--install'], { encoding: 'utf8' }).stderr).toMatch(/--install needs --cuda-provider-dir/);
   });
@@ -78,5 +89,26 @@ describe('amp-rewrite doctor', () => {
     symlinkSync(runtime, path.join(machine.root, 'runtime-link'));
     expect(() => installCudaProvider(path.join(machine.root, 'runtime-link'), runtime)).toThrow(/is --cuda-provider-dir's libonnxruntime_providers_cuda\.so/);
     expect(readFileSync(path.join(runtime, 'libonnxruntime_providers_cuda.so'), 'utf8')).toBe('fake libonnxruntime_providers_cuda.so');
+  });
+
+  it('checks the CUDA runtime major against what the installed provider needs: CUDA 13 is not CUDA 12', async () => {
+    const machine = fakeMachine();
+    const cuda13 = path.join(machine.root, 'cuda13');
+    mkdirSync(cuda13);
+    for (const lib of ['libcudart.so.13', 'libcublas.so.13', 'libcudnn.so.9']) writeFileSync(path.join(cuda13, lib), '');
+    const only13 = { env: { LD_LIBRARY_PATH: cuda13 }, ldconfig: false, systemDirs: [] };
+    expect(checkCudaVersions('1.29.0', only13)).toEqual({ needs: { cuda: 12, cudnn: 9, installFlag: 'cuda12' }, cudaFound: 13, cudnnFound: 9, ok: false });
+    const report = await diagnose({ search: only13, env: { PATH: '/nonexistent' }, tryProviders: false });
+    expect(report.cudaVersions?.ok).toBe(false);
+    expect(report.missing.join('\n')).toMatch(/the CUDA runtime found is CUDA 13 \(libcudart\.so\.13\); onnxruntime-node 1\.\d+\.\d+'s CUDA provider is built for CUDA 12 and needs libcudart\.so\.12/);
+    expect(renderDoctor(report)).toContain('CUDA provider needs: CUDA 12, cuDNN 9; CUDA 13 found, cuDNN 9 found (see missing)');
+    // Both installed: the loader finds the one the provider needs.
+    const both = { env: { LD_LIBRARY_PATH: `${cuda13}:${machine.libs}` }, ldconfig: false, systemDirs: [] };
+    expect(checkCudaVersions('1.30.0', both)).toMatchObject({ cudaFound: 12, ok: true });
+    // The data is per release: 1.29 and 1.30 are known, a release the rules do not list is unknown, never assumed.
+    expect(cudaNeeds('1.29.0')).toEqual({ cuda: 12, cudnn: 9, installFlag: 'cuda12' });
+    expect(cudaNeeds('1.30.0')).toEqual({ cuda: 12, cudnn: 9, installFlag: 'cuda12' });
+    expect(cudaNeeds('1.31.0')).toBeNull();
+    expect(checkCudaVersions('1.31.0', only13).ok).toBe(false);
   });
 });

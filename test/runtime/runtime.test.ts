@@ -135,7 +135,7 @@ describe('run / compare / bench commands', () => {
     expect(built.stderr).toBe('');
     const bad = cli(['compare', original, other]);
     expect(bad.status).toBe(1);
-    expect(bad.stdout).toMatch(/\nhidden .* FAIL \(\d+ outside tolerance\)\n/);
+    expect(bad.stdout).toMatch(/\nhidden .* FAIL \(\d+ outside tolerance\) \[(atol|rtol|atol-floor)\]\n/);
     expect(bad.stdout).toMatch(/FAIL: [01] of 2 outputs within tolerance/);
   });
 

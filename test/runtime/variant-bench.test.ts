@@ -18,7 +18,7 @@ import { benchVariants, planVariants, searchBatches } from '../../src/runtime/va
 import { fixturesDir, repoRoot } from '../support/corpus.js';
 
 const output = (values: number[]) => ({ y: onnx.TensorProto.encode({ name: 'y', data_type: 1, dims: [values.length], float_data: values }).finish() });
-const models = { fp32: new Uint8Array([1]), amp: new Uint8Array([2]) };
+const models = { fp32: new Uint8Array([1]), amp: new Uint8Array([2]), fp16: new Uint8Array([3]) };
 const feeds = { inputs: [], dims: {}, seed: 0 };
 
 /** A runner whose latency depends on the label and whose memory use limits the batch. */
@@ -31,7 +31,7 @@ function fakeRunner(options: { latency?: Record<string, number>; bytesPerItem?: 
     if (options.memory && batch * (options.bytesPerItem?.[base] ?? 1) > options.memory) throw new VariantFailed('CUDA failure 2: out of memory', true);
     const medianMs = (options.latency?.[base] ?? 1) * (batch / 64);
     const measurement: VariantMeasurement = {
-      label: job.label, provider: job.providers[0]!, tf32: job.tf32, batch, medianMs, p90Ms: medianMs, itemsPerSecond: (batch * 1000) / medianMs, rssGrowthMiB: 0, gpuMemoryGrowthMiB: null,
+      label: job.label, provider: job.providers[0]!, tf32: job.tf32, batch, medianMs, p90Ms: medianMs, itemsPerSecond: (batch * 1000) / medianMs, rssGrowthMiB: 0, gpuMemoryGrowthMiB: null, timesMs: [medianMs, medianMs],
     };
     return job.keepOutputs ? { ...measurement, outputs: output(options.outputs?.[base] ?? [1, 2, 3]) } : measurement;
   };
@@ -48,6 +48,11 @@ describe('planVariants', () => {
     expect(planVariants(['cpu']).map((v) => [v.label, v.tf32])).toEqual([['fp32', null], ['amp', null]]);
     expect(planVariants(['webgpu', 'cuda']).map((v) => v.label)).toEqual(['fp32', 'amp']);
   });
+
+  it('times pure fp16 last when asked, with the provider default math on CUDA', () => {
+    expect(planVariants(['cuda'], { pureFp16: true }).map((v) => [v.label, v.model, v.tf32])).toEqual([['fp32', 'fp32', false], ['fp32+tf32', 'fp32', true], ['amp', 'amp', true], ['fp16', 'fp16', true]]);
+    expect(planVariants(['cpu'], { pureFp16: true }).map((v) => v.label)).toEqual(['fp32', 'amp', 'fp16']);
+  });
 });
 
 describe('benchVariants with a faked runner', () => {
@@ -61,6 +66,18 @@ describe('benchVariants with a faked runner', () => {
     expect(result.accuracyByVariant['fp32+tf32']?.[0]?.pass).toBe(true);
     expect(result.accuracy[0]).toMatchObject({ name: 'y', pass: false });
     expect(result.variants.every((v) => !('outputs' in v))).toBe(true);
+  });
+
+  it('with pure fp16: AMP is still the candidate, its speed-up over fp16 is stated, fp16 is checked against fp32', async () => {
+    const ort = await loadOrt();
+    const { runner, jobs } = fakeRunner({ latency: { fp32: 10, amp: 4, fp16: 2 }, outputs: { fp32: [1, 2, 3], amp: [1, 2, 3], fp16: [1, 2, 900] } });
+    const result = await benchVariants(ort, models, { providers: ['cpu'], runs: 3, warmup: 1, feeds, tolerance: { atol: 1e-2, rtol: 1e-2 }, pureFp16: true }, runner);
+    expect(jobs.map(({ job, model }) => [job.label, model])).toEqual([['fp32', 1], ['amp', 2], ['fp16', 3]]);
+    expect(result.speedup).toBe(2.5);
+    expect(result.speedups).toEqual({ fp32: 2.5, fp16: 0.5 });
+    expect(result.accuracy[0]?.pass).toBe(true);
+    expect(result.accuracyByVariant.fp16?.[0]?.pass).toBe(false);
+    expect(result.variants.map((v) => v.timesMs.length)).toEqual([2, 2, 2]);
   });
 
   it('turns a failed variant into RUNTIME_FAILED naming it', async () => {

@@ -46,7 +46,14 @@ export interface CastStats {
   weightsKept: Array<{ name: string; reason: string }>;
   /** Existing Casts to float32 now casting to the target type. */
   castsRetargeted: number;
+  /** Inserted Casts folded into the model's own Casts (cast-fold.ts), each with the model's Cast it went into. */
+  castsFolded?: Array<{ cast: string; into: string; chain: string }>;
+  /** Mask fills clamped to float16's lowest finite value before a Cast to float16 (mask-fill.ts). */
+  masksClamped?: Array<{ clamp: string; value: string; fill: string; cast: string }>;
 }
+
+/** The element type of a value once the Casts are planned: a Cast's output its `to`, a lowered value the target type. */
+export type TypeAfterPlan = (scope: GraphScope, name: string) => number | undefined;
 
 const suffixOf = (type: number): string => (type === DataType.FLOAT ? 'fp32' : type === DataType.FLOAT16 ? 'fp16' : dataTypeName(type));
 /**
@@ -56,7 +63,7 @@ const suffixOf = (type: number): string => (type === DataType.FLOAT ? 'fp32' : t
  */
 const castSuffix = (type: number): string => `/to_${suffixOf(type)}`;
 
-export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>, types: ElemTypes, options: CastOptions): CastStats {
+export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>, types: ElemTypes, options: CastOptions): CastStats & { typeAfter: TypeAfterPlan } {
   const stats: CastStats = {
     castsToTarget: 0, weightCasts: 0, castsToFloat32: 0, weightsConverted: [], weightsKept: [], castsRetargeted: 0,
   };
@@ -362,7 +369,12 @@ export function planCasts(graph: ModelGraph, paints: Map<GraphScope, ScopePaint>
     const lowered = low.names();
     for (let i = 0; i < lowered.length; i++) setValueInfoType(scope, lowered[i] as string, lowered[i] as string, target);
   }
-  return stats;
+  const typeAfter: TypeAfterPlan = (scope, name) => {
+    const producer = scope.producerOf(name)?.node;
+    if (producer?.op_type === 'Cast' && !producer.domain) return dtypeAttribute(producer, 'to');
+    return isLowered(scope, name) ? target : types.get(scope, name);
+  };
+  return Object.assign(stats, { typeAfter });
 }
 
 /**

@@ -16,6 +16,7 @@ export type RuleCode =
   | 'infer-after-allow'
   | 'clear-flood'
   | 'cast-retarget'
+  | 'cast-folded'
   | 'force-fp32'
   | 'weight-out-of-range'
   | 'activation-out-of-range'
@@ -48,6 +49,10 @@ export interface NodeDecision {
   castsAdded: string[];
   /** Casts added after this node's outputs (a graph output keeps its type through one). */
   castsOnOutputs?: string[];
+  /** Casts the pass inserted next to this (the model's own) Cast and folded into it (cast-fold.ts). */
+  castsFolded?: string[];
+  /** Clamps (Max nodes, mask-fill.ts) the pass put before the float16 Casts this node reads or is. */
+  masksClamped?: string[];
   /** Set when the node already computes in a reduced-precision type ('float16', 'bfloat16'). */
   computesIn?: string;
 }

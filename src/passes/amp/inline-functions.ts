@@ -15,6 +15,8 @@
  * also imports) is left as it is and reported with the reason, never silently.
  */
 import { cloneMessage } from '../../onnx/clone.js';
+import { AmpError } from '../../onnx/errors.js';
+import { printable } from '../../onnx/printable.js';
 import { onnx } from '../../onnx/generated/onnx.js';
 import { normalizeDomain } from '../../onnx/opsets.js';
 import { forEachGraph } from '../../onnx/walk.js';
@@ -80,7 +82,7 @@ export function inlineLocalFunctions(model: onnx.IModelProto): InlineResult {
         out.push(node);
         continue;
       }
-      if (depth > 64) throw new Error(`function ${fn.name} calls itself through more than 64 levels`);
+      if (depth > 64) throw new AmpError('INVALID_MODEL', `function '${printable(fn.name)}' calls functions more than 64 levels deep`, { subject: fn.name ?? '' });
       result.inlined++;
       out.push(...expand(instantiate(fn, node, unique), depth + 1));
     }

@@ -10,16 +10,16 @@
  * past_key/past_value (or past) formal, outputs written by its present formals, and names in the
  * exporters' conventions.
  */
+import { boundedRegex } from './bounded-regex.js';
 import { readFileSync } from 'node:fs';
-import { dtypeAttribute } from '../../onnx/attributes.js';
 import { DataType } from '../../onnx/data-types.js';
 import { AmpError } from '../../onnx/errors.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { ModelGraph } from '../../onnx/graph.js';
 import { opsetsOf } from '../../onnx/opsets.js';
 import { typeVariableOfInput, typeVariableOfOutput } from '../../onnx/schema.js';
-import { inferElemTypes, schemaOf } from '../../onnx/type-inference.js';
-import { castNode, sharesEmptyFields } from './cast-node.js';
+import { schemaOf } from '../../onnx/type-inference.js';
+import { retypeBoundary } from './io-types.js';
 
 interface KvRules {
   formalInputs: string[];
@@ -44,8 +44,8 @@ export interface KvCacheValues {
 /** The float32 graph inputs and outputs of the main graph that hold the key-value cache. */
 export function findKvCache(graph: ModelGraph, model: onnx.IModelProto): KvCacheValues {
   const { formalInputs, formalOutputs, inputPatterns, outputPatterns } = kvRules();
-  const inputRegexes = inputPatterns.map((p) => new RegExp(p));
-  const outputRegexes = outputPatterns.map((p) => new RegExp(p));
+  const inputRegexes = inputPatterns.map((p) => boundedRegex(p, '', 'rules/kv-cache.json inputPatterns'));
+  const outputRegexes = outputPatterns.map((p) => boundedRegex(p, '', 'rules/kv-cache.json outputPatterns'));
   const opsets = opsetsOf(model);
   const scope = graph.main;
   const elemType = (info: onnx.IValueInfoProto | undefined) => info?.type?.tensor_type?.elem_type;
@@ -78,8 +78,8 @@ export function findKvCache(graph: ModelGraph, model: onnx.IModelProto): KvCache
 }
 
 /**
- * Declares the cache float16 on a rewritten model and rewires it (see the file comment). Returns
- * the number of Casts added and removed.
+ * Declares the cache float16 on a rewritten model and rewires it (see the file comment; the
+ * rewiring is io-types.ts's, for the cache values only). Returns the number of Casts added and removed.
  */
 export function storeKvCacheInFloat16(
   graph: ModelGraph,
@@ -87,72 +87,7 @@ export function storeKvCacheInFloat16(
   cache: KvCacheValues,
   counts: { castsToTarget: number; castsToFloat32: number },
 ): { castsRemoved: number; castsAdded: number } {
-  const scope = graph.main;
-  const types = inferElemTypes(graph, opsetsOf(model));
-  let castsRemoved = 0;
-  let castsAdded = 0;
-  const shared = sharesEmptyFields(scope.graph.node?.[0]);
-  const isCastTo = (node: onnx.INodeProto, type: number) => node.op_type === 'Cast' && !node.domain && dtypeAttribute(node, 'to') === type;
-  const setType = (info: onnx.IValueInfoProto | undefined) => {
-    if (info?.type?.tensor_type) info.type.tensor_type.elem_type = DataType.FLOAT16;
-  };
-
-  for (const name of cache.inputs) {
-    setType(scope.inputs.get(name));
-    let upcast: string | undefined;
-    for (const use of [...scope.consumersOf(name)]) {
-      const node = use.node;
-      if (use.index >= 0 && isCastTo(node, DataType.FLOAT16) && !scope.isGraphOutput(node.output?.[0] ?? '')) {
-        // The pass's own Cast to float16 right behind the input: its readers take the input itself.
-        const castOutput = node.output?.[0] ?? '';
-        for (const reader of [...scope.consumersOf(castOutput)]) if (reader.index >= 0) scope.setInput(reader.node, reader.index, name);
-        if (scope.consumersOf(castOutput).length === 0) {
-          scope.removeNode(node);
-          castsRemoved++;
-          counts.castsToTarget--;
-          continue;
-        }
-      }
-      if (use.index < 0) {
-        throw new AmpError('BAD_OPTION', `--kv-cache fp16: cache input '${name}' is read inside a subgraph of ${node.op_type} '${node.name ?? ''}', which this option does not rewire`, { subject: name });
-      }
-      if (!upcast) {
-        upcast = graph.uniqueName(`${name}/as_fp32`);
-        scope.insertNodeAfter(null, castNode(name, upcast, DataType.FLOAT, upcast, shared));
-        castsAdded++;
-        counts.castsToFloat32++;
-      }
-      scope.setInput(node, use.index, upcast);
-    }
-  }
-
-  for (const name of cache.outputs) {
-    setType(scope.outputs.get(name));
-    const producer = scope.producerOf(name);
-    if (!producer) continue;
-    const node = producer.node;
-    const source = node.input?.[0] ?? '';
-    if (isCastTo(node, DataType.FLOAT) && types.get(scope, source) === DataType.FLOAT16) {
-      // The pass's own Cast back to float32: the float16 value becomes the output.
-      const upstream = scope.producerOf(source);
-      if (upstream && !scope.isGraphOutput(source) && !graph.main.inputs.has(source)) {
-        scope.removeNode(node);
-        castsRemoved++;
-        counts.castsToFloat32--;
-        for (const reader of [...scope.consumersOf(source)]) if (reader.index >= 0) scope.setInput(reader.node, reader.index, name);
-        scope.renameNodeOutput(upstream.node, upstream.index, name);
-        scope.graph.value_info = (scope.graph.value_info ?? []).filter((info) => info.name !== source);
-        continue;
-      }
-    }
-    const renamed = graph.uniqueName(`${name}/fp32`);
-    for (const reader of [...scope.consumersOf(name)]) if (reader.index >= 0) scope.setInput(reader.node, reader.index, renamed);
-    scope.renameNodeOutput(node, producer.index, renamed);
-    scope.insertNodeAfter(node, castNode(renamed, name, DataType.FLOAT16, name, shared));
-    castsAdded++;
-    counts.castsToTarget++;
-  }
-  graph.commit();
+  const { castsRemoved, castsAdded } = retypeBoundary(graph, model, cache, DataType.FLOAT16, counts, '--kv-cache fp16');
   return { castsRemoved, castsAdded };
 }
 

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { readTextFile } from '../../onnx/io-text.js';
 import { AmpError } from '../../onnx/errors.js';
+import { printable } from '../../onnx/printable.js';
 import { normalizeDomain } from '../../onnx/opsets.js';
 import { compareText } from '../../collation.js';
 
@@ -150,6 +151,13 @@ export function readRulesFile(file: string): ListChangeLayer {
       throw new AmpError('BAD_OPTION', `--rules ${file}: unknown list '${name}' (expected ${LIST_NAMES.join(', ')}, or forceFp32)`, { subject: file });
     }
     const entry = value as { add?: unknown; remove?: unknown };
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
+      throw new AmpError('BAD_OPTION', `--rules ${file}: ${name} must be an object {"add": [...], "remove": [...]}`, { subject: file });
+    }
+    const unknown = Object.keys(entry).find((key) => key !== 'add' && key !== 'remove' && !key.startsWith('$'));
+    if (unknown !== undefined) {
+      throw new AmpError('BAD_OPTION', `--rules ${file}: ${name}.${printable(unknown, 80)} is not a change (expected add or remove)`, { subject: file });
+    }
     for (const action of ['add', 'remove'] as const) {
       const ops = entry?.[action];
       if (ops !== undefined && !(Array.isArray(ops) && ops.every((op) => typeof op === 'string'))) {

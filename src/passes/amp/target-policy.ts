@@ -125,32 +125,49 @@ export class TargetPolicy {
     return { promoted, kept };
   }
 
-  /** What keeps a node fp32 (a graph output or a deny-list op before any allow op), or undefined. */
+  /**
+   * What keeps a node fp32 (a graph output or a deny-list op before any allow op), or undefined.
+   * The walk stops at another node with an fp32-accumulating kernel: that node decides for itself
+   * (a post-LN BERT's LayerNorm reaches the output only through the later norms of the residual
+   * chain, and the last of them stays fp32 on its own account). The reason names the path taken.
+   */
   private blockerDownstream(scope: GraphScope, origin: onnx.INodeProto, listOf: (node: onnx.INodeProto) => ListName | undefined): string | undefined {
-    const seen = new Set<onnx.INodeProto>([origin]);
+    /** The node each node was reached from (origin: none), to name the path of a blocker. */
+    const via = new Map<onnx.INodeProto, onnx.INodeProto | null>([[origin, null]]);
     const stack = [origin];
     let reachesAllow = false;
     while (stack.length) {
       const node = stack.pop() as onnx.INodeProto;
       for (const name of node.output ?? []) {
         if (!name) continue;
-        if (scope.isGraphOutput(name)) return `feeds the graph output '${name}'`;
+        if (scope.isGraphOutput(name)) return `feeds the graph output '${name}'${pathText(via, node)}`;
         for (const use of scope.consumersOf(name)) {
           const next = use.node;
-          if (seen.has(next)) continue;
-          seen.add(next);
+          if (via.has(next)) continue;
+          via.set(next, node);
           const list = listOf(next);
           if (list === 'allow') {
             reachesAllow = true;
             continue;
           }
-          if (list === 'deny' && !this.factOf(next)) return `feeds ${describeNode(next)} (deny list)`;
+          if (this.factOf(next)) continue;
+          if (list === 'deny') return `feeds ${describeNode(next)} (deny list)${pathText(via, node)}`;
           stack.push(next);
         }
       }
     }
     return reachesAllow ? undefined : 'feeds no allow-list op';
   }
+}
+
+/** ' through Add 'a' -> Mul 'b'': the nodes between the origin and `last` (included), at most 4 named. */
+function pathText(via: ReadonlyMap<onnx.INodeProto, onnx.INodeProto | null>, last: onnx.INodeProto): string {
+  const path: onnx.INodeProto[] = [];
+  for (let node: onnx.INodeProto | null | undefined = last; node && via.get(node) !== null; node = via.get(node)) path.push(node);
+  if (!path.length) return '';
+  path.reverse();
+  const named = path.length > 4 ? [...path.slice(0, 2).map(describeNode), `... (${path.length - 3} more)`, describeNode(path[path.length - 1] as onnx.INodeProto)] : path.map(describeNode);
+  return ` through ${named.join(' -> ')}`;
 }
 
 export function targetPolicy(target: Target, lowType: LowType): TargetPolicy | undefined {

@@ -24,7 +24,7 @@ export const DECISION_CATEGORIES: readonly DecisionCategory[] = [
     meaning: 'an infer-list op converted because it sits between or after allow ops',
     rules: ['between-allow', 'infer-after-allow'],
   },
-  { id: 'clear', label: 'clear', color: '#b7e4f7', meaning: 'a clear-list op (or existing Cast) that follows its converted neighbours', rules: ['clear-flood', 'cast-retarget'] },
+  { id: 'clear', label: 'clear', color: '#b7e4f7', meaning: 'a clear-list op (or existing Cast) that follows its converted neighbours, or an existing Cast folded away', rules: ['clear-flood', 'cast-retarget', 'cast-folded'] },
   {
     id: 'target-kernel',
     label: 'target kernel',

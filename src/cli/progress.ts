@@ -1,0 +1,111 @@
+/**
+ * The progress line of the long commands (tune, --calibrate, compare, bench, large rewrites) on
+ * stderr: `tune: try 3/8 [=====     ] 12 s, about 20 s left`. Drawn only when stderr is a
+ * terminal and the user did not ask for quiet or JSON, only once the job has run for a second
+ * (short commands never flicker), at most ten times a second, and erased when the job ends, so no
+ * trace of it is left in the output a user copies.
+ */
+import type { ProgressEvent, ProgressListener } from '../runtime/activity.js';
+
+export interface ProgressTarget {
+  isTTY?: boolean;
+  columns?: number;
+  write(text: string): unknown;
+}
+
+export interface ProgressLine {
+  listener: ProgressListener;
+  /** Erases the line (if one was drawn). */
+  end(): void;
+}
+
+const SHOW_AFTER_MS = 1000;
+const REDRAW_EVERY_MS = 100;
+
+export function formatSeconds(seconds: number): string {
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const minutes = Math.floor(seconds / 60);
+  return `${minutes} min ${String(Math.round(seconds - 60 * minutes)).padStart(2, '0')} s`;
+}
+
+/** The text of one progress line (no escape sequences), for a job `elapsedMs` into its run. */
+export function progressText(label: string, event: ProgressEvent, elapsedMs: number, width = 80): string {
+  const elapsed = formatSeconds(elapsedMs / 1000);
+  let text: string;
+  if (event.total && event.total > 0) {
+    const fraction = Math.min(1, event.done / event.total);
+    const bar = 20;
+    const filled = Math.round(fraction * bar);
+    const left = event.done > 0 && event.done < event.total ? `, about ${formatSeconds(((elapsedMs / event.done) * (event.total - event.done)) / 1000)} left` : '';
+    text = `${label}: ${event.phase} ${event.done}/${event.total} [${'='.repeat(filled)}${' '.repeat(bar - filled)}] ${elapsed}${left}`;
+  } else {
+    text = `${label}: ${event.phase}${event.done > 0 ? ` ${event.done}` : ''} ... ${elapsed}`;
+  }
+  // One terminal line: a wrapped line could not be erased with \r.
+  return text.length >= width ? `${text.slice(0, Math.max(1, width - 2))}…` : text;
+}
+
+/**
+ * A progress line for `label` on `stream`; `enabled` false (quiet, JSON, or not a terminal) gives
+ * a listener that draws nothing. `now` is the clock (tests pass their own).
+ */
+export function progressLine(label: string, stream: ProgressTarget, enabled: boolean, now: () => number = () => performance.now()): ProgressLine {
+  if (!enabled || !stream.isTTY) return { listener: () => undefined, end: () => undefined };
+  const started = now();
+  let lastDrawn = -Infinity;
+  let drawn = false;
+  let latest: ProgressEvent | undefined;
+  // Between events (a long ONNX Runtime run) the clock still moves: redraw on a timer that never keeps the process alive.
+  let ticker: ReturnType<typeof setInterval> | undefined;
+  const draw = (force: boolean): void => {
+    const t = now();
+    if (!latest || t - started < SHOW_AFTER_MS || (!force && t - lastDrawn < REDRAW_EVERY_MS)) return;
+    lastDrawn = t;
+    drawn = true;
+    // A pseudo-terminal may report 0 columns: then assume the usual 80.
+    stream.write(`\r\x1b[2K${progressText(label, latest, t - started, (stream.columns ?? 0) >= 20 ? (stream.columns as number) : 80)}`);
+  };
+  return {
+    listener: (event) => {
+      const phaseChanged = latest?.phase !== event.phase;
+      latest = event;
+      draw(phaseChanged);
+      if (!ticker) {
+        ticker = setInterval(() => draw(false), 250);
+        ticker.unref();
+      }
+    },
+    end: () => {
+      if (ticker) clearInterval(ticker);
+      ticker = undefined;
+      if (drawn) stream.write('\r\x1b[2K');
+      drawn = false;
+      latest = undefined;
+    },
+  };
+}
+
+/** Runs `job` with a progress line on stderr (drawn only on a terminal, and not when `silent`), erased when it ends. */
+export async function withProgress<T>(label: string, silent: boolean, job: (listener: ProgressListener) => Promise<T>): Promise<T> {
+  const line = progressLine(label, process.stderr, !silent);
+  try {
+    return await job(line.listener);
+  } finally {
+    line.end();
+  }
+}
+
+/**
+ * The progress of a rewrite: its named phases (decode, paint, cast planning, encode, ...) as they
+ * start, for models large enough that a rewrite takes seconds. The pass is synchronous, so the
+ * line is drawn from inside it (stderr on a terminal is written synchronously).
+ */
+export function rewritePhaseProgress(silent: boolean, setListener: (listener: ((name: string) => void) | undefined) => void): () => void {
+  const line = progressLine('rewrite', process.stderr, !silent);
+  let done = 0;
+  setListener((name) => line.listener({ phase: name.replace(/Ms$/, '').replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`), done: done++ }));
+  return () => {
+    setListener(undefined);
+    line.end();
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * The checker's node-level rules, from the operator schemas this tool holds (rules/schemas*.json):
+ * an attribute given twice, an attribute whose type is not its schema's (`Transpose.perm` as
+ * FLOATS, `If.then_branch` as INT), a required attribute missing (`Cast` without `to`), an
+ * attribute the schema does not have, and an empty name for an input or output the schema
+ * marks single (an empty name is how ONNX leaves out an *optional* one, which stays allowed).
+ *
+ * Checked only where the schema is ONNX's own (ai.onnx, ai.onnx.ml and the preview domains): the
+ * com.microsoft tables are read from ONNX Runtime's documentation, which is not exact about
+ * attributes, and ONNX Runtime's own default-domain registrations (SimplifiedLayerNormalization,
+ * the old ImageScaler) are not ONNX's. An op version the tables do not have is not checked here.
+ */
+import { readFileSync } from 'node:fs';
+import { AmpError } from './errors.js';
+import type { onnx } from './generated/onnx.js';
+import { printable } from './printable.js';
+import { schemaFor, type OpSchema } from './schema.js';
+
+/** AttributeProto.AttributeType by the schema tables' type names. */
+const ATTRIBUTE_TYPES: Readonly<Record<string, number>> = {
+  float: 1,
+  int: 2,
+  string: 3,
+  tensor: 4,
+  graph: 5,
+  'list of floats': 6,
+  'list of ints': 7,
+  'list of strings': 8,
+  'list of tensors': 9,
+  'list of graphs': 10,
+  sparse_tensor: 11,
+  'list of sparse_tensors': 12,
+  type_proto: 13,
+  'list of type_protos': 14,
+};
+
+const TYPE_NAMES = ['UNDEFINED', 'FLOAT', 'INT', 'STRING', 'TENSOR', 'GRAPH', 'FLOATS', 'INTS', 'STRINGS', 'TENSORS', 'GRAPHS', 'SPARSE_TENSOR', 'SPARSE_TENSORS', 'TYPE_PROTO', 'TYPE_PROTOS'];
+
+/** The field each list or message type keeps its value in (scalars f, i, s have defaults and say nothing when unset). */
+const VALUE_FIELDS: ReadonlyArray<readonly [type: number, field: keyof onnx.IAttributeProto]> = [
+  [4, 't'],
+  [5, 'g'],
+  [6, 'floats'],
+  [7, 'ints'],
+  [8, 'strings'],
+  [9, 'tensors'],
+  [10, 'graphs'],
+  [11, 'sparse_tensor'],
+  [12, 'sparse_tensors'],
+  [13, 'tp'],
+  [14, 'type_protos'],
+];
+
+const CHECKED_DOMAINS: ReadonlySet<string> = new Set(['', 'ai.onnx.ml', 'ai.onnx.preview', 'ai.onnx.preview.training']);
+
+let ortDefaultDomainOps: ReadonlySet<string> | undefined;
+/** ONNX Runtime's registrations in the default domain: their schemas are ORT's, not ONNX's. */
+function ortOwnOps(): ReadonlySet<string> {
+  ortDefaultDomainOps ??= new Set(
+    Object.keys((JSON.parse(readFileSync(new URL('../../rules/schemas-ort-default-domain.json', import.meta.url), 'utf8')) as { domains: Record<string, object> }).domains['ai.onnx'] ?? {}),
+  );
+  return ortDefaultDomainOps;
+}
+
+function fieldSet(attribute: onnx.IAttributeProto, field: keyof onnx.IAttributeProto): boolean {
+  const value = attribute[field];
+  if (value == null) return false;
+  return Array.isArray(value) ? value.length > 0 : Object.hasOwn(attribute, field);
+}
+
+/** The type an attribute declares, or (type left UNDEFINED, tolerated) the one its single set value field tells. */
+function declaredType(attribute: onnx.IAttributeProto): number {
+  const type = Number(attribute.type ?? 0);
+  if (type) return type;
+  const set = VALUE_FIELDS.filter(([, field]) => fieldSet(attribute, field));
+  return set.length === 1 ? (set[0] as readonly [number, string])[0] : 0;
+}
+
+/** The schemas of one model's nodes, looked up once per op: a big graph has few op types. */
+export class NodeRules {
+  private readonly schemas = new Map<string, OpSchema | null>();
+
+  constructor(private readonly opsets: ReadonlyMap<string, number>) {}
+
+  private schemaOf(domain: string, opType: string): OpSchema | undefined {
+    const key = `${domain}\u0000${opType}`;
+    let schema = this.schemas.get(key);
+    if (schema === undefined) {
+      const version = this.opsets.get(domain);
+      const checked = CHECKED_DOMAINS.has(domain) && !(domain === '' && ortOwnOps().has(opType)) && version !== undefined;
+      schema = (checked ? schemaFor(domain, opType, version) : undefined) ?? null;
+      this.schemas.set(key, schema);
+    }
+    return schema ?? undefined;
+  }
+
+  /** Throws INVALID_MODEL naming the node and attribute for the first rule `node` breaks. */
+  check(node: onnx.INodeProto, where: string): void {
+    const attributes = node.attribute ?? [];
+    const domain = !node.domain || node.domain === 'ai.onnx' ? '' : node.domain;
+    const label = (): string => `${where}: ${printable(node.op_type)} node '${printable(node.name || node.output?.[0] || '?')}'`;
+    const fail = (problem: string): AmpError => new AmpError('INVALID_MODEL', `${label()}: ${problem}`, { subject: node.name ?? '' });
+    for (let a = 1; a < attributes.length; a++) {
+      const name = (attributes[a] as onnx.IAttributeProto).name;
+      for (let b = 0; b < a; b++) if ((attributes[b] as onnx.IAttributeProto).name === name) throw fail(`attribute '${printable(name)}' is given twice`);
+    }
+    const schema = this.schemaOf(domain, node.op_type ?? '');
+    if (!schema) return;
+    for (const attribute of attributes) {
+      if (attribute.ref_attr_name) continue;
+      const spec = schema.attributes.find((s) => s.name === attribute.name);
+      if (!spec) throw fail(`attribute '${printable(attribute.name)}' is not an attribute of ${printable(node.op_type)}-${schema.since} (it has ${schema.attributes.map((s) => s.name).join(', ') || 'none'})`);
+      const expected = ATTRIBUTE_TYPES[spec.type];
+      const type = declaredType(attribute);
+      if (expected !== undefined && type !== 0 && type !== expected) {
+        throw fail(`attribute '${printable(attribute.name)}' is ${TYPE_NAMES[type] ?? `type ${type}`}, and ${printable(node.op_type)} takes ${spec.type} (${TYPE_NAMES[expected]})`);
+      }
+      for (const [fieldType, field] of VALUE_FIELDS) {
+        if (fieldType !== type && fieldSet(attribute, field)) throw fail(`attribute '${printable(attribute.name)}' is ${TYPE_NAMES[type]} but holds a value in '${field}'`);
+      }
+    }
+    for (const spec of schema.attributes) {
+      if (spec.required && !attributes.some((a) => a.name === spec.name)) throw fail(`required attribute '${spec.name}' is missing`);
+    }
+    checkEmptyNames(node.input ?? [], schema.inputs, 'input', fail);
+    checkEmptyNames(node.output ?? [], schema.outputs, 'output', fail);
+  }
+}
+
+/** An empty name leaves out an optional input or output; a single one must be named. */
+function checkEmptyNames(names: readonly string[], formals: OpSchema['inputs'], kind: string, fail: (problem: string) => AmpError): void {
+  for (let i = 0; i < names.length && i < formals.length; i++) {
+    const formal = formals[i] as OpSchema['inputs'][number];
+    if (!names[i] && formal.option === 'single') throw fail(`${kind} ${i} ('${formal.name}') is required, and its name is empty`);
+  }
+}

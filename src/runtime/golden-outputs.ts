@@ -1,0 +1,160 @@
+/**
+ * Golden outputs: a folder of expected output tensors to check a model against, so that outputs
+ * computed once (on the GPU box, by the original model) can gate a model anywhere later. Two
+ * layouts, told apart by their file names:
+ *
+ * - ONNX test data (`test_data_set_N/`): `output_0.pb`, `output_1.pb`... in the model's output
+ *   order (as ONNX's test runner pairs them), with the inputs in `input_0.pb`... beside them;
+ * - `run --save-outputs dir/`: one `<output name>.pb` per output (the name with every character
+ *   outside [A-Za-z0-9_.-] written as `_`); the inputs are the user's (`--inputs`, or the same
+ *   `--seed`/`--dim` that made the random ones).
+ *
+ * Every model output needs its expected tensor, of the same shape and of the same type (any two
+ * float types may be compared). A folder, file or tensor that does not fit is a typed error
+ * (BAD_EXPECTED_OUTPUT) naming the file and the output, never a FAIL.
+ */
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Tensor } from 'onnxruntime-node';
+import { AmpError } from '../onnx/errors.js';
+import type { onnx } from '../onnx/generated/onnx.js';
+import { longToNumber } from '../onnx/external-data.js';
+import { printable } from '../onnx/printable.js';
+import { readTensorFile } from './inputs.js';
+import type { Ort } from './ort.js';
+import { ortTypeOf } from './tensors.js';
+
+export type ExpectedLayout = 'test-data-set' | 'saved-outputs';
+
+export interface ExpectedOutputs {
+  folder: string;
+  layout: ExpectedLayout;
+  /** The expected tensor of each model output, by output name. */
+  outputs: Record<string, Tensor>;
+  /** The file each output's tensor came from. */
+  files: Record<string, string>;
+  /** The ONNX test data's input files, in input order (empty for saved outputs). */
+  inputFiles: string[];
+  /** .pb files of the folder that are no output's (saved outputs: another model's, or inputs kept beside them). */
+  unmatched: string[];
+}
+
+/** The file `run --save-outputs` writes an output to, and the one compare --expected looks for. */
+export function savedOutputFileName(outputName: string): string {
+  return `${outputName.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`;
+}
+
+const TEST_DATA_FILE = /^(input|output)_(\d+)\.pb$/;
+const FLOAT_TYPES: ReadonlySet<string> = new Set(['float32', 'float16', 'float64']);
+
+function badExpected(message: string, subject: string): AmpError {
+  return new AmpError('BAD_EXPECTED_OUTPUT', message, { subject });
+}
+
+/** The .pb files of the folder, sorted; a missing or empty folder is an error naming it. */
+function pbFiles(folder: string): string[] {
+  let entries: string[];
+  try {
+    if (!statSync(folder).isDirectory()) throw badExpected(`--expected ${printable(folder, 400)}: not a folder; give the folder that run --save-outputs wrote, or an ONNX test_data_set_N folder`, folder);
+    entries = readdirSync(folder);
+  } catch (error) {
+    if (error instanceof AmpError) throw error;
+    throw new AmpError('FILE_NOT_FOUND', `--expected ${printable(folder, 400)}: cannot read the folder (${(error as NodeJS.ErrnoException).code ?? String(error)})`, { subject: folder, cause: error });
+  }
+  const files = entries.filter((name) => name.toLowerCase().endsWith('.pb')).sort();
+  if (!files.length) throw badExpected(`--expected ${printable(folder, 400)}: the folder holds no .pb file (expected output_0.pb... or <output name>.pb)`, folder);
+  return files;
+}
+
+/** test_data_set files by kind, in index order; a gap in the numbering is an error naming the missing file. */
+function numbered(folder: string, files: readonly string[], kind: 'input' | 'output'): string[] {
+  const indices = files.map((f) => TEST_DATA_FILE.exec(f)).filter((m): m is RegExpExecArray => m?.[1] === kind).map((m) => Number(m[2]));
+  indices.sort((a, b) => a - b);
+  indices.forEach((index, position) => {
+    if (index !== position) throw badExpected(`--expected ${printable(folder, 400)}: ${kind}_${position}.pb is missing (the folder has ${kind}_${index}.pb)`, path.join(folder, `${kind}_${position}.pb`));
+  });
+  return indices.map((index) => path.join(folder, `${kind}_${index}.pb`));
+}
+
+/** Reads an expected output file; its problems are BAD_EXPECTED_OUTPUT naming the output. */
+function readExpectedTensor(ort: Ort, file: string, output: onnx.IValueInfoProto): Tensor {
+  // The output's declared shape is checked below with a clear message, not through the input reader's byte cap.
+  const unshaped = { name: output.name ?? '' };
+  try {
+    return readTensorFile(ort, file, unshaped);
+  } catch (error) {
+    if (error instanceof AmpError && error.code !== 'FILE_NOT_FOUND') throw badExpected(`expected output '${printable(output.name)}': ${error.message}`, file);
+    throw error;
+  }
+}
+
+/**
+ * The expected outputs in `folder` for every output of `model`. Layout: ONNX test data when the
+ * folder has output_N.pb files, else run --save-outputs's <name>.pb.
+ */
+export function readExpectedOutputs(ort: Ort, folder: string, model: onnx.IModelProto): ExpectedOutputs {
+  const files = pbFiles(folder);
+  const outputs = model.graph?.output ?? [];
+  const result: ExpectedOutputs = { folder, layout: 'saved-outputs', outputs: {}, files: {}, inputFiles: [], unmatched: [] };
+  if (files.some((f) => TEST_DATA_FILE.exec(f)?.[1] === 'output')) {
+    result.layout = 'test-data-set';
+    const outputFiles = numbered(folder, files, 'output');
+    result.inputFiles = numbered(folder, files, 'input');
+    if (outputFiles.length > outputs.length) {
+      throw badExpected(`--expected ${printable(outputFiles[outputs.length] as string, 400)}: the model has ${outputs.length} output${outputs.length === 1 ? '' : 's'}, the folder ${outputFiles.length}`, outputFiles[outputs.length] as string);
+    }
+    outputs.forEach((output, index) => {
+      const file = outputFiles[index];
+      if (file === undefined) throw badExpected(`--expected ${printable(folder, 400)}: no output_${index}.pb for the model's output '${printable(output.name)}'`, output.name ?? '');
+      result.outputs[output.name ?? ''] = readExpectedTensor(ort, file, output);
+      result.files[output.name ?? ''] = file;
+    });
+    result.unmatched = files.filter((f) => !TEST_DATA_FILE.test(f)).map((f) => path.join(folder, f));
+    return result;
+  }
+  for (const output of outputs) {
+    const file = path.join(folder, savedOutputFileName(output.name ?? ''));
+    if (!files.includes(path.basename(file))) {
+      throw badExpected(`--expected ${printable(folder, 400)}: no ${printable(path.basename(file), 200)} for the model's output '${printable(output.name)}' (the folder holds ${files.slice(0, 5).map((f) => printable(f, 80)).join(', ')}${files.length > 5 ? ', ...' : ''})`, output.name ?? '');
+    }
+    result.outputs[output.name ?? ''] = readExpectedTensor(ort, file, output);
+    result.files[output.name ?? ''] = file;
+  }
+  const used = new Set(Object.values(result.files).map((f) => path.basename(f)));
+  result.unmatched = files.filter((f) => !used.has(f)).map((f) => path.join(folder, f));
+  return result;
+}
+
+/**
+ * The expected tensor must be what the model gives (or declares, before it runs): the same type
+ * (two float types may differ: their values compare) and the same shape.
+ */
+export function checkExpectedFits(expected: ExpectedOutputs, output: string, got: { type: string; dims: readonly number[] | undefined }, what: 'declares' | 'gives'): void {
+  const tensor = expected.outputs[output];
+  const file = expected.files[output] ?? expected.folder;
+  if (!tensor) return;
+  const bothFloat = FLOAT_TYPES.has(tensor.type) && FLOAT_TYPES.has(got.type);
+  if (tensor.type !== got.type && !bothFloat) {
+    throw badExpected(`--expected ${printable(file, 400)}: holds ${tensor.type}, the model ${what} ${got.type} for output '${printable(output)}'`, file);
+  }
+  if (got.dims && got.dims.join(',') !== tensor.dims.join(',')) {
+    throw badExpected(`--expected ${printable(file, 400)}: shape [${tensor.dims.join(',')}], the model ${what} [${got.dims.join(',')}] for output '${printable(output)}'`, file);
+  }
+}
+
+/** Checks the expected tensors against the outputs the model declares, where it declares a type and fixed dimensions. */
+export function checkExpectedAgainstDeclared(expected: ExpectedOutputs, model: onnx.IModelProto): void {
+  for (const output of model.graph?.output ?? []) {
+    const tensorType = output.type?.tensor_type;
+    if (!tensorType?.elem_type) continue;
+    let type: string;
+    try {
+      type = ortTypeOf(tensorType.elem_type);
+    } catch {
+      continue;
+    }
+    const dims = tensorType.shape?.dim;
+    const fixed = dims?.every((d) => d.dim_value != null && Object.hasOwn(d, 'dim_value'));
+    checkExpectedFits(expected, output.name ?? '', { type, dims: dims && fixed ? dims.map((d) => longToNumber(d.dim_value)) : undefined }, 'declares');
+  }
+}

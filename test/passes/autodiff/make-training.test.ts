@@ -1,0 +1,214 @@
+/**
+ * make-training beyond the rules: which initializers train, the refusals (an op without a rule, a
+ * case a rule does not cover, a pattern that names nothing), the optimizers' first two steps
+ * against PyTorch's formulas, the MSE head, and that the AMP rewrite with loss scaling takes the
+ * result as it is. Pure and deterministic.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createTrainer } from '../../../src/api/trainer.js';
+import { attr, GraphBuilder } from '../../../src/builder/graph-builder.js';
+import { encodeModel } from '../../../src/onnx/codec.js';
+import { DataType } from '../../../src/onnx/data-types.js';
+import type { onnx } from '../../../src/onnx/generated/onnx.js';
+import { loadModel } from '../../../src/onnx/model-io.js';
+import { makeTrainingStep, type MakeTrainingOptions } from '../../../src/passes/autodiff/make-training.js';
+import type { OptimizerSpec } from '../../../src/passes/autodiff/optimizers.js';
+import { rewriteModel } from '../../../src/passes/pipeline.js';
+import { purePrecision } from '../../../src/passes/pure-precision.js';
+import { validateModel } from '../../../src/passes/validate.js';
+import { loadOrt } from '../../../src/runtime/ort.js';
+
+const F = DataType.FLOAT;
+const fixture = (name: string) => loadModel(path.resolve('fixtures/torch-forward', `${name}.onnx`));
+const ce: MakeTrainingOptions = { loss: { kind: 'cross-entropy' }, optimizer: { kind: 'adam' } };
+
+/** y = x @ W (x [1,2], W [2,2] = [[1,2],[3,4]]) then `between` (Identity by default); loss L = sum(y * R), R = [[1,-1],[2,0.5]] broadcast over y's one row. */
+function linear(between = 'Identity', attributes = {}): onnx.ModelProto {
+  const b = new GraphBuilder('linear');
+  b.input('x', F, [1, 2]);
+  b.initializer('W', [2, 2], Float32Array.of(1, 2, 3, 4));
+  const y = b.op(between, [b.op('MatMul', ['x', 'W'], {}, { name: 'matmul' })], attributes, { name: 'between' });
+  b.op('ReduceSum', [b.op('Mul', [y, b.initializer('R', [2, 2], Float32Array.of(1, -1, 2, 0.5))])], { keepdims: attr.int(0) }, { name: 'loss_sum', outputs: ['L'] });
+  b.output('L', F, []);
+  return b.model({ '': 17 });
+}
+
+describe('trainable parameters', () => {
+  it('weights train; BatchNormalization statistics and scalars of the computation stay frozen, each with its reason', () => {
+    const { model, report } = makeTrainingStep(fixture('cnn-torchscript'), ce);
+    expect(report.trainable.map((p) => p.name)).toContain('conv1.weight');
+    expect(report.frozen).toContainEqual({ name: 'bn1.running_var', reason: expect.stringMatching(/BatchNormalization .* as input 4/) });
+    const inputs = (model.graph?.input ?? []).map((i) => i.name);
+    expect(inputs).toContain('conv1.weight');
+    expect(inputs).not.toContain('bn1.running_var');
+    expect((model.graph?.output ?? []).map((o) => o.name)).toContain('conv1.weight.next');
+
+    const b = new GraphBuilder('scaled');
+    b.input('x', F, [1, 2]);
+    b.initializer('W', [2, 2], Float32Array.of(1, 2, 3, 4));
+    b.op('ReduceSum', [b.op('Mul', [b.op('MatMul', ['x', 'W']), b.scalar('half', 0.5)])], { keepdims: attr.int(0) }, { outputs: ['L'] });
+    b.output('L', F, []);
+    const scaled = makeTrainingStep(b.model(), { loss: { kind: 'output', output: 'L' }, optimizer: { kind: 'sgd' } }).report;
+    expect(scaled.trainable.map((p) => p.name)).toEqual(['W']);
+    expect(scaled.frozen).toEqual([{ name: 'half', reason: expect.stringMatching(/^a scalar/) }]);
+  });
+
+  it('--frozen and --trainable patterns choose; a pattern that names nothing is refused', () => {
+    const frozen = makeTrainingStep(fixture('mlp-torchscript'), { ...ce, trainable: { frozen: ['fc1.*'] } });
+    expect(frozen.report.trainable.map((p) => p.name)).toEqual(['fc2.weight', 'fc2.bias']);
+    const inputs = (frozen.model.graph?.input ?? []).map((i) => i.name);
+    expect(inputs).not.toContain('fc1.weight');
+    expect((frozen.model.graph?.initializer ?? []).map((t) => t.name)).toContain('fc1.weight');
+    const only = makeTrainingStep(fixture('mlp-torchscript'), { ...ce, trainable: { trainable: ['fc2.weight'] } });
+    expect(only.report.trainable.map((p) => p.name)).toEqual(['fc2.weight']);
+    expect(() => makeTrainingStep(fixture('mlp-torchscript'), { ...ce, trainable: { frozen: ['conv*'] } })).toThrow(expect.objectContaining({ code: 'BAD_OPTION', message: expect.stringContaining("'conv*' names no float32 initializer") }));
+  });
+});
+
+describe('refusals', () => {
+  it('an op without a gradient rule between a parameter and the loss is NO_GRADIENT_RULE naming the op and the node', () => {
+    expect(() => makeTrainingStep(linear('Cos'), { loss: { kind: 'output', output: 'L' }, optimizer: { kind: 'sgd' } })).toThrow(
+      expect.objectContaining({ code: 'NO_GRADIENT_RULE', subject: 'between', message: expect.stringMatching(/no gradient rule for Cos \(node 'between'\)/) }),
+    );
+  });
+
+  it('a case a rule does not cover is NO_GRADIENT_RULE saying what (grouped convolution)', () => {
+    const b = new GraphBuilder('grouped');
+    b.input('x', F, [1, 2, 4, 4]);
+    b.initializer('w', [2, 1, 3, 3], new Float32Array(18).fill(0.1));
+    b.op('ReduceSum', [b.op('Conv', ['x', 'w'], { group: attr.int(2) }, { name: 'depthwise' })], { keepdims: attr.int(0) }, { outputs: ['L'] });
+    b.output('L', F, []);
+    expect(() => makeTrainingStep(b.model(), { loss: { kind: 'output', output: 'L' }, optimizer: { kind: 'sgd' } })).toThrow(
+      expect.objectContaining({ code: 'NO_GRADIENT_RULE', message: expect.stringContaining("Conv (node 'depthwise') does not cover grouped convolution") }),
+    );
+  });
+
+  it('cross-entropy on a model with several float outputs asks for --model-output; a non-scalar --loss output is refused', () => {
+    const b = new GraphBuilder('two');
+    b.input('x', F, [1, 2]);
+    b.initializer('W', [2, 2], Float32Array.of(1, 2, 3, 4));
+    const y = b.op('MatMul', ['x', 'W'], {}, { outputs: ['y'] });
+    b.op('Relu', [y], {}, { outputs: ['z'] });
+    b.output('y', F, [1, 2]);
+    b.output('z', F, [1, 2]);
+    expect(() => makeTrainingStep(b.model(), ce)).toThrow(expect.objectContaining({ code: 'BAD_OPTION', message: expect.stringContaining('pass --model-output') }));
+    expect(() => makeTrainingStep(b.model(), { loss: { kind: 'output', output: 'y' }, optimizer: { kind: 'sgd' } })).toThrow(expect.objectContaining({ code: 'BAD_OPTION', message: expect.stringContaining('not a scalar') }));
+  });
+});
+
+describe('optimizers: two steps against PyTorch formulas', () => {
+  // dL/dy = R summed over its broadcast rows = [3, -0.5]; dL/dW = x^T [3, -0.5] for x = [1, 2], the same on every step (L is linear in W).
+  const grad = [3, -0.5, 6, -1];
+  const gradOf = (w: number[], wd: number) => grad.map((g, i) => g + wd * (w[i] as number));
+  const lr = 0.1;
+  const reference: Record<string, (steps: number) => number[]> = {
+    sgd: (steps) => {
+      let w = [1, 2, 3, 4];
+      for (let s = 0; s < steps; s++) w = w.map((v, i) => v - lr * (grad[i] as number));
+      return w;
+    },
+    momentum: (steps) => {
+      let w = [1, 2, 3, 4];
+      let v = [0, 0, 0, 0];
+      for (let s = 0; s < steps; s++) {
+        v = v.map((m, i) => 0.8 * m + (grad[i] as number));
+        w = w.map((p, i) => p - lr * (v[i] as number));
+      }
+      return w;
+    },
+    adamw: (steps) => {
+      let w = [1, 2, 3, 4];
+      let m = [0, 0, 0, 0];
+      let v = [0, 0, 0, 0];
+      for (let t = 1; t <= steps; t++) {
+        m = m.map((a, i) => 0.9 * a + 0.1 * (grad[i] as number));
+        v = v.map((a, i) => 0.999 * a + 0.001 * (grad[i] as number) ** 2);
+        w = w.map((p, i) => p * (1 - lr * 0.05) - (lr * ((m[i] as number) / (1 - 0.9 ** t))) / (Math.sqrt((v[i] as number) / (1 - 0.999 ** t)) + 1e-8));
+      }
+      return w;
+    },
+    adam: (steps) => {
+      let w = [1, 2, 3, 4];
+      let m = [0, 0, 0, 0];
+      let v = [0, 0, 0, 0];
+      for (let t = 1; t <= steps; t++) {
+        const g = gradOf(w, 0.01);
+        m = m.map((a, i) => 0.5 * a + 0.5 * (g[i] as number));
+        v = v.map((a, i) => 0.9 * a + 0.1 * (g[i] as number) ** 2);
+        w = w.map((p, i) => p - (lr * ((m[i] as number) / (1 - 0.5 ** t))) / (Math.sqrt((v[i] as number) / (1 - 0.9 ** t)) + 1e-3));
+      }
+      return w;
+    },
+    rmsprop: (steps) => {
+      let w = [1, 2, 3, 4];
+      let sq = [0, 0, 0, 0];
+      for (let s = 0; s < steps; s++) {
+        sq = sq.map((a, i) => 0.9 * a + 0.1 * (grad[i] as number) ** 2);
+        w = w.map((p, i) => p - (lr * (grad[i] as number)) / (Math.sqrt(sq[i] as number) + 1e-8));
+      }
+      return w;
+    },
+  };
+  const specs: Record<string, OptimizerSpec> = {
+    sgd: { kind: 'sgd' },
+    momentum: { kind: 'momentum', momentum: 0.8 },
+    adamw: { kind: 'adamw', weightDecay: 0.05 },
+    adam: { kind: 'adam', beta1: 0.5, beta2: 0.9, epsilon: 1e-3, weightDecay: 0.01 },
+    rmsprop: { kind: 'rmsprop', rho: 0.9 },
+  };
+  for (const [name, spec] of Object.entries(specs)) {
+    it(`${name}`, async () => {
+      // R is a [2,2] weight by how it is consumed; only W trains here.
+      const { model } = makeTrainingStep(linear(), { loss: { kind: 'output', output: 'L' }, optimizer: spec, trainable: { trainable: ['W'] } });
+      const trainer = await createTrainer(model);
+      for (let s = 0; s < 2; s++) await trainer.step({ x: { data: [1, 2], dims: [1, 2] }, lr: { data: [lr], dims: [] } });
+      const w = Array.from(trainer.state().get('W')!.data as Float32Array);
+      await trainer.release();
+      const expected = (reference[name] as (steps: number) => number[])(2);
+      w.forEach((v, i) => expect(v, `W[${i}]`).toBeCloseTo(expected[i] as number, 5));
+    });
+  }
+});
+
+describe('loss heads and the rewrite', () => {
+  it('mse: loss = mean((y - t)^2) and dL/dW = x^T 2(y - t)/n, in float64', async () => {
+    const b = new GraphBuilder('regression');
+    b.input('x', F, [2, 2]);
+    b.initializer('W', [2, 3], Float32Array.of(1, 2, 3, 4, 5, 6));
+    b.op('MatMul', ['x', 'W'], {}, { outputs: ['y'] });
+    b.output('y', F, [2, 3]);
+    const { model } = makeTrainingStep(b.model(), { loss: { kind: 'mse' }, optimizer: { kind: 'sgd' }, exposeGradients: true });
+    const ort = await loadOrt();
+    const session = await ort.InferenceSession.create(encodeModel(purePrecision(model, DataType.DOUBLE)));
+    const x = [1, -1, 0.5, 2];
+    const t = [0, 1, 2, 3, 4, 5];
+    const out = await session.run({ x: new ort.Tensor('float64', Float64Array.from(x), [2, 2]), targets: new ort.Tensor('float64', Float64Array.from(t), [2, 3]), lr: new ort.Tensor('float64', Float64Array.of(0), []) });
+    await session.release();
+    const W = [1, 2, 3, 4, 5, 6];
+    const y = [0, 1].flatMap((r) => [0, 1, 2].map((c) => (x[r * 2] as number) * (W[c] as number) + (x[r * 2 + 1] as number) * (W[3 + c] as number)));
+    const d = y.map((v, i) => v - (t[i] as number));
+    expect((out.loss!.data as Float64Array)[0]).toBeCloseTo(d.reduce((a, v) => a + v * v, 0) / 6, 10);
+    const dW = [0, 1].flatMap((k) => [0, 1, 2].map((c) => [0, 1].reduce((a, r) => a + (x[r * 2 + k] as number) * ((2 * (d[r * 3 + c] as number)) / 6), 0)));
+    Array.from(out.W_grad!.data as Float64Array).forEach((v, i) => expect(v).toBeCloseTo(dW[i] as number, 10));
+  });
+
+  it('the AMP rewrite with dynamic loss scaling takes the step graph as it is: every parameter gradient unscaled, every state tensor guarded', () => {
+    const { model, report } = makeTrainingStep(fixture('encoder-dynamo'), ce);
+    expect(validateModel(model)).toEqual([]);
+    const amp = rewriteModel(model, { training: 'on' });
+    const scaling = amp.report.training;
+    expect(scaling?.contract.loss).toBe('loss');
+    expect(scaling?.contract.lossGrad).toBe('loss_grad');
+    expect(scaling?.gradientsUnscaled).toBe(report.trainable.length);
+    expect(scaling?.stateGuarded).toBe(report.trainable.length + report.optimizerState.length);
+  });
+
+  it('pure and deterministic: the input model is unchanged and two runs write the same bytes', () => {
+    const forward = fixture('encoder-torchscript');
+    const before = encodeModel(forward);
+    const first = encodeModel(makeTrainingStep(forward, ce).model);
+    expect(Buffer.from(encodeModel(forward)).equals(Buffer.from(before))).toBe(true);
+    expect(Buffer.from(encodeModel(makeTrainingStep(forward, ce).model)).equals(Buffer.from(first))).toBe(true);
+  });
+});
