@@ -796,11 +796,14 @@ function nonEmpty<K extends string, T>(key: K, values: T[]): { [k in K]?: T[] } 
 /** Rules under which the pass left a node unprocessed for want of knowledge (not by choice). */
 const UNPROCESSED_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['no-schema', 'unknown-type', 'non-tensor-types', 'local-function']);
 
+/** Rules that keep an allow-list op out of painting although it computes on float32 data. */
+const ALLOW_KEPT_UNPROCESSED: ReadonlySet<RuleCode> = new Set<RuleCode>(['schema-forbids', 'quantized-unit']);
+
 function countAllowKept(decisions: NodeDecision[]): NonNullable<AmpSummary['allowKept']> {
   const counts = new Map<RuleCode, { rule: RuleCode; count: number; example: string }>();
   for (let i = 0; i < decisions.length; i++) {
     const d = decisions[i] as NodeDecision;
-    if (d.list !== 'allow' || d.color === 'ALLOW' || d.rule === 'already-low-precision' || !(computesOnFloat32(d) || d.rule === 'schema-forbids')) continue;
+    if (d.list !== 'allow' || d.color === 'ALLOW' || !(computesOnFloat32(d) || ALLOW_KEPT_UNPROCESSED.has(d.rule))) continue;
     const entry = counts.get(d.rule) ?? counts.set(d.rule, { rule: d.rule, count: 0, example: `${d.node.op_type} '${d.node.name ?? ''}': ${d.reason}` }).get(d.rule)!;
     entry.count++;
   }

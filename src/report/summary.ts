@@ -80,7 +80,7 @@ function allowKeptText(summary: AmpSummary): string {
   const kept = summary.allowKept ?? [];
   if (!kept.length) return '';
   const total = kept.reduce((sum, k) => sum + k.count, 0);
-  return `${total} (${kept.map((k) => `${k.count} ${k.rule}, e.g. ${printable(k.example, 200)}`).join('; ')})`;
+  return `${total} (${kept.map((k) => `${k.count} ${k.rule}, e.g. ${printable(k.example, 300)}`).join('; ')})`;
 }
 
 /** The ops the pass could not process (no schema: custom and gradient ops), with their counts. */

@@ -4,15 +4,18 @@
  * the audit says `quantized-unit`, ONNX Runtime's outputs for the unit are identical, and a float
  * MatMul outside the unit still converts.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { GraphBuilder } from '../../src/builder/graph-builder.js';
-import { encodeModel } from '../../src/onnx/codec.js';
+import { decodeModel, encodeModel } from '../../src/onnx/codec.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import { onnx } from '../../src/onnx/generated/onnx.js';
 import { isKnownDomain, schemaVersions } from '../../src/onnx/schema.js';
 import { ampRewrite } from '../../src/passes/amp.js';
 import { readQuantizedUnitsFile } from '../../src/passes/amp/quantized-units.js';
 import { loadOrt } from '../../src/runtime/ort.js';
+import { rewriteModel } from '../../src/passes/pipeline.js';
+import { renderSummary } from '../../src/report/summary.js';
 
 const F = DataType.FLOAT;
 
@@ -64,7 +67,7 @@ describe('quantized node units', () => {
     expect(result.report.nodes.find((n) => n.node === 'x_dq')?.reason).toMatch(/^DequantizeLinear is part of a quantized unit/);
     expect(byNode.get('float_mm')).toBe('ALLOW:allow-list');
     const conv = result.report.nodes.find((n) => n.node === 'conv');
-    expect(conv?.reason).toMatch(/^between DequantizeLinear 'x_dq' and the rest of its quantized unit/);
+    expect(conv?.reason).toBe("in the quantized unit after DequantizeLinear 'x_dq': every float input is dequantized; ONNX Runtime fuses the unit into an int8 kernel, which a Cast would stop");
     const after = result.model.graph?.node ?? [];
     // Every node of the unit is unchanged, and the only Casts are the float MatMul's.
     const unit = ['x_q', 'x_dq', 'w_dq', 'b_dq', 'conv', 'y_q', 'y_dq'];
@@ -134,6 +137,30 @@ describe('quantized node units', () => {
         expect(schemaVersions(entry.domain ?? '', entry.op).length, `${entry.domain ?? ''}:${entry.op}`).toBeGreaterThan(0);
         expect(entry.reason.length).toBeGreaterThan(20);
       }
+    }
+  });
+
+  it("ONNX Runtime's own quantizer output (quantize_static, QDQ, per-channel int8; scripts/make-qdq-fixture.py) is left exactly as it is", async () => {
+    const bytes = readFileSync(new URL('../../fixtures/quantized/qdq-cnn.onnx', import.meta.url));
+    const { model, report, modified } = rewriteModel(decodeModel(bytes));
+    expect(modified).toBe(false);
+    expect(Buffer.from(encodeModel(model)).equals(bytes)).toBe(true);
+    const byOp = new Map<string, Set<string>>();
+    for (const n of report.amp.nodes) byOp.set(n.op, (byOp.get(n.op) ?? new Set()).add(`${n.color}:${n.rule}`));
+    // Conv, Add, GlobalAveragePool, Flatten and Gemm each between DequantizeLinear and QuantizeLinear.
+    for (const op of ['Conv', 'Add', 'GlobalAveragePool', 'Flatten', 'Gemm', 'DequantizeLinear', 'QuantizeLinear']) expect([...(byOp.get(op) ?? [])], op).toEqual(['NONE:quantized-unit']);
+    expect(report.amp.summary.converted).toBe(0);
+    // Not "No allow-list ops found": the summary says why the Convs and the Gemm stayed.
+    expect(renderSummary(report.amp.summary)).toContain(
+      "Allow-list ops found but none converted: 3 (3 quantized-unit, e.g. Conv '/conv1/Conv': in the quantized unit after DequantizeLinear 'x_DequantizeLinear': every float input is dequantized; ONNX Runtime fuses the unit into an int8 kernel, which a Cast would stop); nothing to convert, the model is written unchanged.",
+    );
+    const ort = await loadOrt();
+    const session = await ort.InferenceSession.create(encodeModel(model));
+    try {
+      const logits = (await session.run({ x: new ort.Tensor('float32', Float32Array.from({ length: 768 }, (_, i) => Math.cos(i)), [1, 3, 16, 16]) })).logits;
+      expect(logits?.dims).toEqual([1, 10]);
+    } finally {
+      await session.release();
     }
   });
 });

@@ -84,7 +84,7 @@ export function quantizedUnitMembers(scope: GraphScope, nodes: readonly onnx.INo
     if (entry) {
       members.set(
         node,
-        `between ${printable(entry.op_type)} '${printable(entry.name || entry.output?.[0] || '?')}' and the rest of its quantized unit: every float input is dequantized, so ONNX Runtime fuses the unit into an int8 kernel (QLinearConv, QLinearMatMul, ...); a Cast or an fp16 op inside would stop the fusion (rules/quantized-units.json)`,
+        `in the quantized unit after ${printable(entry.op_type)} '${printable(entry.name || entry.output?.[0] || '?')}': every float input is dequantized; ONNX Runtime fuses the unit into an int8 kernel, which a Cast would stop`,
       );
     }
   }
