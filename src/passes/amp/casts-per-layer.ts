@@ -10,7 +10,7 @@ import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
 import { compareText } from '../../collation.js';
 
 export interface LayerCasts {
-  /** Layers in order of their first Cast... sorted by name with numbers in order; '' holds the Casts outside any layer. */
+  /** Layers sorted by name, numbers in order; '' (last) holds the Casts outside any repeated block. */
   layers: Array<{ layer: string; casts: number }>;
 }
 
@@ -21,7 +21,7 @@ export function layerOf(name: string): string {
   return LAYER.exec(name)?.[1] ?? '';
 }
 
-/** Counts the inserted activation Casts of every scope by layer; undefined when fewer than two layers have any. */
+/** Counts the inserted activation Casts of every scope by layer; undefined when no repeated block has any. */
 export function castsPerLayer(
   graph: ModelGraph,
   isInserted: (scope: GraphScope, node: onnx.INodeProto) => boolean,
@@ -37,18 +37,28 @@ export function castsPerLayer(
       counts.set(layer, (counts.get(layer) ?? 0) + 1);
     }
   }
-  const named = [...counts.keys()].filter(Boolean);
-  if (named.length < 2) return undefined;
+  // Repeated blocks only: a numbered prefix whose stem numbers one block ('present.0' of a
+  // one-layer decoder) counts as outside any layer.
+  const blocksOfStem = new Map<string, number>();
+  for (const layer of counts.keys()) if (layer) blocksOfStem.set(stemOf(layer), (blocksOfStem.get(stemOf(layer)) ?? 0) + 1);
+  for (const [layer, casts] of [...counts.entries()]) {
+    if (!layer || (blocksOfStem.get(stemOf(layer)) ?? 0) >= 2) continue;
+    counts.delete(layer);
+    counts.set('', (counts.get('') ?? 0) + casts);
+  }
+  if (![...counts.keys()].some(Boolean)) return undefined;
   const layers = [...counts.entries()].map(([layer, casts]) => ({ layer, casts }));
   layers.sort((a, b) => (a.layer === '' ? 1 : 0) - (b.layer === '' ? 1 : 0) || compareLayer(a.layer, b.layer));
   return { layers };
 }
 
+/** A layer's name without its number: '/layers.' for '/layers.3'. */
+const stemOf = (layer: string): string => layer.replace(/\d+$/, '');
+
 /** '/layers.2' before '/layers.10'. */
 function compareLayer(a: string, b: string): number {
   const number = (text: string) => Number(/(\d+)$/.exec(text)?.[1] ?? 0);
-  const stem = (text: string) => text.replace(/\d+$/, '');
-  return compareText(stem(a), stem(b)) || number(a) - number(b);
+  return compareText(stemOf(a), stemOf(b)) || number(a) - number(b);
 }
 
 /** One summary line: equal layers folded into "12 layers x 4". */
@@ -58,7 +68,7 @@ export function renderLayerCasts(casts: LayerCasts): string {
   const groups: Array<{ first: string; last: string; count: number; casts: number }> = [];
   for (const { layer, casts: n } of inLayers) {
     const last = groups[groups.length - 1];
-    if (last && last.casts === n) {
+    if (last && last.casts === n && stemOf(last.last) === stemOf(layer)) {
       last.last = layer;
       last.count++;
     } else groups.push({ first: layer, last: layer, count: 1, casts: n });
