@@ -15,6 +15,7 @@ import { inferElemTypes, type ElemTypes } from '../onnx/type-inference.js';
 import { inferShapes } from '../onnx/shape-inference.js';
 import { planCasts, type CastStats, type TypeAfterPlan } from './amp/cast-plan.js';
 import { foldCasts } from './amp/cast-fold.js';
+import { castsPerLayer } from './amp/casts-per-layer.js';
 import { carriedFills, clampFills, readMaskFillRules, type CarriedFills } from './amp/mask-fill.js';
 import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decisions.js';
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
@@ -175,6 +176,8 @@ export interface AmpSummary {
    * to it by a Max before the Cast that takes them into float16 (rules/mask-fill.json); present only when some were.
    */
   masksClamped?: Array<{ clamp: string; value: string; fill: string; cast: string }>;
+  /** Activation Casts (not of weights) by layer, the name prefix of repeated blocks ('' outside any); present when two or more layers have some. */
+  castsPerLayer?: Array<{ layer: string; casts: number }>;
   weightsConverted: string[];
   weightsKeptFp32: Array<{ name: string; reason: string }>;
   /** Null when the caller asked for no figures (AmpOptions.figures false). */
@@ -565,14 +568,15 @@ function tidyPlannedCasts(
   const { typeAfter, ...stats } = planned;
   if (!typeAfter) return stats;
   const decisionOf = (scope: GraphScope, node: onnx.INodeProto) => paints.get(scope)?.nodes.get(node)?.decision;
+  const isWeight = (scope: GraphScope, name: string): boolean => {
+    const definition = scope.resolve(name);
+    return definition?.kind === 'initializer' || weightInputs.has(name) || (definition?.kind === 'node' && definition.producer.node.op_type === 'Constant');
+  };
   const folds = foldCasts({
     graph,
     decisionOf,
     typeOf: typeAfter,
-    isWeight: (scope, name) => {
-      const definition = scope.resolve(name);
-      return definition?.kind === 'initializer' || weightInputs.has(name) || (definition?.kind === 'node' && definition.producer.node.op_type === 'Constant');
-    },
+    isWeight,
   });
   if (folds.folded.length) {
     stats.castsToTarget -= folds.removedToTarget;
@@ -582,6 +586,8 @@ function tidyPlannedCasts(
   }
   const clamps = clampFills({ graph, carried, lowest: readMaskFillRules().lowest.float16, decisionOf, typeOf: typeAfter, opset });
   if (clamps.length) stats.masksClamped = clamps;
+  const perLayer = castsPerLayer(graph, (scope, node) => decisionOf(scope, node) === undefined, isWeight);
+  if (perLayer) stats.castsPerLayer = perLayer.layers;
   return stats;
 }
 
@@ -776,6 +782,7 @@ function summarize(
     castsRetargeted: stats?.castsRetargeted ?? 0,
     ...(stats?.castsFolded?.length ? { castsFolded: stats.castsFolded } : {}),
     ...(stats?.masksClamped?.length ? { masksClamped: stats.masksClamped } : {}),
+    ...(stats?.castsPerLayer ? { castsPerLayer: stats.castsPerLayer } : {}),
     weightsConverted: stats?.weightsConverted ?? [],
     weightsKeptFp32: stats?.weightsKept ?? [],
     matrixFlops: flops,

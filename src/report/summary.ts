@@ -3,6 +3,7 @@
  * print for Grappler's auto-mixed-precision pass; the lines after them are ours.
  */
 import { printable } from '../onnx/printable.js';
+import { renderLayerCasts } from '../passes/amp/casts-per-layer.js';
 import type { AmpSummary } from '../passes/amp.js';
 import { renderTargetLines, renderTensorCoreLines } from './target-summary.js';
 
@@ -52,6 +53,7 @@ export function renderSummary(summary: AmpSummary): string {
       `Mask fills clamped to ${low}'s lowest finite value (-65504) before entering ${low}: ${summary.masksClamped.length} (e.g. '${printable(first.value)}', from '${printable(first.fill)}', before '${printable(first.cast)}')`,
     );
   }
+  if (summary.castsPerLayer) lines.push(renderLayerCasts({ layers: summary.castsPerLayer }));
   if (summary.castsFolded?.length) {
     const first = summary.castsFolded[0] as { cast: string; into: string; chain: string };
     lines.push(`Inserted Casts folded into the model's own Casts: ${summary.castsFolded.length} (e.g. '${printable(first.cast)}' into '${printable(first.into)}', ${first.chain})`);

@@ -50,6 +50,8 @@ export interface CastStats {
   castsFolded?: Array<{ cast: string; into: string; chain: string }>;
   /** Mask fills clamped to float16's lowest finite value before a Cast to float16 (mask-fill.ts). */
   masksClamped?: Array<{ clamp: string; value: string; fill: string; cast: string }>;
+  /** Activation Casts by layer (casts-per-layer.ts). */
+  castsPerLayer?: Array<{ layer: string; casts: number }>;
 }
 
 /** The element type of a value once the Casts are planned: a Cast's output its `to`, a lowered value the target type. */

@@ -61,8 +61,15 @@ function smallestValue(tensor: onnx.ITensorProto, maxElements: number): number |
   if (isExternal(tensor) && !externalRefOf(tensor)) return undefined;
   const count = (tensor.dims ?? []).reduce<number>((product, dim) => product * Number(dim), 1);
   if (count > maxElements) return undefined;
+  let values: Float32Array;
+  try {
+    values = readFloat32(tensor);
+  } catch {
+    // Data that is no whole float32 values (a damaged file the input checks let through): no fill to find.
+    return undefined;
+  }
   let smallest = Infinity;
-  for (const value of readFloat32(tensor)) if (value < smallest) smallest = value;
+  for (let i = 0; i < values.length; i++) if ((values[i] as number) < smallest) smallest = values[i] as number;
   return smallest;
 }
 

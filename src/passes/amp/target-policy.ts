@@ -8,6 +8,8 @@
 import { readFileSync } from 'node:fs';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { GraphScope } from '../../onnx/graph.js';
+import { findAttribute } from '../../onnx/attributes.js';
+import { DataType } from '../../onnx/data-types.js';
 import { normalizeDomain } from '../../onnx/opsets.js';
 import { describeNode, type NodeDecision } from './decisions.js';
 import type { ListName } from './op-lists.js';
@@ -22,6 +24,8 @@ interface KernelFact {
   types: LowType[];
   reason: string;
   source: string;
+  /** The fact holds only for such nodes (spatial-axes: a reduction over every axis but N and C of a 4D input). */
+  when?: 'spatial-axes';
 }
 
 /** A provider's graph fusion: `producer` whose only reader is `consumer` becomes one `into` node. */
@@ -99,8 +103,10 @@ export class TargetPolicy {
     }
   }
 
-  private factOf(node: onnx.INodeProto): KernelFact | undefined {
-    return this.facts.get(normalizeDomain(node.domain ?? ''))?.get(node.op_type ?? '');
+  private factOf(node: onnx.INodeProto, scope: GraphScope): KernelFact | undefined {
+    const fact = this.facts.get(normalizeDomain(node.domain ?? ''))?.get(node.op_type ?? '');
+    if (fact?.when === 'spatial-axes' && !reducesSpatialAxes(node, scope)) return undefined;
+    return fact;
   }
 
   promotions(scope: GraphScope, nodes: readonly onnx.INodeProto[], decisionOf: (node: onnx.INodeProto) => NodeDecision | undefined): ScopePromotions {
@@ -109,7 +115,7 @@ export class TargetPolicy {
     if (!this.factCount) return { promoted, kept };
     const listOf = (node: onnx.INodeProto): ListName | undefined => decisionOf(node)?.list;
     for (const node of nodes) {
-      const fact = this.factOf(node);
+      const fact = this.factOf(node, scope);
       const decision = decisionOf(node);
       if (!fact || !decision?.processable || decision.list === 'allow') continue;
       const blocker = this.blockerDownstream(scope, node, listOf);
@@ -150,7 +156,7 @@ export class TargetPolicy {
             reachesAllow = true;
             continue;
           }
-          if (this.factOf(next)) continue;
+          if (this.factOf(next, scope)) continue;
           if (list === 'deny') return `feeds ${describeNode(next)} (deny list)${pathText(via, node)}`;
           stack.push(next);
         }
@@ -168,6 +174,38 @@ function pathText(via: ReadonlyMap<onnx.INodeProto, onnx.INodeProto | null>, las
   path.reverse();
   const named = path.length > 4 ? [...path.slice(0, 2).map(describeNode), `... (${path.length - 3} more)`, describeNode(path[path.length - 1] as onnx.INodeProto)] : path.map(describeNode);
   return ` through ${named.join(' -> ')}`;
+}
+
+/**
+ * Whether a reduction is global average pooling as the dynamo exporter writes it: its input is 4D
+ * (NCHW, rank from the declared shape; axes 2 and 3 need rank 4 at least) and it reduces axes 2 and
+ * 3 (or -2 and -1), given as the `axes` attribute (before opset 18) or a constant `axes` input.
+ */
+function reducesSpatialAxes(node: onnx.INodeProto, scope: GraphScope): boolean {
+  const data = node.input?.[0];
+  if (!data) return false;
+  const axes = findAttribute(node, 'axes')?.ints?.map(Number) ?? constantInts(scope, node.input?.[1]);
+  if (!axes || axes.length !== 2) return false;
+  const info = scope.inputs.get(data) ?? scope.valueInfo.get(data);
+  const dims = info?.type?.tensor_type?.shape?.dim;
+  const rank = dims ? dims.length : undefined;
+  const sorted = [...axes].sort((a, b) => a - b);
+  if (sorted[0] === 2 && sorted[1] === 3) return rank === undefined || rank === 4;
+  return rank === 4 && sorted[0] === -2 && sorted[1] === -1;
+}
+
+/** The values of an int64 constant (an initializer or a Constant's value), or undefined. */
+function constantInts(scope: GraphScope, name: string | undefined): number[] | undefined {
+  if (!name) return undefined;
+  const producer = scope.producerOf(name)?.node;
+  const tensor = scope.initializers.get(name) ?? (producer?.op_type === 'Constant' && !producer.domain ? findAttribute(producer, 'value')?.t : undefined);
+  if (!tensor || tensor.data_type !== DataType.INT64) return undefined;
+  if (tensor.int64_data?.length) return tensor.int64_data.map(Number);
+  const raw = tensor.raw_data;
+  if (!raw || raw.length % 8) return undefined;
+  const copy = new Uint8Array(raw.length);
+  copy.set(raw);
+  return Array.from(new BigInt64Array(copy.buffer), Number);
 }
 
 export function targetPolicy(target: Target, lowType: LowType): TargetPolicy | undefined {
