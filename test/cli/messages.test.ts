@@ -99,3 +99,14 @@ describe('--help', () => {
     expect(text.match(/\[choices: "emulate", "native"[^\]]*\]/g)).toEqual(['[choices: "emulate", "native"]']);
   });
 });
+
+describe('inspect on a converted model', () => {
+  it('says the MatMuls compute in fp16 already, not fp32', () => {
+    const converted = path.join(work, 'converted.onnx');
+    expect(cli([path.join(fixturesDir, 'transformer-block/model.onnx'), '-o', converted, '-q']).code).toBe(0);
+    const { code, stdout } = cli(['inspect', converted]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^ {2}MatMul +9 +allow +9 fp16 already \(already-low-precision\)$/m);
+    expect(stdout).not.toMatch(/fp32 \(already-low-precision\)/);
+  });
+});
