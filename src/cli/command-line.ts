@@ -45,7 +45,7 @@ export function commandLineParser(tokens: readonly string[], hooks: CommandLineH
     .scriptName('amp-rewrite')
     .usage('$0 <model.onnx> -o <out.onnx> [options]\n\nAutomatic mixed precision for ONNX models: runs MatMul/Conv/Gemm and their neighbours in float16 or bfloat16, keeps softmax, normalisation, reductions and losses in float32, and inserts Casts only where precision changes.')
     .command('$0 <model>', 'rewrite a model to mixed precision and print the summary', valuesRequired(rewriteOptions), handler<RewriteArgs>('rewrite', runRewrite))
-    .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', valuesRequired(withoutNotApplicable('inspect', rewriteOptions)), handler<RewriteArgs>('inspect', async (a, p) => (await inspectCommand()).runInspect(a, p)))
+    .command('inspect <model>', 'show ops, opsets and float tensors, and what the pass would decide', valuesRequired(withoutNotApplicable('inspect', (y) => rewriteOptions(y, 'ONNX model to inspect'))), handler<RewriteArgs>('inspect', async (a, p) => (await inspectCommand()).runInspect(a, p)))
     .command('run <model>', 'run a model once on ONNX Runtime and summarize its outputs', valuesRequired(async (y) => (await executeCommands()).runOptions(y)), handler<RunArgs>('run', async (a, p) => (await executeCommands()).runRun(a, p)))
     .command('compare <reference> [candidate]', 'run two models on the same inputs and compare their outputs, or one model against saved outputs with --expected (exit 1 when outside tolerance)', valuesRequired(async (y) => (await executeCommands()).compareOptions(y)), handler<CompareArgs>('compare', async (a, p) => (await executeCommands()).runCompare(a, p)))
     .command('tune <model>', 'rewrite, then keep the fewest nodes fp32 that make the model pass a tolerance (emulated numerics on cpu)', valuesRequired(withoutNotApplicable('tune', async (y) => (await tuneCommand()).tuneOptions(y))), handler<TuneArgs>('tune', async (a, p) => (await tuneCommand()).runTune(a, p)))
@@ -94,12 +94,61 @@ function unknownOptionMessage(message: string, tokens: readonly string[]): strin
   return `${names.join(', ')} ${names.length > 1 ? 'are not options' : 'is not an option'} of ${command}`;
 }
 
+/** The usage line of the rewrite, as --help opens with it. */
+const REWRITE_USAGE = 'amp-rewrite <model.onnx> -o <out.onnx> [options]';
+
+/**
+ * What the user probably meant, for the yargs messages that say only what went wrong: no arguments
+ * at all (the usage line), a second path given to the rewrite (a forgotten -o), a value outside
+ * an option's choices (our one line instead of yargs's "Invalid values: Argument: ...").
+ * Undefined when the message is not one of these.
+ */
+export function likelyMeaning(message: string, tokens: readonly string[]): string | undefined {
+  const first = tokens[0];
+  const command = first !== undefined && COMMAND_NAMES.includes(first) ? first : undefined;
+  if (/^Not enough non-option arguments: got 0/.test(message)) {
+    return command
+      ? `amp-rewrite ${command} needs its positional argument (amp-rewrite ${command} --help shows its usage)`
+      : `no model given; usage: ${REWRITE_USAGE} (amp-rewrite --help lists every command and option)`;
+  }
+  const unknown = /^Unknown arguments?: (.*)$/.exec(message);
+  if (unknown && !command) {
+    const names = (unknown[1] as string).split(', ');
+    const extra = names.find((name) => tokens.includes(name) && !name.startsWith('-'));
+    const outputGiven = tokens.some((t) => t === '-o' || t === '--output' || t.startsWith('--output=') || t.startsWith('-o='));
+    if (extra !== undefined && !outputGiven) return `the rewrite takes one model, and '${extra}' is a second path: did you mean -o ${extra}?`;
+  }
+  const invalid = /^Invalid values:\s*Argument: ([\w-]+), Given: ("(?:[^"\\]|\\.)*"|\S+), Choices: (.*)$/m.exec(message);
+  if (invalid) {
+    const choices = (invalid[3] as string).split(/,\s*/).map((c) => c.replace(/^"|"$/g, '')).join(', ');
+    const given = (invalid[2] as string).replace(/^"|"$/g, '');
+    return `${flagName(invalid[1] as string)} must be one of ${choices} (got '${given}')`;
+  }
+  return undefined;
+}
+
+/**
+ * A short option glued to its value (`-oout.onnx`) as its own two tokens (`-o out.onnx`), as
+ * getopt reads it; yargs would read the letters as a cluster of flags (-o -u -t ...). Only for -o,
+ * the one short option that takes a value; tokens after `--` are left alone.
+ */
+export function splitGluedOutput(tokens: readonly string[]): string[] {
+  const end = tokens.indexOf('--');
+  return tokens.flatMap((token, at) => (end >= 0 && at > end) || !/^-o[^=\s-]/.test(token) ? [token] : ['-o', token.slice(2)]);
+}
+
 /** Parses `tokens` and runs the command they name. */
-export async function runCommandLine(tokens: readonly string[]): Promise<void> {
+export async function runCommandLine(given: readonly string[]): Promise<void> {
+  const tokens = splitGluedOutput(given);
   const failOnCommandLine = (message: string, error?: Error): never => {
     if (error) fail(error);
     const mistyped = /^Unknown argument/.test(message) ? unknownCommand(tokens[0], COMMAND_NAMES, isFile) : undefined;
     if (mistyped) fail(mistyped);
+    const meant = likelyMeaning(message, tokens);
+    if (meant) {
+      process.stderr.write(`amp-rewrite: error [BAD_OPTION]: ${meant}\n`);
+      return process.exit(EXIT_CODES.badInput);
+    }
     // yargs writes some messages over two lines ("Invalid values:\n  Argument: ..."): errors are one line.
     const oneLine = unknownOptionMessage(message, tokens).replace(/:?\s*\n\s*/g, ': ');
     process.stderr.write(`amp-rewrite: error [BAD_OPTION]: ${oneLine} (see amp-rewrite --help)\n`);

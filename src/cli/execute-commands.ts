@@ -234,7 +234,7 @@ export interface BenchDeps extends DeviceDeps {
 
 export function benchOptions(yargs: Argv): Argv<BenchArgs> {
   return runtimeOptions(
-    rewriteOptions(yargs)
+    rewriteOptions(yargs, 'ONNX model to benchmark')
       .option('runs', { type: 'number', default: 30, describe: 'timed runs of each model' })
       .option('warmup', { type: 'number', default: 5, describe: 'untimed runs of each model first' })
       .option('out', { type: 'string', describe: 'write the results as JSON here' })

@@ -1,4 +1,5 @@
 /** `amp-rewrite inspect <model.onnx>`: what a model holds and what the AMP pass would decide for it. */
+import type { NodeAudit } from '../passes/amp.js';
 import path from 'node:path';
 import { statSync } from 'node:fs';
 import { dataTypeName, DataType } from '../onnx/data-types.js';
@@ -75,7 +76,7 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
     const op = node.domain ? `${node.domain}:${node.op}` : node.op;
     const entry = byOp.get(op) ?? { count: 0, list: node.list ?? '-', colors: new Map<string, number>() };
     entry.count++;
-    const outcome = node.color === 'NONE' ? `fp32 (${node.rule})` : node.color === 'ALLOW' ? 'low precision' : `fp32 (${node.rule})`;
+    const outcome = inspectOutcome(node);
     entry.colors.set(outcome, (entry.colors.get(outcome) ?? 0) + 1);
     byOp.set(op, entry);
   }
@@ -106,4 +107,20 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
   print(`${lines.join('\n')}\n\n${renderSummary(report.summary)}${rewrite.training ? renderTrainingSummary(rewrite.training) : ''}`);
   if (args.verbose) print(renderLists(report.lists));
   return 0;
+}
+
+/**
+ * What inspect says the pass would make of a node: 'low precision' when it converts it; otherwise
+ * what the node computes in and why. A node of a model converted before computes in float16
+ * already ("fp16 already (already-low-precision)"), not fp32; one without float data computes in neither.
+ */
+export function inspectOutcome(node: Pick<NodeAudit, 'color' | 'rule' | 'precision' | 'outputTypes' | 'inputTypes'>): string {
+  if (node.color === 'ALLOW') return 'low precision';
+  if (node.rule === 'already-low-precision') {
+    const types = [...node.outputTypes, ...node.inputTypes];
+    const low = types.includes('bf16') && !types.includes('f16') ? 'bf16' : 'fp16';
+    return `${low} already (${node.rule})`;
+  }
+  if (node.precision === '-') return `no float data (${node.rule})`;
+  return `fp32 (${node.rule})`;
 }

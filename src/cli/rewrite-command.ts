@@ -71,8 +71,17 @@ export interface RewriteArgs {
   [flag: string]: unknown;
 }
 
-/** --help's heading of the training options. */
+/**
+ * --help's headings, in the order --help shows them: the main options first (yargs's default group,
+ * so a command's own options join it), then the rarer groups; --strict, --help and --version last
+ * (OTHER_GROUP, see rewriteOptions).
+ */
+const MAIN_GROUP = 'Options:';
+const CALIBRATION_GROUP = 'Calibration and inputs:';
+const FILES_GROUP = 'Model files:';
 const TRAINING_GROUP = 'Training graphs:';
+const LISTS_GROUP = 'Lists and pinned nodes:';
+export const OTHER_GROUP = 'Other options:';
 
 /**
  * The rewrite's options in --help order. yargs declares them from this table, and the plain
@@ -80,70 +89,67 @@ const TRAINING_GROUP = 'Training graphs:';
  * two cannot drift apart.
  */
 export const REWRITE_OPTIONS: ReadonlyArray<readonly [name: string, spec: Options]> = [
-  ['output', { alias: 'o', type: 'string', describe: 'where to write the rewritten model (required unless --dry-run)' }],
-  ['mode', { ...ampPassInfo.options.mode, describe: ampPassInfo.options.mode.help, choices: [...ampPassInfo.options.mode.choices] }],
-  ['weights', {
+  ['output', { group: MAIN_GROUP, alias: 'o', type: 'string', describe: 'where to write the rewritten model (required unless --dry-run)' }],
+  ['mode', { group: MAIN_GROUP, ...ampPassInfo.options.mode, describe: ampPassInfo.options.mode.help, choices: [...ampPassInfo.options.mode.choices] }],
+  ['weights', { group: MAIN_GROUP,
     ...ampPassInfo.options.weights,
     describe: ampPassInfo.options.weights.help,
     choices: [...ampPassInfo.options.weights.choices],
   }],
-  ['kv-cache', {
-    type: 'string',
-    choices: ['keep', 'fp16'],
-    default: 'keep',
-    describe: "a decoder's past/present key-value cache inputs and outputs: 'keep' their declared type, or 'fp16' (halves the cache memory; the graph's I/O types change)",
-  }],
-  ['io-types', {
+  ['report', { group: MAIN_GROUP, type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json, audit.md or audit.html (repeatable)' }],
+  ['io-types', { group: MAIN_GROUP,
     type: 'string',
     choices: ['keep', 'fp16', 'bf16'],
     default: 'keep',
     describe: "the graph's float32 inputs and outputs: 'keep' their type, or declare them in the --mode type with the Casts at the model's edges removed (for pipelines that feed and read fp16)",
   }],
-  ['report', { type: 'string', array: true, default: [], describe: 'write the per-node audit: audit.json, audit.md or audit.html (repeatable)' }],
-  ['quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' }],
-  ['json', { type: 'boolean', default: false, describe: 'print the summary as JSON instead of text' }],
-  ['verbose', { alias: 'v', type: 'boolean', default: false, describe: 'also print the effective op lists' }],
-  ['dry-run', { type: 'boolean', default: false, describe: 'print the summary, write no model' }],
-  ['state', {
-    choices: ['initializers', 'inputs'],
-    default: 'initializers',
-    describe: "training graphs: keep the initial state as same-name initializers, or make the state plain inputs with the initial values in <out>.state.onnx (onnxruntime-node ignores feeds for inputs that have an initializer)",
+  ['kv-cache', { group: MAIN_GROUP,
+    type: 'string',
+    choices: ['keep', 'fp16'],
+    default: 'keep',
+    describe: "a decoder's past/present key-value cache inputs and outputs: 'keep' their declared type, or 'fp16' (halves the cache memory; the graph's I/O types change)",
   }],
-  ['rules', { type: 'string', describe: 'JSON file of list changes: {"allow": {"add": [...], "remove": [...]}, "deny": ...}' }],
-  ['force-fp32', { type: 'string', array: true, default: [], describe: 'keep these nodes fp32: node names or /regex/ (repeatable)' }],
-  ['force-fp16', { type: 'string', array: true, default: [], describe: 'convert these nodes: node names or /regex/ (repeatable)' }],
-  ['allow-newer-ir', { type: 'boolean', default: false, describe: 'accept models with an IR version newer than 14' }],
-  ['allow-external-outside', {
-    type: 'boolean',
-    default: false,
-    describe: "accept external data files whose real path (after symlinks) is outside the model's folder (ONNX Runtime refuses them)",
-  }],
-  ['calibrate', {
-    type: 'boolean',
-    default: false,
-    describe: 'run the model on calibration inputs (--inputs, or random ones that respect the model) and keep nodes that see values beyond float16 range (less the headroom), or that flush to zero, in fp32',
-  }],
-  ['target', {
+  ['target', { group: MAIN_GROUP,
     choices: [...TARGETS],
     default: 'any',
     describe: "the provider that will run the model (rules/kernels.json): cuda runs LayerNorm/Softmax in the low type mid-model (their kernels accumulate in fp32); cpu warns where ORT's CPU provider has no fast fp16/bf16 kernel",
   }],
-  ['inputs', {
+  ['dry-run', { group: MAIN_GROUP, type: 'boolean', default: false, describe: 'print the summary, write no model' }],
+  ['quiet', { group: MAIN_GROUP, alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' }],
+  ['json', { group: MAIN_GROUP, type: 'boolean', default: false, describe: 'print the summary as JSON instead of text' }],
+  ['verbose', { group: MAIN_GROUP, alias: 'v', type: 'boolean', default: false, describe: 'also print the effective op lists' }],
+  ['calibrate', { group: CALIBRATION_GROUP,
+    type: 'boolean',
+    default: false,
+    describe: 'run the model on calibration inputs (--inputs, or random ones that respect the model) and keep nodes that see values beyond float16 range (less the headroom), or that flush to zero, in fp32',
+  }],
+  ['inputs', { group: CALIBRATION_GROUP,
     type: 'string',
     array: true,
     default: [],
     describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json), or a folder (one batch) of them, or a folder of batch folders',
   }],
-  ['headroom', { type: 'number', default: 2, describe: '--calibrate pins values at or above 65504 / headroom (default 2: above half of float16\'s max)' }],
-  ['input-scale', { type: 'number', default: 1, describe: 'random calibration floats: uniform in [-scale, scale), or the standard deviation with --input-distribution normal' }],
-  ['input-distribution', { choices: ['uniform', 'normal'], default: 'uniform', describe: 'distribution of random calibration floats' }],
-  ['calibration-batches', { type: 'number', default: 2, describe: 'random calibration batches (different seeds)' }],
-  ['numerics', { choices: ['emulate', 'native'], describe: '--calibrate: also run the emulated float16 rewrite to find where overflows start (emulate, the default) or not (native)' }],
-  ['dim', { type: 'string', array: true, default: [], describe: 'size of a symbolic dimension, for random inputs and for the static shapes of the FLOPs share and Tensor Core lint: name=value (repeatable)' }],
-  ['external-data', {
+  ['dim', { group: CALIBRATION_GROUP, type: 'string', array: true, default: [], describe: 'size of a symbolic dimension, for random inputs and for the static shapes of the FLOPs share and Tensor Core lint: name=value (repeatable)' }],
+  ['headroom', { group: CALIBRATION_GROUP, type: 'number', default: 2, describe: '--calibrate pins values at or above 65504 / headroom (default 2: above half of float16\'s max)' }],
+  ['input-scale', { group: CALIBRATION_GROUP, type: 'number', default: 1, describe: 'random calibration floats: uniform in [-scale, scale), or the standard deviation with --input-distribution normal' }],
+  ['input-distribution', { group: CALIBRATION_GROUP, choices: ['uniform', 'normal'], default: 'uniform', describe: 'distribution of random calibration floats' }],
+  ['calibration-batches', { group: CALIBRATION_GROUP, type: 'number', default: 2, describe: 'random calibration batches (different seeds)' }],
+  ['numerics', { group: CALIBRATION_GROUP, choices: ['emulate', 'native'], describe: '--calibrate: also run the emulated float16 rewrite to find where overflows start (emulate, the default) or not (native)' }],
+  ['external-data', { group: FILES_GROUP,
     type: 'string',
     default: 'keep',
     describe: "weights stored outside the model: 'keep' their layout (converted copies that would take the model past 2 GiB go to <output>.data), 'embed' them, or a file name to gather them in",
+  }],
+  ['allow-newer-ir', { group: FILES_GROUP, type: 'boolean', default: false, describe: 'accept models with an IR version newer than 14' }],
+  ['allow-external-outside', { group: FILES_GROUP,
+    type: 'boolean',
+    default: false,
+    describe: "accept external data files whose real path (after symlinks) is outside the model's folder (ONNX Runtime refuses them)",
+  }],
+  ['state', { group: TRAINING_GROUP,
+    choices: ['initializers', 'inputs'],
+    default: 'initializers',
+    describe: "training graphs: keep the initial state as same-name initializers, or make the state plain inputs with the initial values in <out>.state.onnx (onnxruntime-node ignores feeds for inputs that have an initializer)",
   }],
   ['training', { choices: ['auto', 'on', 'off'], default: 'auto', group: TRAINING_GROUP, describe: 'auto: a graph with an output X.next for an input X is a training graph' }],
   ['loss', { type: 'string', group: TRAINING_GROUP, describe: 'the loss output (default: the float output L that has a seed L_grad)' }],
@@ -157,19 +163,27 @@ export const REWRITE_OPTIONS: ReadonlyArray<readonly [name: string, spec: Option
   ['growth-interval', { type: 'number', group: TRAINING_GROUP, describe: 'finite steps before the scale grows (default 2000)' }],
   ['min-scale', { type: 'number', group: TRAINING_GROUP, describe: 'smallest scale (default 1)' }],
   ['max-scale', { type: 'number', group: TRAINING_GROUP, describe: 'largest scale (default 16777216)' }],
+  ['rules', { group: LISTS_GROUP, type: 'string', describe: 'JSON file of list changes: {"allow": {"add": [...], "remove": [...]}, "deny": ...}' }],
+  ['force-fp32', { group: LISTS_GROUP, type: 'string', array: true, default: [], describe: 'keep these nodes fp32: node names or /regex/ (repeatable)' }],
+  ['force-fp16', { group: LISTS_GROUP, type: 'string', array: true, default: [], describe: 'convert these nodes: node names or /regex/ (repeatable)' }],
   ...LIST_NAMES.flatMap((list): Array<readonly [string, Options]> => [
-    [`${list}-add`, { type: 'string', describe: `add op types to the ${list} list (comma-separated; domain:Op for custom domains)`, group: 'Lists:' }],
-    [`${list}-remove`, { type: 'string', describe: `remove op types from the ${list} list`, group: 'Lists:' }],
+    [`${list}-add`, { type: 'string', describe: `add op types to the ${list} list (comma-separated; domain:Op for custom domains)`, group: LISTS_GROUP }],
+    [`${list}-remove`, { type: 'string', describe: `remove op types from the ${list} list`, group: LISTS_GROUP }],
   ]),
 ];
 
 /** The positional model argument of the rewrite (and of inspect, tune and bench, which share the builder). */
 export const MODEL_POSITIONAL: PositionalOptions = { type: 'string', describe: 'ONNX model to rewrite', demandOption: true };
 
-export function rewriteOptions(yargs: Argv): Argv<RewriteArgs> {
-  let y = yargs.positional('model', MODEL_POSITIONAL);
+/**
+ * The rewrite's positional and options, for the rewrite and the commands that share them (inspect,
+ * tune, bench), each naming its positional for what it does with it ("ONNX model to inspect").
+ */
+export function rewriteOptions(yargs: Argv, model: string = MODEL_POSITIONAL.describe as string): Argv<RewriteArgs> {
+  let y = yargs.positional('model', { ...MODEL_POSITIONAL, describe: model });
   for (const [name, spec] of REWRITE_OPTIONS) y = y.option(name, spec);
-  return y as unknown as Argv<RewriteArgs>;
+  // The global options go last in --help: the options a command's own builder adds after this join the main group.
+  return y.group(['strict', 'help', 'version'], OTHER_GROUP) as unknown as Argv<RewriteArgs>;
 }
 
 export function listChangesFromFlags(args: Record<string, unknown>): ListChanges {

@@ -28,9 +28,10 @@ export interface TuneArgs extends RewriteArgs, RuntimeArgs {
 }
 
 export function tuneOptions(yargs: Argv): Argv<TuneArgs> {
-  return runtimeOptions(rewriteOptions(yargs))
+  return runtimeOptions(rewriteOptions(yargs, 'ONNX model to tune'))
     .option('output', { type: 'string', describe: 'where to write the tuned model (required; written only when it passes)' })
-    .option('numerics', { choices: ['emulate', 'native'], describe: 'emulate: run the candidates rounding every float16 value as a GPU does (the default on cpu); native: what ONNX Runtime computes' })
+    // The rewrite declared its choices already: yargs would list a second copy of them.
+    .option('numerics', { describe: 'emulate: run the candidates rounding every float16 value as a GPU does (the default on cpu); native: what ONNX Runtime computes' })
     .option('atol', { type: 'number', default: 1e-2, describe: 'absolute tolerance, as a fraction of the largest reference magnitude (cosine: 1 - atol is the least cosine)' })
     .option('rtol', { type: 'number', default: 1e-2, describe: 'relative tolerance per element (allclose)' })
     .option('metric', { choices: [...METRICS], default: 'allclose', describe: 'allclose: every element in tolerance; max-abs: the largest error within atol; cosine: cosine similarity' })

@@ -394,6 +394,9 @@ function retypeIo(graph: ModelGraph, model: onnx.ModelProto, boundary: BoundaryV
   };
 }
 
+/** Rules that keep a node fp32 before painting: by the user (--force-fp32), a weight's range, a calibration. */
+const PINNED_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['force-fp32', 'weight-out-of-range', 'activation-out-of-range']);
+
 /** The report's summary of a finished plan (its decisions final, its Casts counted). */
 function summaryOf(plan: PlannedRewrite, mode: 'fp16' | 'bf16', modified: boolean, target: Target): AmpSummary {
   const { decisions, stats, kvCache } = plan;
@@ -751,7 +754,9 @@ function summarize(
   // Indexed: see inferScope (type-inference.ts) on for...of in a command.
   for (let i = 0; i < decisions.length; i++) {
     const d = decisions[i] as NodeDecision;
-    if (d.processable) {
+    // A pinned node is painted before the steps and so not marked processable, yet it computes in
+    // float32 like any processable node: without it, pinning 4 nodes made the total drop by 4.
+    if (d.processable || PINNED_RULES.has(d.rule)) {
       processable++;
       if (d.list !== undefined) recognized++;
       if (d.list === 'deny' && d.color !== 'ALLOW') denyBlocking++;

@@ -34,7 +34,7 @@ describe('commands and their options', () => {
   it('every option error is one line', () => {
     const { code, stderr } = cli([transformer, '--dry-run', '--mode', 'fp8']);
     expect(code).toBe(2);
-    expect(stderr).toMatch(/^amp-rewrite: error \[BAD_OPTION\]: Invalid values: Argument: mode, Given: "fp8", Choices: "fp16", "bf16" \(see amp-rewrite --help\)\n$/);
+    expect(stderr).toBe("amp-rewrite: error [BAD_OPTION]: --mode must be one of fp16, bf16 (got 'fp8')\n");
   });
 
   it('an option that takes a value and is given none is an error, never its default taken silently', () => {

@@ -49,7 +49,7 @@ function sources(random: () => number): Array<{ name: string; bytes: Buffer }> {
       found.push({ name: pick, bytes: readFileSync(path.join(corpusDir, pick)) });
     }
   } else {
-    console.warn('[fuzz] ../shared/corpus not found: fuzzing fixtures/ only');
+    console.warn(`[fuzz] ${corpusDir} not found: fuzzing fixtures/ only`);
   }
   return found;
 }

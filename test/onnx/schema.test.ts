@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, it, expect } from 'vitest';
+import { referenceDir as sharedReferenceDir } from '../support/corpus.js';
 import {
   isKnownDomain,
   knownOpTypes,
@@ -14,7 +15,8 @@ import {
 } from '../../src/onnx/schema.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const referenceDir = fileURLToPath(new URL('../../../shared/reference/', import.meta.url));
+// The shared reference as the README says: ../shared, or AMP_SHARED_DIR (one helper for every test).
+const referenceDir = `${sharedReferenceDir}/`;
 const tablePath = fileURLToPath(new URL('../../rules/schemas.json', import.meta.url));
 
 /** The generator is plain JavaScript without declarations; load it by URL and type what is used. */

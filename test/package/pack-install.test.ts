@@ -12,38 +12,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeModel } from '../../src/onnx/codec.js';
 import { codeCacheStates } from '../support/code-cache-probe.js';
+import { consumerLock } from '../support/consumer-lock.js';
 import { fixturesDir, repoRoot } from '../support/corpus.js';
 
 /** npm without the npm_* variables of an enclosing `npm test`, which would point it at this repository. */
 function npm(args: string[], cwd: string): SpawnSyncReturns<string> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
   return spawnSync('npm', args, { cwd, encoding: 'utf8', env });
-}
-
-interface LockEntry {
-  dev?: boolean;
-  peer?: boolean;
-  optional?: boolean;
-  [field: string]: unknown;
-}
-
-/** A consumer's lockfile: the tarball, and this repository's production dependencies at their locked versions. */
-function consumerLock(tarball: string): object {
-  const lock = JSON.parse(readFileSync(path.join(repoRoot, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
-  const self = lock.packages[''] as LockEntry;
-  const production = Object.entries(lock.packages).filter(([key, entry]) => key !== '' && !entry.dev && !entry.peer && !entry.optional);
-  const { name: _name, devDependencies: _dev, ...manifest } = self;
-  return {
-    name: 'consumer',
-    version: '1.0.0',
-    lockfileVersion: 3,
-    requires: true,
-    packages: {
-      '': { name: 'consumer', version: '1.0.0', dependencies: { 'amp-rewrite': `file:${tarball}` } },
-      'node_modules/amp-rewrite': { ...manifest, resolved: `file:${tarball}` },
-      ...Object.fromEntries(production),
-    },
-  };
 }
 
 /** The first onnxruntime-node an ancestor of `project` offers through its node_modules, if any. */

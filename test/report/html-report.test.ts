@@ -72,6 +72,16 @@ describe('the audit graph fields', () => {
   });
 });
 
+describe('the pin categories on real models', () => {
+  it('a weight-range pin, with no calibration run, is "pinned by weight range", never "pinned by calibration"', () => {
+    const { report } = ampRewrite(fixture('out-of-range-weight'));
+    const pinned = report.nodes.filter((n) => n.rule === 'weight-out-of-range');
+    expect(pinned.length).toBeGreaterThan(0);
+    for (const node of pinned) expect(categoryOfRule(node.rule).label).toBe('pinned by weight range');
+    expect(report.nodes.filter((n) => categoryOfRule(n.rule).label === 'pinned by calibration')).toEqual([]);
+  });
+});
+
 describe('decision categories', () => {
   it('put every rule code of decisions.ts in exactly one category', () => {
     const source = readFileSync(path.join(repoRoot, 'src/passes/amp/decisions.ts'), 'utf8');
@@ -81,6 +91,11 @@ describe('decision categories', () => {
     expect([...covered].sort()).toEqual([...codes].sort());
     expect(categoryOfRule('deny-upstream').id).toBe('deny-propagated');
     expect(categoryOfRule('force-fp32').id).toBe('forced');
+    // The legend says what pinned a node: its weight's range, a calibration run, or the user.
+    expect(categoryOfRule('weight-out-of-range').label).toBe('pinned by weight range');
+    expect(categoryOfRule('activation-out-of-range').label).toBe('pinned by calibration');
+    expect(categoryOfRule('force-fp32').label).toBe('pinned by you');
+    expect(categoryOfRule('weight-out-of-range').meaning).toMatch(/no calibration run/);
     expect(categoryOfRule('between-allow').id).toBe('infer-promoted');
     // schema-forbids nodes compute in float32 and stay there: the legend must say why, not only "no float32 compute".
     expect(categoryOfRule('schema-forbids').meaning).toMatch(/no Cast to the target type/);

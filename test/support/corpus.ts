@@ -2,7 +2,8 @@
  * Access to the shared model corpus (../shared/corpus). A user's clone has no corpus: tests that
  * need it skip with a message; under CI=true a missing corpus is a failure, not a skip.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,7 +19,15 @@ if (!corpusAvailable) {
   if (process.env.CI === 'true') {
     throw new Error(`CI=true but the model corpus is missing at ${corpusDir}`);
   }
-  console.warn(`[corpus] ${corpusDir} not found: corpus tests are skipped (set AMP_SHARED_DIR to point at it)`);
+  // Once per run, not once per test file that imports this module: the first worker to get here
+  // claims a marker file named for the run (vitest's process, the workers' parent).
+  const marker = path.join(tmpdir(), `amp-rewrite-corpus-missing-${process.ppid}`);
+  try {
+    writeFileSync(marker, corpusDir, { flag: 'wx' });
+    console.warn(`[corpus] ${corpusDir} not found: corpus tests are skipped (set AMP_SHARED_DIR to point at it)`);
+  } catch {
+    // Another test file of this run said it already.
+  }
 }
 
 /** Every .onnx file under the corpus, sorted, as paths relative to corpusDir. */

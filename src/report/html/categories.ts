@@ -41,13 +41,21 @@ export const DECISION_CATEGORIES: readonly DecisionCategory[] = [
     meaning: 'kept fp32: reads an fp32 value from outside the low-precision region, or no rule converts it',
     rules: ['fp32-stream', 'not-between-allow', 'unlisted', 'no-allow-ops'],
   },
-  { id: 'forced', label: 'forced by user', color: '#9b6bd6', meaning: '--force-fp16 or --force-fp32 named this node', rules: ['force-fp16', 'force-fp32'] },
+  { id: 'forced', label: 'pinned by you', color: '#9b6bd6', meaning: '--force-fp16 or --force-fp32 (or a --rules forceFp32 entry) named this node', rules: ['force-fp16', 'force-fp32'] },
+  // Two pins, told apart by what happened: a weight's stored values (no run needed) or a value a --calibrate run saw.
+  {
+    id: 'pinned-weight',
+    label: 'pinned by weight range',
+    color: '#b5651d',
+    meaning: 'kept fp32 because a weight it reads holds values beyond the target type\'s range (found in the file, no calibration run)',
+    rules: ['weight-out-of-range'],
+  },
   {
     id: 'pinned',
     label: 'pinned by calibration',
     color: '#e8833a',
-    meaning: 'kept fp32 because a weight or a calibrated activation exceeds the target type\'s range',
-    rules: ['weight-out-of-range', 'activation-out-of-range'],
+    meaning: 'kept fp32 because a --calibrate run saw an activation beyond the target type\'s range (or flushing to zero)',
+    rules: ['activation-out-of-range'],
   },
   {
     id: 'unprocessed',
