@@ -94,6 +94,7 @@ export function renderMakeTrainingReport(report: MakeTrainingReport, output: str
     `  trainable: ${report.trainable.length} parameters, ${elements} values; optimizer state: ${report.optimizerState.length} tensors`,
     `  backward: ${report.backwardNodes} nodes for ${ops || 'no op'}`,
     ...report.frozen.map((f) => `  frozen: ${f.name}: ${f.reason}`),
+    ...report.shared.map((s) => `  shared: ${s.parameter} is also read as ${s.alsoReadAs.join(', ')} through Identity (the exporter stored equal initial values once): they train as one parameter`),
     `next: amp-rewrite train ${output} --compare fp32,amp   (or amp-rewrite ${output} -o step.amp.onnx)`,
   ];
   return `${lines.join('\n')}\n`;

@@ -371,6 +371,8 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
   const { model, bytes, externalTensors } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false, sharedEmptyFields: true }));
+  // ONNX Runtime's training ops (onnxruntime-training artifacts) are named in the summary; the module loads only for a graph that may hold them.
+  const ortTraining = !args.quiet && (model.opset_import ?? []).some((o) => o.domain === 'com.microsoft' || o.domain === 'ai.onnx.preview.training') ? (await import('../passes/training/ort-training.js')).ortTrainingSummary(model) : undefined;
   // Every output must be a file of its own: not an input (through a symlink, a hard link or
   // /proc/self/cwd included), not another output. Checked before anything is written.
   checkDimNames(model, parseDims(args.dim ?? []), args.model);
@@ -464,11 +466,12 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
     const { summary, lists, training } = printed;
     const text = renderSummary(summary) + (training ? renderTrainingSummary(training) : '');
     if (args.json) {
-      const json = { ...summary, ...(training ? { training: trainingJson(training) } : {}), ...(lists ? { lists } : {}) };
+      const json = { ...summary, ...(training ? { training: trainingJson(training) } : {}), ...(ortTraining ? { ortTrainingOps: ortTraining.ops } : {}), ...(lists ? { lists } : {}) };
       print(`${JSON.stringify(json, null, 2)}\n`);
     } else {
       for (const notice of notices) print(`notice: ${notice}\n`);
       print(text);
+      if (ortTraining) print(ortTraining.line);
       if (lists) print(renderLists(lists));
     }
   }

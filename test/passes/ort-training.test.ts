@@ -91,3 +91,32 @@ describe('ONNX Runtime training graphs', () => {
     expect(rewriteModel(b.model(), { lossScale: { kind: 'none' } }).report.training).toBeUndefined();
   });
 });
+
+describe('the summary', () => {
+  it('names every ONNX Runtime training op the rewrite left as it is, by role', async () => {
+    const { ortTrainingSummary } = await import('../../src/passes/training/ort-training.js');
+    const summary = ortTrainingSummary(ortTrainingModel());
+    expect(summary?.ops).toEqual({ loss: 'SoftmaxCrossEntropyLossInternal', 'loss-gradient': 'SoftmaxCrossEntropyLossInternalGrad', gradient: 'ReluGrad', accumulator: 'InPlaceAccumulatorV2 x2' });
+    expect(summary?.line).toMatch(/^ONNX Runtime training ops left as they are .*accumulator: InPlaceAccumulatorV2 x2\n$/);
+  });
+});
+
+describe('on the command line', () => {
+  it('the rewrite names the training ops in its summary; --loss-scale dynamic --strict exits 2 with the reason and writes nothing', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { existsSync, mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { saveModel } = await import('../../src/onnx/model-io.js');
+    const dir = mkdtempSync(path.join(tmpdir(), 'amp-ort-training-'));
+    const file = path.join(dir, 'training_model.onnx');
+    saveModel(ortTrainingModel(), file);
+    const cli = (args: string[]) => spawnSync(process.execPath, [path.join(repoRoot, 'dist/cli/main.js'), ...args], { encoding: 'utf8', cwd: dir });
+    const plain = cli([file, '-o', 'plain.onnx']);
+    expect(plain.status).toBe(0);
+    expect(plain.stdout).toContain('ONNX Runtime training ops left as they are (rules/ort-training.json; loss scaling is not applied to this graph): loss: SoftmaxCrossEntropyLossInternal; loss-gradient: SoftmaxCrossEntropyLossInternalGrad; gradient: ReluGrad; accumulator: InPlaceAccumulatorV2 x2');
+    const scaled = cli([file, '-o', 'scaled.onnx', '--loss-scale', 'dynamic', '--strict']);
+    expect(scaled.status).toBe(2);
+    expect(scaled.stderr).toMatch(/^amp-rewrite: error \[TRAINING_CONTRACT\]: --loss-scale dynamic cannot be applied: this is an ONNX Runtime training graph/);
+    expect(existsSync(path.join(dir, 'scaled.onnx'))).toBe(false);
+  }, 60_000);
+});

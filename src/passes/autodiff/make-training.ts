@@ -49,6 +49,12 @@ export interface MakeTrainingReport {
   /** Forward nodes on the path from a parameter to the loss, by op type. */
   differentiated: Record<string, number>;
   backwardNodes: number;
+  /**
+   * Parameters the forward model reads under more than one name through Identity: the TorchScript
+   * exporter stores initializers with equal values once, so two parameters of the original model
+   * (two LayerNorm weights of ones) train as one here.
+   */
+  shared: Array<{ parameter: string; alsoReadAs: string[] }>;
 }
 
 export interface MakeTrainingResult {
@@ -196,6 +202,10 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
       optimizerState: optimizer.state.map((s) => s.name),
       differentiated,
       backwardNodes,
+      shared: params.flatMap((parameter) => {
+        const alsoReadAs = forward.main.consumersOf(parameter).filter((use) => use.node.op_type === 'Identity').flatMap((use) => use.node.output ?? []);
+        return alsoReadAs.length ? [{ parameter, alsoReadAs }] : [];
+      }),
     },
   };
 }

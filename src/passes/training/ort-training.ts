@@ -78,3 +78,13 @@ export function ortTrainingRefusal(model: onnx.IModelProto, asked: string): AmpE
     `${asked} cannot be applied: this is an ONNX Runtime training graph (${nodes.length} training op node${nodes.length > 1 ? 's' : ''}: ${shown}${nodes.length > 3 ? ', ...' : ''}); found ${found.join('; ') || 'no loss'}; missing ${missing.join('; ') || 'X.next outputs for the parameters'}. Rewrite it without loss scaling (--loss-scale none), or make a step graph from the forward model with amp-rewrite make-training`,
   );
 }
+
+/** The summary's line naming the ONNX Runtime training ops the rewrite left as they are, by role; undefined when none. */
+export function ortTrainingSummary(model: onnx.IModelProto): { line: string; ops: Record<string, string> } | undefined {
+  const nodes = ortTrainingNodes(model);
+  if (!nodes.length) return undefined;
+  const roles: OrtTrainingRole[] = ['loss', 'loss-gradient', 'gradient', 'accumulator', 'loss-scale', 'all-finite', 'optimizer'];
+  const ops = Object.fromEntries(roles.map((role) => [role, countByOp(nodes, role)]).filter(([, list]) => list));
+  const parts = Object.entries(ops).map(([role, list]) => `${role}: ${list}`);
+  return { line: `ONNX Runtime training ops left as they are (rules/ort-training.json; loss scaling is not applied to this graph): ${parts.join('; ')}\n`, ops };
+}

@@ -43,6 +43,8 @@ describe('trainable parameters', () => {
     expect(inputs).toContain('conv1.weight');
     expect(inputs).not.toContain('bn1.running_var');
     expect((model.graph?.output ?? []).map((o) => o.name)).toContain('conv1.weight.next');
+    // TorchScript stored bn2's weight and bias (ones, zeros) once with bn1's: the report says so.
+    expect(report.shared.map((s) => s.parameter).sort()).toEqual(['bn1.bias', 'bn1.weight']);
 
     const b = new GraphBuilder('scaled');
     b.input('x', F, [1, 2]);
