@@ -9,21 +9,13 @@ import { compareWithExpectedOutputs, type ExpectedComparison } from '../runtime/
 import { expectedFeeds } from '../runtime/compare-expected.js';
 import { readExpectedOutputs } from '../runtime/golden-outputs.js';
 import { loadOrt } from '../runtime/ort.js';
-import { checkNumber, checkChoice } from './check-options.js';
-import { checkKnownOptions, numericsOption, type NumericsChoice } from './compare-options.js';
+import { diagnosticSettings, type DiagnosticOptions } from './compare-options.js';
 import { comparisonFeeds } from './comparison-feeds.js';
-import { checkInputOptions, modelOf, providersOf, type ExecuteOptions, type ModelSource } from './execute.js';
+import { modelOf, type ModelSource } from './execute.js';
 import type { Numerics, Provider } from './types.js';
 
-export interface ExpectedOptions extends ExecuteOptions {
-  /** Tolerance, as compare's (defaults 0.01, 0.01). */
-  atol?: number;
-  /** The absolute floor of compare's rule (default 1e-5). */
-  atolFloor?: number;
-  rtol?: number;
-  /** 'auto' (default): emulate on the CPU provider, native on a GPU provider, as compare. */
-  numerics?: NumericsChoice;
-}
+/** The inputs (as runModel's), the provider, compare's tolerance rule and numerics. */
+export type ExpectedOptions = DiagnosticOptions;
 
 export interface ExpectedReport {
   provider: Provider;
@@ -41,29 +33,14 @@ export interface ExpectedReport {
   };
 }
 
-const KNOWN = ['inputs', 'dims', 'seed', 'ep', 'atol', 'atolFloor', 'rtol', 'numerics'] as const;
-
 /** Runs the model (as it is, then under the numerics) and judges each output against the folder's expected tensor. */
 export async function compareWithExpected(source: ModelSource, folder: string, options: ExpectedOptions = {}): Promise<ExpectedReport> {
-  const untyped = options as Record<string, unknown>;
-  checkKnownOptions('compareWithExpected', untyped, KNOWN);
-  checkInputOptions(untyped);
-  checkNumber(untyped, 'atol', 0);
-  checkNumber(untyped, 'rtol', 0);
-  checkNumber(untyped, 'atolFloor', 0);
-  checkChoice(untyped, 'numerics', ['auto', 'emulate', 'native']);
+  const settings = diagnosticSettings('compareWithExpected', options);
   const model = modelOf(source);
   const ort = await loadOrt();
   const expected = readExpectedOutputs(ort, folder, model);
   const { feeds, source: inputs } = expectedFeeds(ort, model, expected, Boolean(options.inputs?.length), () => comparisonFeeds(ort, model, options));
-  const numerics = numericsOption(options.numerics);
-  const result: ExpectedComparison = await compareWithExpectedOutputs(model, expected, feeds, inputs, {
-    providers: providersOf(options),
-    ...(numerics ? { numerics } : {}),
-    atol: options.atol ?? 1e-2,
-    rtol: options.rtol ?? 1e-2,
-    atolFloor: options.atolFloor ?? 1e-5,
-  });
+  const result: ExpectedComparison = await compareWithExpectedOutputs(model, expected, feeds, inputs, settings);
   const { skipped: _skipped, ...report } = result;
   return report;
 }

@@ -7,21 +7,13 @@
 import type { OutputComparison } from '../runtime/compare.js';
 import { loadOrt } from '../runtime/ort.js';
 import { comparePerNode as perNode, type NodeComparison as RuntimeNodeComparison, type PerNodeResult } from '../runtime/per-node.js';
-import { checkChoice, checkNumber } from './check-options.js';
-import { checkKnownOptions, numericsOption, type NumericsChoice } from './compare-options.js';
+import { diagnosticSettings, type DiagnosticOptions } from './compare-options.js';
 import { comparisonFeeds } from './comparison-feeds.js';
-import { checkInputOptions, modelOf, providersOf, type ExecuteOptions, type ModelSource } from './execute.js';
+import { modelOf, type ModelSource } from './execute.js';
 import type { Numerics, Provider } from './types.js';
 
-export interface PerNodeOptions extends ExecuteOptions {
-  /** Tolerance, as compare's (defaults 0.01, 0.01). */
-  atol?: number;
-  /** The absolute floor of compare's rule (default 1e-5). */
-  atolFloor?: number;
-  rtol?: number;
-  /** 'auto' (default): emulate on the CPU provider, native on a GPU provider, as compare. */
-  numerics?: NumericsChoice;
-}
+/** The inputs (as runModel's), the provider, compare's tolerance rule and numerics. */
+export type PerNodeOptions = DiagnosticOptions;
 
 export interface NodeComparison {
   node: string;
@@ -46,28 +38,13 @@ export interface PerNodeReport {
   firstOrigin: NodeComparison | null;
 }
 
-const KNOWN = ['inputs', 'dims', 'seed', 'ep', 'atol', 'atolFloor', 'rtol', 'numerics'] as const;
-
 /** Runs both models with every shared intermediate value exposed and lists the nodes whose outputs leave the tolerance. */
 export async function comparePerNode(reference: ModelSource, candidate: ModelSource, options: PerNodeOptions = {}): Promise<PerNodeReport> {
-  const untyped = options as Record<string, unknown>;
-  checkKnownOptions('comparePerNode', untyped, KNOWN);
-  checkInputOptions(untyped);
-  checkNumber(untyped, 'atol', 0);
-  checkNumber(untyped, 'rtol', 0);
-  checkNumber(untyped, 'atolFloor', 0);
-  checkChoice(untyped, 'numerics', ['auto', 'emulate', 'native']);
+  const settings = diagnosticSettings('comparePerNode', options);
   const referenceModel = modelOf(reference);
   const candidateModel = modelOf(candidate);
   const ort = await loadOrt();
-  const numerics = numericsOption(options.numerics);
-  const result: PerNodeResult = await perNode(referenceModel, candidateModel, comparisonFeeds(ort, referenceModel, options), {
-    providers: providersOf(options),
-    ...(numerics ? { numerics } : {}),
-    atol: options.atol ?? 1e-2,
-    rtol: options.rtol ?? 1e-2,
-    atolFloor: options.atolFloor ?? 1e-5,
-  });
+  const result: PerNodeResult = await perNode(referenceModel, candidateModel, comparisonFeeds(ort, referenceModel, options), settings);
   const failing: NodeComparison[] = result.failing satisfies RuntimeNodeComparison[];
   return { ...result, failing, firstOrigin: failing.find((n) => n.origin) ?? null };
 }

@@ -27,7 +27,8 @@ export const attr = {
 
 const ATTRIBUTE_TYPE = onnx.AttributeProto.AttributeType;
 
-function toAttribute(name: string, value: AttributeValue): onnx.AttributeProto {
+/** An attribute proto of the given name from a builder value (shared with the backward-pass emitter). */
+export function toAttribute(name: string, value: AttributeValue): onnx.AttributeProto {
   switch (value.kind) {
     case 'int': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.INT, i: value.value });
     case 'float': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.FLOAT, f: value.value });

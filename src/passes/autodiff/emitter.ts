@@ -6,22 +6,8 @@
  */
 import { DataType } from '../../onnx/data-types.js';
 import { onnx } from '../../onnx/generated/onnx.js';
-import { attr, tensor, type AttributeValue } from '../../builder/graph-builder.js';
+import { attr, tensor, toAttribute, type AttributeValue } from '../../builder/graph-builder.js';
 import type { Shape } from '../../onnx/shape-inference.js';
-
-const ATTRIBUTE_TYPE = onnx.AttributeProto.AttributeType;
-
-function toAttribute(name: string, value: AttributeValue): onnx.AttributeProto {
-  switch (value.kind) {
-    case 'int': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.INT, i: value.value });
-    case 'float': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.FLOAT, f: value.value });
-    case 'string': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.STRING, s: Buffer.from(value.value, 'utf8') });
-    case 'ints': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.INTS, ints: value.value });
-    case 'floats': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.FLOATS, floats: value.value });
-    case 'tensor': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.TENSOR, t: value.value });
-    case 'graph': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.GRAPH, g: value.value });
-  }
-}
 
 export class Emitter {
   readonly nodes: onnx.NodeProto[] = [];
