@@ -175,6 +175,9 @@ function checkGraph(graph: onnx.IGraphProto, path: string, context: ScopeContext
     if (type && !(type.tensor_type || type.sequence_type || type.map_type || type.optional_type || type.sparse_tensor_type || (type as { opaque_type?: unknown }).opaque_type)) {
       throw invalid(`${where}: graph input or output '${printable(info.name)}' has a type of no kind (not a tensor, sequence, map, optional or sparse tensor)`, info.name ?? '');
     }
+    // A tensor type without its element type: the checker requires elem_type on graph inputs and outputs (not on value_info).
+    const tensor = type?.tensor_type ?? type?.sparse_tensor_type;
+    if (tensor && !tensor.elem_type) throw invalid(`${where}: graph input or output '${printable(info.name)}' is a tensor with no element type`, info.name ?? '');
   }
   for (const output of graph.output ?? []) {
     if (!output.name) throw invalid(`${where}: a graph output has an empty name`, path);

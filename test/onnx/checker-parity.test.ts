@@ -211,6 +211,11 @@ const CASES: ParityCase[] = [
     message: "graph input or output 'y' has a type of no kind",
   },
   {
+    name: 'a graph input that is a tensor with no element type (found by the fuzz on a dynamo export)',
+    build: () => model({ node: [node('Relu', ['x'], ['y'], 'relu')], input: [onnx.ValueInfoProto.create({ name: 'x', type: onnx.TypeProto.create({ tensor_type: onnx.TypeProto.Tensor.create({}) }) })], output: [valueInfo('y', DataType.FLOAT, [2])] }),
+    message: "graph input or output 'x' is a tensor with no element type",
+  },
+  {
     name: 'a sparse initializer index out of range',
     build: () => sparseModel([1, 9], [2]),
     message: "sparse initializer 'w': index 9 (entry 1) is outside its 4 elements",
