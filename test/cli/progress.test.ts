@@ -71,8 +71,7 @@ describe('progress from the built command', () => {
   const bin = path.join(repoRoot, 'dist/cli/main.js');
   const model = path.join(fixturesDir, 'transformer-block', 'model.onnx');
   const work = mkdtempSync(path.join(tmpdir(), 'amp-progress-'));
-  // bench in its own processes takes seconds: long enough for the line to appear.
-  const bench = (extra: string[]) => [bin, 'bench', model, '--runs', '3', '--warmup', '1', ...extra];
+  const bench = (extra: string[], runs = 3) => [bin, 'bench', model, '--runs', String(runs), '--warmup', '1', ...extra];
   const hasScript = spawnSync('script', ['--version']).status === 0;
 
   it('never writes a progress line into a pipe', () => {
@@ -85,7 +84,8 @@ describe('progress from the built command', () => {
   it.skipIf(!hasScript)('draws on a terminal, and keeps --json output pure JSON on one', () => {
     // script(1) runs the command on a pseudo-terminal: stdout and stderr both reach it.
     const onTerminal = (args: string[]) => spawnSync('script', ['-qec', [process.execPath, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { encoding: 'utf8', cwd: work });
-    const plain = onTerminal(bench([]));
+    // 400 timed runs of each variant, each in its own process: seconds, long enough for the line to appear.
+    const plain = onTerminal(bench([], 400));
     expect(plain.status).toBe(0);
     expect(plain.stdout).toMatch(/\r\x1b\[2Kbench: timing (fp32|amp) \d\/2 /);
     expect(plain.stdout).toContain('speed-up of amp');
