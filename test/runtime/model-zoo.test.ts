@@ -59,6 +59,8 @@ const ZOO: ZooModel[] = [
   { file: 'fixtures/torch-forward/cnn-dynamo.onnx', fetched: false, exporter: 'PyTorch 2.13 dynamo', exercises: 'CNN, opset 20, local functions', dims: { batch: 2 } },
   { file: 'fixtures/torch-forward/encoder-torchscript.onnx', fetched: false, exporter: 'PyTorch 2.13 TorchScript', exercises: 'transformer encoder: embedding, attention, LayerNorm', dims: { batch: 2 } },
   { file: 'fixtures/torch-forward/encoder-dynamo.onnx', fetched: false, exporter: 'PyTorch 2.13 dynamo', exercises: 'transformer encoder, opset 20', dims: { batch: 2 } },
+  { file: 'fixtures/ort-tools/bert-opt14-fused.onnx', fetched: false, exporter: "ONNX Runtime's transformer optimizer", exercises: 'LayerNormalization at opset 14 (ORT registration), SkipLayerNormalization, com.microsoft GELU', dims: { batch: 1, seq: 8 } },
+  { file: 'fixtures/ort-tools/bert-opt14-dynamic-int8.onnx', fetched: false, exporter: "ONNX Runtime's quantize_dynamic", exercises: 'DynamicQuantizeLinear + MatMulInteger units', dims: { batch: 1, seq: 8 } },
   { file: 'fixtures/quantized/qdq-cnn.onnx', fetched: false, exporter: 'ONNX Runtime quantizer (QDQ)', exercises: 'QDQ units left as they are (quantized-unit)' },
 ];
 
