@@ -110,6 +110,10 @@ describe('real-model zoo: rewrite, ORT load, compare (tune where fp16 needs it)'
       }
       const { model: amp, report } = rewriteModel(original, {});
       const converted = report.amp.summary.converted;
+      // Quantized units stay as the quantizer wrote them: every quantize/dequantize/integer op keeps its rule.
+      const quantized = report.amp.nodes.filter((n) => /^(Dynamic)?(De)?[Qq]uantizeLinear$|Integer$|^QLinear/.test(n.op));
+      if (/QDQ|MatMulInteger/.test(model.exercises)) expect(quantized.length, 'quantized nodes in the audit').toBeGreaterThan(0);
+      for (const node of quantized) expect(`${node.id} ${node.rule}`).toBe(`${node.id} quantized-unit`);
       expect(validateModel(amp)).toEqual([]);
       expect(await ortRefusal(encodeModel(amp)), 'ONNX Runtime loads the rewrite').toBeUndefined();
       const inputs = inputFiles(model);
