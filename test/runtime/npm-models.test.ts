@@ -28,7 +28,8 @@ const walk = (folder: string): void => {
     else if (entry.endsWith('.onnx')) models.push(full);
   }
 };
-if (existsSync(dir)) walk(dir);
+// The packages this file knows how to feed; test/runtime/model-zoo.test.ts runs every fetched model.
+for (const pkg of ['@ricky0123+vad-node', 'openwakeword-js']) if (existsSync(path.join(dir, pkg))) walk(path.join(dir, pkg));
 if (!models.length) console.warn(`[npm-models] none in ${dir}: run \`node scripts/fetch-npm-models.mjs\` to test real exported models`);
 else console.log(`[npm-models] found ${models.map((m) => path.relative(dir, m)).join(', ')}`);
 
