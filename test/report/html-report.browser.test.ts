@@ -285,6 +285,30 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     await page.close();
   });
 
+  it('before/after: the toggle shows the original types and no Casts, then the rewritten ones', async () => {
+    const { audit, html } = reportFor('transformer-block');
+    const page = await open(html);
+    const converted = audit.nodes.find((n) => n.node === 'l0/q_proj')!;
+    expect(converted.outputs[0]!.type).toBe('float');
+    expect(converted.outputs[0]!.typeAfter).toBe('float16');
+    const typeOf = (name: string) => page.textContent(`g.node[data-name="${name}"] text.node-type`);
+    expect(await page.getAttribute('body', 'data-view')).toBe('after');
+    expect(await typeOf('l0/q_proj')).toBe('fp32 → fp16');
+    expect(await typeOf('l0/softmax')).toBe('fp32');
+    const casts = await page.locator('g.extra-cast').count();
+    expect(casts).toBeGreaterThan(0);
+    await page.check('#show-before');
+    expect(await page.getAttribute('body', 'data-view')).toBe('before');
+    expect(await typeOf('l0/q_proj')).toBe('fp32');
+    expect(await page.locator('g.extra-cast').count()).toBe(0);
+    await page.screenshot({ path: path.join(artifacts, 'transformer-block-before.png') });
+    await page.uncheck('#show-before');
+    expect(await typeOf('l0/q_proj')).toBe('fp32 → fp16');
+    expect(await page.locator('g.extra-cast').count()).toBe(casts);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('the overview shows every node of the scope and opens the window clicked', async () => {
     const { audit } = reportFor('transformer-block');
     const file = path.join(work, 'overview.html');

@@ -93,6 +93,14 @@ export function reportPage(data: PageData, dagre: any): void {
   });
   const isWeightNode = (i: number): boolean => nodes[i]!.rule === 'constant-source';
   const label = (i: number): string => nodes[i]!.node || `${nodes[i]!.op} #${i}`;
+  const SHORT_TYPES: Record<string, string> = { float: 'fp32', float16: 'fp16', bfloat16: 'bf16', double: 'fp64' };
+  const shortType = (type: string | null): string => (type === null ? '?' : (SHORT_TYPES[type] ?? type));
+  /** What a node's box says of its outputs' types: as the original model had them, or as the rewrite left them. */
+  const typeLine = (i: number, before: boolean): string => {
+    const outputs = nodes[i]!.outputs.filter((o) => o.value);
+    const types = [...new Set(outputs.map((o) => shortType(before ? o.type : o.typeAfter)))];
+    return types.join(', ');
+  };
 
   // ---- state ----
   const state = {
@@ -101,6 +109,8 @@ export function reportPage(data: PageData, dagre: any): void {
     selected: -1,
     hidden: new Set<number>(),
     showWeights: false,
+    /** Show the original model: its types on the boxes and no Casts (the rewrite added them). */
+    showBefore: false,
     view: { x: 0, y: 0, k: 1 },
   };
 
@@ -170,6 +180,13 @@ export function reportPage(data: PageData, dagre: any): void {
     item.append(box, swatch, el('span', {}, `${c.label} (${counts[i]})`));
     legend.append(item);
   });
+  const beforeBox = $('show-before') as HTMLInputElement;
+  beforeBox.addEventListener('change', () => {
+    state.showBefore = beforeBox.checked;
+    document.body.setAttribute('data-view', state.showBefore ? 'before' : 'after');
+    draw();
+  });
+  document.body.setAttribute('data-view', 'after');
   const weightsBox = $('show-weights') as HTMLInputElement;
   weightsBox.addEventListener('change', () => {
     state.showWeights = weightsBox.checked;
@@ -220,7 +237,7 @@ export function reportPage(data: PageData, dagre: any): void {
       }
       return id;
     };
-    for (const i of members) g.setNode(`n${i}`, { width: Math.min(190, Math.max(70, 7 * Math.max(nodes[i]!.op.length, Math.min(label(i).length, 24)) + 16)), height: 34 });
+    for (const i of members) g.setNode(`n${i}`, { width: Math.min(190, Math.max(70, 7 * Math.max(nodes[i]!.op.length, Math.min(label(i).length, 24)) + 16)), height: 44 });
     for (const i of members) {
       const n = nodes[i]!;
       for (const e of n.inputs) {
@@ -233,7 +250,7 @@ export function reportPage(data: PageData, dagre: any): void {
         else if (e.source === 'weight') from = state.showWeights ? addExtra(`w:${e.value}`, 'weight', e.value) : undefined;
         else if (e.source === 'input') from = addExtra(`in:${e.value}`, 'input', e.value);
         else from = addExtra(`x:${e.value}`, 'outer', e.value);
-        if (e.cast) {
+        if (e.cast && !state.showBefore) {
           const cast = addExtra(`c:${e.cast}`, 'cast', e.cast);
           if (from) g.setEdge(from, cast);
           g.setEdge(cast, `n${i}`);
@@ -242,7 +259,7 @@ export function reportPage(data: PageData, dagre: any): void {
       for (const o of n.outputs) {
         if (!o.value) continue;
         let from = `n${i}`;
-        if (o.cast) {
+        if (o.cast && !state.showBefore) {
           const cast = addExtra(`c:${o.cast}`, 'cast', o.cast);
           g.setEdge(from, cast);
           from = cast;
@@ -275,9 +292,15 @@ export function reportPage(data: PageData, dagre: any): void {
         const name = svgEl('text', { x: box.width / 2, y: 27, class: 'node-name' });
         const text = label(i);
         name.textContent = text.length > 26 ? `…${text.slice(-25)}` : text;
+        const types = svgEl('text', { x: box.width / 2, y: 39, class: 'node-type' });
+        const before = typeLine(i, true);
+        const after = typeLine(i, false);
+        // The rewritten view names a change as "fp32 → fp16"; the original view shows only what the model had.
+        types.textContent = state.showBefore || before === after ? (state.showBefore ? before : after) : `${before} → ${after}`;
+        if (before !== after) group.classList.add('type-changed');
         const title = svgEl('title', {});
         title.textContent = `${nodes[i]!.op} '${label(i)}': ${category.label} (${nodes[i]!.rule})`;
-        group.append(title, rect, op, name);
+        group.append(title, rect, op, name, types);
         group.addEventListener('click', () => select(i));
         group.addEventListener('dblclick', () => {
           if (nodes[i]!.subgraphs[0]) openScope(nodes[i]!.subgraphs[0]);

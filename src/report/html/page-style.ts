@@ -23,6 +23,8 @@ main { display: flex; flex-direction: column; min-width: 0; min-height: 0; posit
 .node.selected .node-box { stroke: #0645ad; stroke-width: 3.5; }
 .node.dimmed { opacity: 0.15; }
 .node-op { font-weight: 600; font-size: 12px; text-anchor: middle; pointer-events: none; }
+.node-type { font: 9.5px ui-monospace, monospace; text-anchor: middle; fill: #222; pointer-events: none; }
+.node.type-changed .node-type { font-weight: 700; }
 .node-name { font-size: 10px; text-anchor: middle; fill: #333; pointer-events: none; }
 .cast-box { fill: #fff; stroke: #0645ad; stroke-width: 1.5; }
 .extra-box { fill: #f4f4f4; stroke: #999; stroke-dasharray: 3 2; }

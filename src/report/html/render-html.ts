@@ -71,6 +71,7 @@ export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): 
   <span id="result-count"></span>
   <div id="legend"></div>
   <label><input id="show-weights" type="checkbox"> show weights</label>
+  <label title="the original model: its types on the boxes, without the Casts the rewrite added"><input id="show-before" type="checkbox"> before the rewrite</label>
 </header>
 <aside id="summary">
   <h3>Summary</h3>
