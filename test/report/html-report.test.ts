@@ -137,7 +137,14 @@ describe('amp-rewrite report', () => {
     expect(result.stdout).toContain('(10 nodes)');
     const fromJson = readFileSync(out, 'utf8');
     expect(embedded(fromJson).report.nodes).toEqual(JSON.parse(readFileSync(json, 'utf8')).nodes);
-    expect(fromJson.replaceAll('audit.json', 'model.onnx')).toBe(readFileSync(direct, 'utf8'));
+    // The same page but for the model's facts (attributes, shapes, weight previews): an audit JSON holds no model.
+    const directPage = readFileSync(direct, 'utf8');
+    const { facts, ...withoutFacts } = embedded(directPage) as ReturnType<typeof embedded> & { facts?: unknown };
+    expect(facts).toBeDefined();
+    expect(embedded(fromJson)).not.toHaveProperty('facts');
+    const dataOf = /<script id="audit-data" type="application\/json">.*?<\/script>/s;
+    expect(fromJson.replaceAll('audit.json', 'model.onnx').replace(dataOf, '')).toBe(directPage.replace(dataOf, ''));
+    expect({ ...embedded(fromJson), title: 'model.onnx' }).toEqual(withoutFacts);
   });
 
   it('rejects what is not an audit, an audit without graph data, and a non-.html output, with exit 2', () => {
