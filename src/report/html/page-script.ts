@@ -14,6 +14,8 @@ export interface PageData {
   cap: number;
   categories: Array<{ id: string; label: string; color: string; meaning: string; rules: string[] }>;
   /** Read from the model (model-facts.ts): attributes by scope and node id, declared shapes, weight previews. */
+  /** A training graph's regions (training-regions.ts): per node, an index into `names` or -1. */
+  regions?: { names: string[]; of: number[] };
   facts?: { attributes: Record<string, Array<[string, string]>>; shapes: Record<string, string>; previews: Record<string, string> };
   report: {
     summary: { mode: string; matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number } | null };
@@ -111,6 +113,8 @@ export function reportPage(data: PageData, dagre: any): void {
     showWeights: false,
     /** Show the original model: its types on the boxes and no Casts (the rewrite added them). */
     showBefore: false,
+    /** Training regions whose nodes are dimmed. */
+    hiddenRegions: new Set<number>(),
     view: { x: 0, y: 0, k: 1 },
   };
 
@@ -187,6 +191,34 @@ export function reportPage(data: PageData, dagre: any): void {
     draw();
   });
   document.body.setAttribute('data-view', 'after');
+  // ---- training regions: a band of color on each node, a filter per region ----
+  const REGION_COLORS = ['#3b6fd6', '#8e44ad', '#e07b00', '#168a74'];
+  const regionOf = (i: number): number => data.regions?.of[i] ?? -1;
+  const regionColor = (r: number): string => REGION_COLORS[r % REGION_COLORS.length]!;
+  if (data.regions) {
+    const box = $('regions');
+    box.hidden = false;
+    box.append(el('span', {}, 'training:'));
+    const regionCounts = data.regions.names.map(() => 0);
+    for (const r of data.regions.of) if (r >= 0) regionCounts[r]!++;
+    data.regions.names.forEach((name, r) => {
+      const item = el('label', { class: 'legend-item', title: `nodes of the ${name} region (from the training contract the rewrite detected)` });
+      const check = el('input', { type: 'checkbox', 'data-region': name });
+      check.checked = true;
+      check.addEventListener('change', () => {
+        if (check.checked) state.hiddenRegions.delete(r);
+        else state.hiddenRegions.add(r);
+        applyFilter();
+        drawOverview();
+      });
+      const swatch = el('span', { class: 'swatch' });
+      swatch.style.background = regionColor(r);
+      item.append(check, swatch, el('span', {}, `${name} (${regionCounts[r]})`));
+      box.append(item);
+    });
+  }
+  const isDimmed = (i: number): boolean => state.hidden.has(categoryIndex[i]!) || state.hiddenRegions.has(regionOf(i));
+
   const weightsBox = $('show-weights') as HTMLInputElement;
   weightsBox.addEventListener('change', () => {
     state.showWeights = weightsBox.checked;
@@ -301,6 +333,17 @@ export function reportPage(data: PageData, dagre: any): void {
         const title = svgEl('title', {});
         title.textContent = `${nodes[i]!.op} '${label(i)}': ${category.label} (${nodes[i]!.rule})`;
         group.append(title, rect, op, name, types);
+        const region = regionOf(i);
+        if (region >= 0) {
+          // A band down the left edge in the region's color, with its initial: forward, loss, backward, optimizer.
+          const regionName = data.regions!.names[region]!;
+          group.setAttribute('data-region', regionName);
+          title.textContent += ` · ${regionName}`;
+          const band = svgEl('rect', { width: 9, height: box.height, rx: 3, fill: regionColor(region), class: 'region-band' });
+          const initial = svgEl('text', { x: 2, y: box.height / 2 + 3, class: 'node-region' });
+          initial.textContent = regionName.charAt(0).toUpperCase();
+          group.append(band, initial);
+        }
         group.addEventListener('click', () => select(i));
         group.addEventListener('dblclick', () => {
           if (nodes[i]!.subgraphs[0]) openScope(nodes[i]!.subgraphs[0]);
@@ -358,7 +401,7 @@ export function reportPage(data: PageData, dagre: any): void {
   function applyFilter(): void {
     for (const group of Array.from(viewport.querySelectorAll<SVGGElement>('g.node'))) {
       const i = Number(group.getAttribute('data-index'));
-      group.classList.toggle('dimmed', state.hidden.has(categoryIndex[i]!));
+      group.classList.toggle('dimmed', isDimmed(i));
     }
   }
 
@@ -450,6 +493,7 @@ export function reportPage(data: PageData, dagre: any): void {
     fact('rule', n.rule, 'detail-rule');
     fact('reason', n.reason || '—', 'detail-reason');
     fact('list', n.list ?? 'none');
+    if (regionOf(i) >= 0) fact('region', data.regions!.names[regionOf(i)]!, 'detail-region');
     fact('scope', n.scope);
     panel.append(facts);
     const table = (title: string, edges: PageEdge[], id: string): void => {
@@ -558,7 +602,7 @@ export function reportPage(data: PageData, dagre: any): void {
     const columns = Math.max(1, Math.floor(width / cell));
     context.clearRect(0, 0, width, height);
     shown.forEach((i, at) => {
-      context.fillStyle = state.hidden.has(categoryIndex[i]!) ? '#e5e5e5' : categories[categoryIndex[i]!]!.color;
+      context.fillStyle = isDimmed(i) ? '#e5e5e5' : categories[categoryIndex[i]!]!.color;
       context.fillRect((at % columns) * cell, Math.floor(at / columns) * cell, Math.max(1, cell - (cell > 3 ? 1 : 0)), Math.max(1, cell - (cell > 3 ? 1 : 0)));
     });
     // The window on screen, outlined.
