@@ -29,7 +29,8 @@ export async function htmlReportLoad({ nodes: targetNodes = 50_000 } = {}) {
   const model = buildTransformer({ batch: 1, sequence: 4, model: 8, heads: 2, ffn: 16, layers, vocab: 0, seed: 1 });
   const { report } = ampRewrite(model);
   let start = process.hrtime.bigint();
-  const html = renderAuditHtml(report, { title: `transformer ${layers} layers` });
+  // As --report writes it: with the model's facts (attributes, shapes, weight previews) in the details.
+  const html = renderAuditHtml(report, { title: `transformer ${layers} layers`, model });
   const renderMs = since(start);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'amp-html-bench-'));
   const file = path.join(dir, 'audit.html');

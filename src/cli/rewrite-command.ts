@@ -432,7 +432,7 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
       const [{ renderAuditJson, renderAuditMarkdown }, { renderAuditHtml }] = await reportRenderers();
       for (const file of args.report) {
         const text = file.endsWith('.html')
-          ? renderAuditHtml(report.amp, { title: path.basename(args.model), model })
+          ? renderAuditHtml(report.amp, { title: path.basename(args.model), model, ...(report.training ? { training: report.training.contract } : {}) })
           : file.endsWith('.md')
             ? renderAuditMarkdown(report.amp, report.training)
             : renderAuditJson(report.amp, report.training);

@@ -285,6 +285,67 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     await page.close();
   });
 
+  it('before/after: the toggle shows the original types and no Casts, then the rewritten ones', async () => {
+    const { audit, html } = reportFor('transformer-block');
+    const page = await open(html);
+    const converted = audit.nodes.find((n) => n.node === 'l0/q_proj')!;
+    expect(converted.outputs[0]!.type).toBe('float');
+    expect(converted.outputs[0]!.typeAfter).toBe('float16');
+    const typeOf = (name: string) => page.textContent(`g.node[data-name="${name}"] text.node-type`);
+    expect(await page.getAttribute('body', 'data-view')).toBe('after');
+    expect(await typeOf('l0/q_proj')).toBe('fp32 → fp16');
+    expect(await typeOf('l0/softmax')).toBe('fp32');
+    const casts = await page.locator('g.extra-cast').count();
+    expect(casts).toBeGreaterThan(0);
+    await page.check('#show-before');
+    expect(await page.getAttribute('body', 'data-view')).toBe('before');
+    expect(await typeOf('l0/q_proj')).toBe('fp32');
+    expect(await page.locator('g.extra-cast').count()).toBe(0);
+    await page.screenshot({ path: path.join(artifacts, 'transformer-block-before.png') });
+    await page.uncheck('#show-before');
+    expect(await typeOf('l0/q_proj')).toBe('fp32 → fp16');
+    expect(await page.locator('g.extra-cast').count()).toBe(casts);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('marks the forward, loss, backward and optimizer regions of a training graph, and filters by region', async () => {
+    const { html } = reportFor('mlp-training-adam');
+    const page = await open(html);
+    expect(await page.isVisible('#regions')).toBe(true);
+    expect(await page.$$eval('#regions input[data-region]', (boxes) => boxes.map((b) => b.getAttribute('data-region')))).toEqual(['forward', 'loss', 'backward', 'optimizer']);
+    const regionOf = (name: string) => page.getAttribute(`g.node[data-name="${name}"]`, 'data-region');
+    expect(await regionOf('fc1/matmul')).toBe('forward');
+    expect(await regionOf('loss/softmax_cross_entropy')).toBe('loss');
+    expect(await regionOf('fc1/matmul_grad_w')).toBe('backward');
+    expect(await page.locator('g.node[data-name="fc1/matmul"] rect.region-band').count()).toBe(1);
+    // Below the first view: a click dispatched, as a reviewer would after scrolling.
+    await page.locator('g.node[data-name="loss/softmax_cross_entropy"]').dispatchEvent('click');
+    expect(await page.textContent('#detail-region')).toBe('loss');
+    // The optimizer's nodes, reached through search.
+    await page.fill('#search', 'adam/fc1.weight/m_update');
+    await page.click('#results li');
+    expect(await regionOf('adam/fc1.weight/m_update')).toBe('optimizer');
+    expect(await page.textContent('#detail-region')).toBe('optimizer');
+    // Unticking a region dims its nodes and only those.
+    await page.fill('#search', 'fc1/matmul_grad_w');
+    await page.click('#results li');
+    await page.uncheck('#regions input[data-region="backward"]');
+    expect(await page.getAttribute('g.node[data-name="fc1/matmul_grad_w"]', 'class')).toContain('dimmed');
+    const dimmedRegions = await page.$$eval('g.node.dimmed', (groups) => [...new Set(groups.map((g) => g.getAttribute('data-region')))]);
+    expect(dimmedRegions).toEqual(['backward']);
+    await page.check('#regions input[data-region="backward"]');
+    expect(await page.locator('g.node.dimmed').count()).toBe(0);
+    await page.screenshot({ path: path.join(artifacts, 'mlp-training-adam-regions.png') });
+    // An inference graph has no regions to show.
+    const inference = await open(reportFor('transformer-block').html);
+    expect(await inference.isVisible('#regions')).toBe(false);
+    expect(await inference.locator('g.node[data-region]').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await inference.close();
+    await page.close();
+  });
+
   it('the overview shows every node of the scope and opens the window clicked', async () => {
     const { audit } = reportFor('transformer-block');
     const file = path.join(work, 'overview.html');

@@ -14,6 +14,8 @@ export interface PageData {
   cap: number;
   categories: Array<{ id: string; label: string; color: string; meaning: string; rules: string[] }>;
   /** Read from the model (model-facts.ts): attributes by scope and node id, declared shapes, weight previews. */
+  /** A training graph's regions (training-regions.ts): per node, an index into `names` or -1. */
+  regions?: { names: string[]; of: number[] };
   facts?: { attributes: Record<string, Array<[string, string]>>; shapes: Record<string, string>; previews: Record<string, string> };
   report: {
     summary: { mode: string; matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number } | null };
@@ -93,6 +95,14 @@ export function reportPage(data: PageData, dagre: any): void {
   });
   const isWeightNode = (i: number): boolean => nodes[i]!.rule === 'constant-source';
   const label = (i: number): string => nodes[i]!.node || `${nodes[i]!.op} #${i}`;
+  const SHORT_TYPES: Record<string, string> = { float: 'fp32', float16: 'fp16', bfloat16: 'bf16', double: 'fp64' };
+  const shortType = (type: string | null): string => (type === null ? '?' : (SHORT_TYPES[type] ?? type));
+  /** What a node's box says of its outputs' types: as the original model had them, or as the rewrite left them. */
+  const typeLine = (i: number, before: boolean): string => {
+    const outputs = nodes[i]!.outputs.filter((o) => o.value);
+    const types = [...new Set(outputs.map((o) => shortType(before ? o.type : o.typeAfter)))];
+    return types.join(', ');
+  };
 
   // ---- state ----
   const state = {
@@ -101,6 +111,10 @@ export function reportPage(data: PageData, dagre: any): void {
     selected: -1,
     hidden: new Set<number>(),
     showWeights: false,
+    /** Show the original model: its types on the boxes and no Casts (the rewrite added them). */
+    showBefore: false,
+    /** Training regions whose nodes are dimmed. */
+    hiddenRegions: new Set<number>(),
     view: { x: 0, y: 0, k: 1 },
   };
 
@@ -170,6 +184,41 @@ export function reportPage(data: PageData, dagre: any): void {
     item.append(box, swatch, el('span', {}, `${c.label} (${counts[i]})`));
     legend.append(item);
   });
+  const beforeBox = $('show-before') as HTMLInputElement;
+  beforeBox.addEventListener('change', () => {
+    state.showBefore = beforeBox.checked;
+    document.body.setAttribute('data-view', state.showBefore ? 'before' : 'after');
+    draw();
+  });
+  document.body.setAttribute('data-view', 'after');
+  // ---- training regions: a band of color on each node, a filter per region ----
+  const REGION_COLORS = ['#3b6fd6', '#8e44ad', '#e07b00', '#168a74'];
+  const regionOf = (i: number): number => data.regions?.of[i] ?? -1;
+  const regionColor = (r: number): string => REGION_COLORS[r % REGION_COLORS.length]!;
+  if (data.regions) {
+    const box = $('regions');
+    box.hidden = false;
+    box.append(el('span', {}, 'training:'));
+    const regionCounts = data.regions.names.map(() => 0);
+    for (const r of data.regions.of) if (r >= 0) regionCounts[r]!++;
+    data.regions.names.forEach((name, r) => {
+      const item = el('label', { class: 'legend-item', title: `nodes of the ${name} region (from the training contract the rewrite detected)` });
+      const check = el('input', { type: 'checkbox', 'data-region': name });
+      check.checked = true;
+      check.addEventListener('change', () => {
+        if (check.checked) state.hiddenRegions.delete(r);
+        else state.hiddenRegions.add(r);
+        applyFilter();
+        drawOverview();
+      });
+      const swatch = el('span', { class: 'swatch' });
+      swatch.style.background = regionColor(r);
+      item.append(check, swatch, el('span', {}, `${name} (${regionCounts[r]})`));
+      box.append(item);
+    });
+  }
+  const isDimmed = (i: number): boolean => state.hidden.has(categoryIndex[i]!) || state.hiddenRegions.has(regionOf(i));
+
   const weightsBox = $('show-weights') as HTMLInputElement;
   weightsBox.addEventListener('change', () => {
     state.showWeights = weightsBox.checked;
@@ -220,7 +269,7 @@ export function reportPage(data: PageData, dagre: any): void {
       }
       return id;
     };
-    for (const i of members) g.setNode(`n${i}`, { width: Math.min(190, Math.max(70, 7 * Math.max(nodes[i]!.op.length, Math.min(label(i).length, 24)) + 16)), height: 34 });
+    for (const i of members) g.setNode(`n${i}`, { width: Math.min(190, Math.max(70, 7 * Math.max(nodes[i]!.op.length, Math.min(label(i).length, 24)) + 16)), height: 44 });
     for (const i of members) {
       const n = nodes[i]!;
       for (const e of n.inputs) {
@@ -233,7 +282,7 @@ export function reportPage(data: PageData, dagre: any): void {
         else if (e.source === 'weight') from = state.showWeights ? addExtra(`w:${e.value}`, 'weight', e.value) : undefined;
         else if (e.source === 'input') from = addExtra(`in:${e.value}`, 'input', e.value);
         else from = addExtra(`x:${e.value}`, 'outer', e.value);
-        if (e.cast) {
+        if (e.cast && !state.showBefore) {
           const cast = addExtra(`c:${e.cast}`, 'cast', e.cast);
           if (from) g.setEdge(from, cast);
           g.setEdge(cast, `n${i}`);
@@ -242,7 +291,7 @@ export function reportPage(data: PageData, dagre: any): void {
       for (const o of n.outputs) {
         if (!o.value) continue;
         let from = `n${i}`;
-        if (o.cast) {
+        if (o.cast && !state.showBefore) {
           const cast = addExtra(`c:${o.cast}`, 'cast', o.cast);
           g.setEdge(from, cast);
           from = cast;
@@ -275,9 +324,26 @@ export function reportPage(data: PageData, dagre: any): void {
         const name = svgEl('text', { x: box.width / 2, y: 27, class: 'node-name' });
         const text = label(i);
         name.textContent = text.length > 26 ? `…${text.slice(-25)}` : text;
+        const types = svgEl('text', { x: box.width / 2, y: 39, class: 'node-type' });
+        const before = typeLine(i, true);
+        const after = typeLine(i, false);
+        // The rewritten view names a change as "fp32 → fp16"; the original view shows only what the model had.
+        types.textContent = state.showBefore || before === after ? (state.showBefore ? before : after) : `${before} → ${after}`;
+        if (before !== after) group.classList.add('type-changed');
         const title = svgEl('title', {});
         title.textContent = `${nodes[i]!.op} '${label(i)}': ${category.label} (${nodes[i]!.rule})`;
-        group.append(title, rect, op, name);
+        group.append(title, rect, op, name, types);
+        const region = regionOf(i);
+        if (region >= 0) {
+          // A band down the left edge in the region's color, with its initial: forward, loss, backward, optimizer.
+          const regionName = data.regions!.names[region]!;
+          group.setAttribute('data-region', regionName);
+          title.textContent += ` · ${regionName}`;
+          const band = svgEl('rect', { width: 9, height: box.height, rx: 3, fill: regionColor(region), class: 'region-band' });
+          const initial = svgEl('text', { x: 2, y: box.height / 2 + 3, class: 'node-region' });
+          initial.textContent = regionName.charAt(0).toUpperCase();
+          group.append(band, initial);
+        }
         group.addEventListener('click', () => select(i));
         group.addEventListener('dblclick', () => {
           if (nodes[i]!.subgraphs[0]) openScope(nodes[i]!.subgraphs[0]);
@@ -335,7 +401,7 @@ export function reportPage(data: PageData, dagre: any): void {
   function applyFilter(): void {
     for (const group of Array.from(viewport.querySelectorAll<SVGGElement>('g.node'))) {
       const i = Number(group.getAttribute('data-index'));
-      group.classList.toggle('dimmed', state.hidden.has(categoryIndex[i]!));
+      group.classList.toggle('dimmed', isDimmed(i));
     }
   }
 
@@ -427,6 +493,7 @@ export function reportPage(data: PageData, dagre: any): void {
     fact('rule', n.rule, 'detail-rule');
     fact('reason', n.reason || '—', 'detail-reason');
     fact('list', n.list ?? 'none');
+    if (regionOf(i) >= 0) fact('region', data.regions!.names[regionOf(i)]!, 'detail-region');
     fact('scope', n.scope);
     panel.append(facts);
     const table = (title: string, edges: PageEdge[], id: string): void => {
@@ -535,7 +602,7 @@ export function reportPage(data: PageData, dagre: any): void {
     const columns = Math.max(1, Math.floor(width / cell));
     context.clearRect(0, 0, width, height);
     shown.forEach((i, at) => {
-      context.fillStyle = state.hidden.has(categoryIndex[i]!) ? '#e5e5e5' : categories[categoryIndex[i]!]!.color;
+      context.fillStyle = isDimmed(i) ? '#e5e5e5' : categories[categoryIndex[i]!]!.color;
       context.fillRect((at % columns) * cell, Math.floor(at / columns) * cell, Math.max(1, cell - (cell > 3 ? 1 : 0)), Math.max(1, cell - (cell > 3 ? 1 : 0)));
     });
     // The window on screen, outlined.

@@ -23,6 +23,12 @@ main { display: flex; flex-direction: column; min-width: 0; min-height: 0; posit
 .node.selected .node-box { stroke: #0645ad; stroke-width: 3.5; }
 .node.dimmed { opacity: 0.15; }
 .node-op { font-weight: 600; font-size: 12px; text-anchor: middle; pointer-events: none; }
+.node-type { font: 9.5px ui-monospace, monospace; text-anchor: middle; fill: #222; pointer-events: none; }
+.node.type-changed .node-type { font-weight: 700; }
+#regions { display: flex; flex-wrap: wrap; gap: 4px 10px; border-left: 1px solid #ccc; padding-left: 10px; }
+#regions[hidden] { display: none; }
+.region-band { stroke: none; pointer-events: none; }
+.node-region { font-size: 8.5px; fill: #fff; font-weight: 700; pointer-events: none; }
 .node-name { font-size: 10px; text-anchor: middle; fill: #333; pointer-events: none; }
 .cast-box { fill: #fff; stroke: #0645ad; stroke-width: 1.5; }
 .extra-box { fill: #f4f4f4; stroke: #999; stroke-dasharray: 3 2; }

@@ -13,6 +13,8 @@ import { reportPage, type PageData } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import { modelFacts } from './model-facts.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
+import type { TrainingContract } from '../../passes/training/contract.js';
+import { trainingRegions } from './training-regions.js';
 
 /** Nodes drawn at once: one window of a scope. dagre's layout grows faster than linearly (with the Casts a window of 150 nodes is about 300 graph nodes: ~0.3 s; 300 nodes take ~1 s). */
 export const NODES_PER_WINDOW = 150;
@@ -44,6 +46,8 @@ export interface HtmlReportOptions {
   cap?: number;
   /** The model the audit is of: its attributes, declared shapes and weight previews go into the details. */
   model?: onnx.IModelProto;
+  /** A training graph's contract (the rewrite's training report): the page marks forward, loss, backward and optimizer nodes. */
+  training?: TrainingContract;
 }
 
 export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): string {
@@ -54,6 +58,7 @@ export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): 
     categories: DECISION_CATEGORIES.map((c) => ({ ...c, rules: [...c.rules] })),
     report: { summary: report.summary, nodes: report.nodes, lists: report.lists, scopes: report.scopes },
     ...(options.model ? { facts: modelFacts(options.model) } : {}),
+    ...(options.training ? { regions: trainingRegions(report, options.training) } : {}),
   };
   const title = escapeHtml(`amp-rewrite audit: ${options.title}`);
   return `<!DOCTYPE html>
@@ -70,7 +75,9 @@ export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): 
   <input id="search" type="search" placeholder="search node name or op" size="28">
   <span id="result-count"></span>
   <div id="legend"></div>
+  <div id="regions" hidden></div>
   <label><input id="show-weights" type="checkbox"> show weights</label>
+  <label title="the original model: its types on the boxes, without the Casts the rewrite added"><input id="show-before" type="checkbox"> before the rewrite</label>
 </header>
 <aside id="summary">
   <h3>Summary</h3>
