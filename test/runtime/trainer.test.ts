@@ -14,6 +14,7 @@ import { buildMlpTrainingStep, withInitialState, type Optimizer } from '../../sr
 import { encodeModel } from '../../src/onnx/codec.js';
 import { loadModel, saveModel } from '../../src/onnx/model-io.js';
 import { parseLossScale } from '../../src/passes/loss-scaling.js';
+import { emulateNumerics } from '../../src/passes/emulate-numerics.js';
 import { rewriteModel } from '../../src/passes/pipeline.js';
 import { loadMnist, type Dataset } from '../../src/runtime/mnist.js';
 import { loadOrt } from '../../src/runtime/ort.js';
@@ -44,8 +45,11 @@ describe('runner bookkeeping', () => {
     expect(result.epochs[0]!.skippedSteps).toBe(0);
   });
 
+  // Under emulated float16 numerics, so that an overflow is one on every ONNX Runtime release: 1.30's
+  // CPU provider folds the Casts around a float16 op it has no kernel for and computes it in float32,
+  // so the rewritten graph run as it is overflows there on no step (1.29: on every step).
   it('counts every step a static scale skipped (a scale of 1e30 overflows float16 on every step)', async () => {
-    const graph = rewriteModel(mlp(), { lossScale: { kind: 'static', value: 1e30 } }).model;
+    const graph = emulateNumerics(rewriteModel(mlp(), { lossScale: { kind: 'static', value: 1e30 } }).model).model;
     const result = await train(graph, data, { ...options, maxSteps: 6 });
     expect(result.epochs[0]!.steps).toBe(6);
     expect(result.epochs[0]!.skippedSteps).toBe(6);
@@ -53,7 +57,7 @@ describe('runner bookkeeping', () => {
   });
 
   it('carries the dynamic scale between steps: each skipped step halves it once (initial 2^24)', async () => {
-    const graph = rewriteModel(mlp(), { lossScale: parseLossScale('dynamic', { initial: 2 ** 24 }) }).model;
+    const graph = emulateNumerics(rewriteModel(mlp(), { lossScale: parseLossScale('dynamic', { initial: 2 ** 24 }) }).model).model;
     const result = await train(graph, data, { ...options, maxSteps: 20 });
     const epoch = result.epochs[0]!;
     expect(epoch.skippedSteps).toBeGreaterThanOrEqual(2);
