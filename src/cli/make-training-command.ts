@@ -14,9 +14,10 @@ import { checkOutputs, type NamedPath } from '../onnx/safe-write.js';
 import { forEachTensor } from '../onnx/walk.js';
 import { LOSS_KINDS, type LossKind } from '../passes/autodiff/loss-heads.js';
 import { makeTrainingStep, type MakeTrainingReport } from '../passes/autodiff/make-training.js';
-import { OPTIMIZER_KINDS, type OptimizerKind } from '../passes/autodiff/optimizers.js';
+import { OPTIMIZER_KINDS, type OptimizerKind, type OptimizerSpec } from '../passes/autodiff/optimizers.js';
 
-export interface MakeTrainingArgs {
+/** The optimizer's hyper-parameters are OptimizerSpec's, one option each. */
+export interface MakeTrainingArgs extends Omit<OptimizerSpec, 'kind'> {
   model: string;
   output: string;
   loss: LossKind;
@@ -25,12 +26,6 @@ export interface MakeTrainingArgs {
   targets?: string;
   optimizer: OptimizerKind;
   lr: number;
-  momentum?: number;
-  beta1?: number;
-  beta2?: number;
-  rho?: number;
-  epsilon?: number;
-  weightDecay?: number;
   trainable?: string[];
   frozen?: string[];
   json?: boolean;

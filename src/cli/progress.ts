@@ -100,8 +100,13 @@ export async function withProgress<T>(label: string, silent: boolean, job: (list
  * start, for models large enough that a rewrite takes seconds. The pass is synchronous, so the
  * line is drawn from inside it (stderr on a terminal is written synchronously).
  */
-export function rewritePhaseProgress(silent: boolean, setListener: (listener: ((name: string) => void) | undefined) => void): () => void {
-  const line = progressLine('rewrite', process.stderr, !silent);
+export function rewritePhaseProgress(
+  silent: boolean,
+  setListener: (listener: ((name: string) => void) | undefined) => void,
+  stream: ProgressTarget = process.stderr,
+  now?: () => number,
+): () => void {
+  const line = progressLine('rewrite', stream, !silent, now);
   let done = 0;
   setListener((name) => line.listener({ phase: name.replace(/Ms$/, '').replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`), done: done++ }));
   return () => {

@@ -23,6 +23,8 @@ import type { Calibration } from '../runtime/calibration.js';
 import { loadOrt } from '../runtime/ort.js';
 import { mark, phase, setPhaseListener } from '../onnx/phases.js';
 import { rewritePhaseProgress, withProgress } from './progress.js';
+// Already in the rewrite's chunk (pipeline.ts refuses --loss-scale with it); its rules file is read only when asked.
+import { ortTrainingSummary } from '../passes/training/ort-training.js';
 import { writeStderr } from './standard-streams.js';
 import { checkDimNames } from './option-rules.js';
 
@@ -372,7 +374,7 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
   reportWarnings(listWarnings(args), Boolean(args.strict));
   const { model, bytes, externalTensors } = phase('loadMs', () => loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false, sharedEmptyFields: true }));
   // ONNX Runtime's training ops (onnxruntime-training artifacts) are named in the summary; the module loads only for a graph that may hold them.
-  const ortTraining = !args.quiet && (model.opset_import ?? []).some((o) => o.domain === 'com.microsoft' || o.domain === 'ai.onnx.preview.training') ? (await import('../passes/training/ort-training.js')).ortTrainingSummary(model) : undefined;
+  const ortTraining = !args.quiet && (model.opset_import ?? []).some((o) => o.domain === 'com.microsoft' || o.domain === 'ai.onnx.preview.training') ? ortTrainingSummary(model) : undefined;
   // Every output must be a file of its own: not an input (through a symlink, a hard link or
   // /proc/self/cwd included), not another output. Checked before anything is written.
   checkDimNames(model, parseDims(args.dim ?? []), args.model);

@@ -14,6 +14,3 @@ export interface ProgressEvent {
 }
 
 export type ProgressListener = (event: ProgressEvent) => void;
-
-/** A listener that does nothing: the default of every job that reports progress. */
-export const SILENT: ProgressListener = () => undefined;

@@ -7,7 +7,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { progressLine, progressText } from '../../src/cli/progress.js';
+import { progressLine, progressText, rewritePhaseProgress } from '../../src/cli/progress.js';
+import { phase, setPhaseListener } from '../../src/onnx/phases.js';
 import { fixturesDir, repoRoot } from '../support/corpus.js';
 
 function fakeTerminal(isTTY = true) {
@@ -64,6 +65,30 @@ describe('progressLine', () => {
     short.listener({ phase: 'reference run', done: 0, total: 2 });
     short.end();
     expect(writes).toEqual([]);
+  });
+});
+
+describe('rewritePhaseProgress', () => {
+  it("draws the synchronous pass's phases as they start, once it has run a second, and stops listening at the end", () => {
+    let now = 0;
+    const { stream, writes } = fakeTerminal();
+    const end = rewritePhaseProgress(false, setPhaseListener, stream, () => now);
+    phase('decodeMs', () => undefined);
+    expect(writes).toEqual([]);
+    now = 1200;
+    phase('castPlanMs', () => undefined);
+    expect(writes).toEqual(['\r\x1b[2Krewrite: cast plan 1 ... 1 s']);
+    end();
+    expect(writes[1]).toBe('\r\x1b[2K');
+    now = 5000;
+    phase('encodeMs', () => undefined);
+    expect(writes).toHaveLength(2);
+    // -q or --json: nothing at all.
+    const quiet = fakeTerminal();
+    const endQuiet = rewritePhaseProgress(true, setPhaseListener, quiet.stream, () => now);
+    phase('paintMs', () => undefined);
+    endQuiet();
+    expect(quiet.writes).toEqual([]);
   });
 });
 
