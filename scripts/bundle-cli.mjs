@@ -19,7 +19,8 @@ import { splitScriptModule } from './script-module.mjs';
 
 const CLI_DIR = path.resolve('dist/cli');
 const ENTRY = path.join(CLI_DIR, 'main.js');
-const PAGE_SCRIPT = path.resolve('dist/report/html/page-script.js');
+/** Modules whose functions are written into the HTML report as source text (the page script and its data's decoder). */
+const PAGE_SOURCES = new Set(['page-script.js', 'page-data.js'].map((file) => path.resolve('dist/report/html', file)));
 // long is bundled too: protobufjs requires its CommonJS build, which, external, cost the start of
 // Node's CommonJS loader (about 3 ms) on top of the ES module the codec imports.
 const BUNDLED_PACKAGE = /^(protobufjs|@protobufjs)\/|^long$/;
@@ -55,11 +56,11 @@ const bundle = await rolldown({
   input: ENTRY,
   platform: 'node',
   // Bare specifiers and node: builtins: loaded by Node from node_modules, exactly as unbundled.
-  // The HTML report's page script is written into the report as its function's source text:
-  // bundled, it would be reformatted, so it stays tsc's file.
+  // The HTML report's page script and data decoder are written into the report as their
+  // functions' source text: bundled, they would be reformatted, so they stay tsc's files.
   // protobufjs's runtime is bundled: as CommonJS loaded from an ES module it cost ~10 ms (the
   // CommonJS loader, a lexer pass for its exports, 17 files resolved and wrapped one by one).
-  external: (id) => (!id.startsWith('.') && !path.isAbsolute(id) && !BUNDLED_PACKAGE.test(id)) || path.resolve(id) === PAGE_SCRIPT,
+  external: (id) => (!id.startsWith('.') && !path.isAbsolute(id) && !BUNDLED_PACKAGE.test(id)) || PAGE_SOURCES.has(path.resolve(id)),
   plugins: [
     {
       name: 'plain-rewrite-modules',

@@ -62,11 +62,14 @@ describe('bundled command line', () => {
     const result = spawnSync(process.execPath, [bin, transformer, '--dry-run', '-q', '--report', html], { encoding: 'utf8' });
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    // Read by Node itself: vitest would transform the module it imports.
-    const pageScriptUrl = pathToFileURL(path.join(repoRoot, 'dist/report/html/page-script.js')).href;
-    const source = spawnSync(process.execPath, ['--input-type=module', '-e', `process.stdout.write((await import(${JSON.stringify(pageScriptUrl)})).reportPage.toString())`], { encoding: 'utf8' });
-    expect(source.status).toBe(0);
-    expect(source.stdout).toMatch(/^function reportPage\(/);
-    expect(readFileSync(html, 'utf8')).toContain(`(${source.stdout})(JSON.parse(`);
+    // Read by Node itself: vitest would transform the modules it imports.
+    const compiled = (module: string, name: string): string => {
+      const url = pathToFileURL(path.join(repoRoot, `dist/report/html/${module}.js`)).href;
+      const source = spawnSync(process.execPath, ['--input-type=module', '-e', `process.stdout.write((await import(${JSON.stringify(url)})).${name}.toString())`], { encoding: 'utf8' });
+      expect(source.status).toBe(0);
+      expect(source.stdout).toMatch(new RegExp(`^function ${name}\\(`));
+      return source.stdout;
+    };
+    expect(readFileSync(html, 'utf8')).toContain(`(${compiled('page-script', 'reportPage')})((${compiled('page-data', 'unpackPageData')})(JSON.parse(`);
   });
 });

@@ -25,7 +25,7 @@ export interface PageData {
   };
 }
 
-interface PageEdge {
+export interface PageEdge {
   value: string;
   type: string | null;
   typeAfter: string | null;
@@ -34,7 +34,7 @@ interface PageEdge {
   range?: number;
 }
 
-interface PageNode {
+export interface PageNode {
   node: string;
   id?: string;
   op: string;
@@ -50,7 +50,7 @@ interface PageNode {
   subgraphs: string[];
 }
 
-interface PageScope {
+export interface PageScope {
   path: string;
   parent: string | null;
   owner: string | null;
@@ -283,7 +283,12 @@ export function reportPage(data: PageData, dagre: any): void {
         else if (e.source === 'input') from = addExtra(`in:${e.value}`, 'input', e.value);
         else from = addExtra(`x:${e.value}`, 'outer', e.value);
         if (e.cast && !state.showBefore) {
-          const cast = addExtra(`c:${e.cast}`, 'cast', e.cast);
+          // A Cast whose source is drawn here is shared by its readers, as in the model. One of a
+          // weight, an input or a value from another window is drawn at each reader, as Netron
+          // draws initializers: shared, it would pull edges across the whole window (a GELU
+          // constant's Cast read by every layer made dagre's layout 2.5x slower).
+          const sharedSource = p !== undefined && inView.has(p);
+          const cast = addExtra(sharedSource ? `c:${e.cast}` : `c:${e.cast}>n${i}`, 'cast', e.cast);
           if (from) g.setEdge(from, cast);
           g.setEdge(cast, `n${i}`);
         } else if (from) g.setEdge(from, `n${i}`);
@@ -560,7 +565,7 @@ export function reportPage(data: PageData, dagre: any): void {
   /** A Cast's own details: why it exists, which node it serves, from and to which type. */
   function selectCast(name: string): void {
     for (const g of Array.from(viewport.querySelectorAll('g.selected'))) g.classList.remove('selected');
-    viewport.querySelector(`g.extra-cast[data-value="${CSS.escape(name)}"]`)?.classList.add('selected');
+    for (const g of Array.from(viewport.querySelectorAll(`g.extra-cast[data-value="${CSS.escape(name)}"]`))) g.classList.add('selected');
     const found = castIndex.get(name);
     const panel = $('details');
     panel.replaceChildren(el('h2', { id: 'detail-title' }, `Cast '${name}' (added by the rewrite)`));

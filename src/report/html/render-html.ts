@@ -12,6 +12,7 @@ import { DECISION_CATEGORIES } from './categories.js';
 import { reportPage, type PageData } from './page-script.js';
 import { PAGE_STYLE } from './page-style.js';
 import { modelFacts } from './model-facts.js';
+import { packPageData, unpackPageData } from './page-data.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { TrainingContract } from '../../passes/training/contract.js';
 import { trainingRegions } from './training-regions.js';
@@ -50,8 +51,9 @@ export interface HtmlReportOptions {
   training?: TrainingContract;
 }
 
-export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): string {
-  const data: PageData = {
+/** What the page shows, before packing: the audit, the model's facts, the training regions. */
+export function auditPageData(report: AmpReport, options: HtmlReportOptions): PageData {
+  return {
     title: options.title,
     summaryText: renderSummary(report.summary),
     cap: options.cap ?? NODES_PER_WINDOW,
@@ -60,6 +62,10 @@ export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): 
     ...(options.model ? { facts: modelFacts(options.model) } : {}),
     ...(options.training ? { regions: trainingRegions(report, options.training) } : {}),
   };
+}
+
+export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): string {
+  const data = auditPageData(report, options);
   const title = escapeHtml(`amp-rewrite audit: ${options.title}`);
   return `<!DOCTYPE html>
 <html lang="en">
@@ -95,11 +101,11 @@ export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): 
   <canvas id="overview" width="240" height="72" title="every node of this graph, colored by decision: click to go there"></canvas>
 </main>
 <aside id="details"><p>Click a node to see its decision. Double-click an If/Loop/Scan (dashed border) to open its body.</p></aside>
-<script id="audit-data" type="application/json">${scriptSafeJson(data)}</script>
+<script id="audit-data" type="application/json">${scriptSafeJson(packPageData(data))}</script>
 <script>${dagreBundle().replace(/<\/script/gi, '<\\/script')}</script>
 <script>
 var __name = function (f) { return f; };
-(${reportPage.toString()})(JSON.parse(document.getElementById('audit-data').textContent), dagre);
+(${reportPage.toString()})((${unpackPageData.toString()})(JSON.parse(document.getElementById('audit-data').textContent)), dagre);
 </script>
 </body>
 </html>
