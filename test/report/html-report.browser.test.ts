@@ -16,6 +16,7 @@ import { DECISION_CATEGORIES } from '../../src/report/html/categories.js';
 import { renderAuditHtml } from '../../src/report/html/render-html.js';
 import { loadModel } from '../../src/onnx/model-io.js';
 import { ampRewrite } from '../../src/passes/amp.js';
+import { buildTransformer } from '../../src/builder/recipes/transformer.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { model, node, valueInfo } from '../support/models.js';
 import { corpusDir, fixturesDir, repoRoot } from '../support/corpus.js';
@@ -271,6 +272,11 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     expect(await page.textContent('#detail-cast-why')).toContain('allow-list');
     await page.click('#detail-cast-node');
     expect(await page.textContent('#detail-title')).toBe("MatMul 'l0/q_proj'");
+    // Shapes on the edges and in the details: the model declares only its input's, the rest are inferred.
+    const qProjOut = audit.nodes.find((n) => n.node === 'l0/q_proj')!.outputs[0]!.value;
+    expect(await page.textContent(`text.edge-shape[data-value="${qProjOut}"]`)).toBe('[2, 8, 32]');
+    expect(await page.textContent('text.edge-shape[data-value="x"]')).toBe('[2, 8, 32]');
+    expect(await page.$$eval('#detail-outputs tr', (rows) => rows[1]?.lastElementChild?.textContent)).toBe('[2, 8, 32]');
     // Zoom is bounded both ways.
     const scale = async () => Number(/scale\(([\d.e-]+)\)/.exec((await page.getAttribute('#viewport', 'transform')) ?? '')?.[1]);
     const box = (await page.locator('#graph').boundingBox())!;
@@ -364,6 +370,50 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     const lastWindow = Math.floor(last / 8);
     expect(await page.getAttribute('#overview', 'data-window')).toBe(String(lastWindow));
     expect(await page.textContent('#window-info')).toMatch(new RegExp(`^nodes ${lastWindow * 8 + 1}–${shown} of ${shown} in this scope`));
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('opens a 20k-node transformer on nodes: details, a Cast of a shared weight at each reader, the overview, search', async () => {
+    const layers = 645;
+    const transformer = buildTransformer({ batch: 1, sequence: 4, model: 8, heads: 2, ffn: 16, layers, vocab: 0, seed: 1 });
+    const { report } = ampRewrite(transformer);
+    expect(report.nodes.length).toBeGreaterThan(20_000);
+    const file = path.join(work, 'transformer-20k.html');
+    writeFileSync(file, renderAuditHtml(report, { title: `transformer ${layers} layers`, model: transformer }));
+    const page = await open(file);
+    expect(await page.locator('g.node').count()).toBe(150);
+    // A node's details: its attributes and the shapes of what it reads and writes.
+    await page.locator('g.node[data-name="l0/softmax"]').dispatchEvent('click');
+    expect(await page.$$eval('#detail-attributes tr', (rows) => rows.map((r) => r.textContent))).toContain('axis-1');
+    expect(await page.$$eval('#detail-inputs tr', (rows) => rows[1]?.lastElementChild?.textContent)).toMatch(/^\[1, 2, 4, 4\]$/);
+    // The GELU constants are read by every layer through one Cast each: drawn at each reader of
+    // this window, all of them the same Cast when clicked.
+    const shared = report.nodes.flatMap((n) => n.inputs).find((e) => e.source === 'weight' && e.cast?.startsWith('sqrt2'))!.cast!;
+    const copies = page.locator(`g.extra-cast[data-value="${shared}"]`);
+    expect(await copies.count()).toBeGreaterThan(1);
+    await copies.nth(1).dispatchEvent('click');
+    expect(await page.textContent('#detail-title')).toBe(`Cast '${shared}' (added by the rewrite)`);
+    expect(await page.locator(`g.extra-cast.selected[data-value="${shared}"]`).count()).toBe(await copies.count());
+    // The overview reaches the far end of the graph in one click.
+    const shown = report.nodes.filter((n) => n.rule !== 'constant-source').length;
+    const cell = Number(await page.getAttribute('#overview', 'data-cell'));
+    const columns = Number(await page.getAttribute('#overview', 'data-columns'));
+    // More nodes than the canvas has pixels: each cell stands for several, the last for the last.
+    const perCell = Number(await page.getAttribute('#overview', 'data-per-cell'));
+    expect(perCell).toBeGreaterThan(1);
+    const lastCell = Math.floor((shown - 1) / perCell);
+    const canvas = (await page.locator('#overview').boundingBox())!;
+    const [x, y] = [(lastCell % columns) * cell + cell / 2, Math.floor(lastCell / columns) * cell + cell / 2];
+    await page.mouse.click(canvas.x + (x * canvas.width) / 240, canvas.y + (y * canvas.height) / 72);
+    const lastWindow = Math.floor((shown - 1) / 150);
+    expect(await page.textContent('#window-info')).toMatch(new RegExp(`^nodes ${lastWindow * 150 + 1}–${shown} of ${shown} in this scope`));
+    expect(await page.locator('g.node').count()).toBeGreaterThan(0);
+    // Search finds a node of the first layer again and opens its window.
+    await page.fill('#search', 'l1/q_proj');
+    await page.click(`#results li >> text="MatMul 'l1/q_proj'"`);
+    expect(await page.getAttribute('g.node[data-name="l1/q_proj"]', 'class')).toContain('selected');
+    await page.screenshot({ path: path.join(artifacts, 'transformer-20k.png') });
     expect(errors).toEqual([]);
     await page.close();
   });

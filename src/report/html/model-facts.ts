@@ -9,12 +9,13 @@ import { isExternal } from '../../onnx/external-data.js';
 import { bfloat16BitsToFloat32, float16BitsToFloat32 } from '../../onnx/float16.js';
 import { onnx } from '../../onnx/generated/onnx.js';
 import { ModelGraph } from '../../onnx/graph.js';
+import { inferShapes } from '../../onnx/shape-inference.js';
 import { printable } from '../../onnx/printable.js';
 
 export interface ModelFacts {
   /** `${scope}\u0000${node id}` -> [attribute name, value as text]. */
   attributes: Record<string, Array<[string, string]>>;
-  /** Value name -> declared shape, e.g. "[batch, 128, 768]". */
+  /** Value name -> its shape: as declared, e.g. "[batch, 128, 768]", else as inferred from the main graph's fixed dims. */
   shapes: Record<string, string>;
   /** Weight name -> its first values, e.g. "0.0132, -0.41, … (768 values)". */
   previews: Record<string, string>;
@@ -107,7 +108,8 @@ export function previewText(tensor: onnx.ITensorProto): string | undefined {
 
 /** Attributes of every node (keyed as the audit names it), declared shapes and weight previews. */
 export function modelFacts(model: onnx.IModelProto): ModelFacts {
-  const facts: ModelFacts = { attributes: {}, shapes: {}, previews: {} };
+  // Records without a prototype: a value named "constructor" or "__proto__" is just a key.
+  const facts: ModelFacts = { attributes: Object.create(null), shapes: Object.create(null), previews: Object.create(null) };
   const graph = new ModelGraph(model);
   for (const scope of graph.scopes) {
     const g = scope.graph;
@@ -128,5 +130,8 @@ export function modelFacts(model: onnx.IModelProto): ModelFacts {
       facts.attributes[`${scope.path}\u0000${id}`] = node.attribute.map((a) => [printable(a.name ?? '', 60), attributeText(a)]);
     });
   }
+  // What the model does not declare, static inference often knows (fully known dims, main graph
+  // only): exporters seldom write value_info for intermediate values, and Netron shows none then.
+  for (const [name, dims] of inferShapes(graph)) if (!Object.hasOwn(facts.shapes, name)) facts.shapes[name] = `[${dims.join(', ')}]`;
   return facts;
 }

@@ -290,18 +290,18 @@ export function reportPage(data: PageData, dagre: any): void {
           const sharedSource = p !== undefined && inView.has(p);
           const cast = addExtra(sharedSource ? `c:${e.cast}` : `c:${e.cast}>n${i}`, 'cast', e.cast);
           if (from) g.setEdge(from, cast);
-          g.setEdge(cast, `n${i}`);
-        } else if (from) g.setEdge(from, `n${i}`);
+          g.setEdge(cast, `n${i}`, { value: e.value });
+        } else if (from) g.setEdge(from, `n${i}`, { value: e.value });
       }
       for (const o of n.outputs) {
         if (!o.value) continue;
         let from = `n${i}`;
         if (o.cast && !state.showBefore) {
           const cast = addExtra(`c:${o.cast}`, 'cast', o.cast);
-          g.setEdge(from, cast);
+          g.setEdge(from, cast, { value: o.value });
           from = cast;
         }
-        if (graphOutputs.has(o.value)) g.setEdge(from, addExtra(`out:${o.value}`, 'output', o.value));
+        if (graphOutputs.has(o.value)) g.setEdge(from, addExtra(`out:${o.value}`, 'output', o.value), from.startsWith('c:') ? {} : { value: o.value });
       }
     }
     dagre.layout(g);
@@ -309,8 +309,16 @@ export function reportPage(data: PageData, dagre: any): void {
     const nodeLayer = svgEl('g', { class: 'nodes' });
     viewport.append(edgeLayer, nodeLayer);
     for (const edge of g.edges()) {
-      const points = g.edge(edge).points as Array<{ x: number; y: number }>;
+      const { points, value } = g.edge(edge) as { points: Array<{ x: number; y: number }>; value?: string };
       edgeLayer.append(svgEl('polyline', { points: points.map((p) => `${p.x},${p.y}`).join(' '), class: 'edge', 'marker-end': 'url(#arrow)' }));
+      // The tensor's shape beside its edge, as Netron writes it: declared by the model or inferred.
+      const shape = value ? data.facts?.shapes[value] : undefined;
+      if (shape) {
+        const at = halfway(points);
+        const text = svgEl('text', { x: at.x + 4, y: at.y + 3, class: 'edge-shape', 'data-value': value! });
+        text.textContent = shape.length > 28 ? `${shape.slice(0, 27)}…` : shape;
+        edgeLayer.append(text);
+      }
     }
     for (const id of g.nodes()) {
       const box = g.node(id) as { x: number; y: number; width: number; height: number };
@@ -384,6 +392,20 @@ export function reportPage(data: PageData, dagre: any): void {
     drawOverview();
     // For the bench: how long the last window took to lay out and draw.
     document.body.setAttribute('data-draw-ms', String(Math.round(performance.now() - started)));
+  }
+
+  /** The point half way along a polyline: where its label crowds the others least. */
+  function halfway(points: Array<{ x: number; y: number }>): { x: number; y: number } {
+    const lengths = points.slice(1).map((p, k) => Math.hypot(p.x - points[k]!.x, p.y - points[k]!.y));
+    let left = lengths.reduce((a, b) => a + b, 0) / 2;
+    for (let k = 0; k < lengths.length; k++) {
+      if (left <= lengths[k]! && lengths[k]! > 0) {
+        const t = left / lengths[k]!;
+        return { x: points[k]!.x + t * (points[k + 1]!.x - points[k]!.x), y: points[k]!.y + t * (points[k + 1]!.y - points[k]!.y) };
+      }
+      left -= lengths[k]!;
+    }
+    return points[0] ?? { x: 0, y: 0 };
   }
 
   let layoutSize = { width: 1, height: 1 };
@@ -605,14 +627,20 @@ export function reportPage(data: PageData, dagre: any): void {
     let cell = Math.max(1, Math.floor(Math.sqrt((width * height) / Math.max(1, shown.length))));
     while (cell > 1 && Math.ceil(shown.length / Math.floor(width / cell)) * cell > height) cell--;
     const columns = Math.max(1, Math.floor(width / cell));
+    const slots = columns * Math.max(1, Math.floor(height / cell));
+    // Nodes per cell: 1, or more once the scope has more nodes than the canvas has pixels.
+    const perSlot = Math.max(1, shown.length / slots);
+    const slotOf = (at: number): number => Math.floor(at / perSlot);
     context.clearRect(0, 0, width, height);
+    const size = Math.max(1, cell - (cell > 3 ? 1 : 0));
     shown.forEach((i, at) => {
+      const slot = slotOf(at);
       context.fillStyle = isDimmed(i) ? '#e5e5e5' : categories[categoryIndex[i]!]!.color;
-      context.fillRect((at % columns) * cell, Math.floor(at / columns) * cell, Math.max(1, cell - (cell > 3 ? 1 : 0)), Math.max(1, cell - (cell > 3 ? 1 : 0)));
+      context.fillRect((slot % columns) * cell, Math.floor(slot / columns) * cell, size, size);
     });
     // The window on screen, outlined.
-    const first = state.window * data.cap;
-    const last = Math.min(shown.length, first + data.cap) - 1;
+    const first = slotOf(state.window * data.cap);
+    const last = slotOf(Math.max(0, Math.min(shown.length, (state.window + 1) * data.cap) - 1));
     context.strokeStyle = '#000';
     context.lineWidth = 1;
     for (let row = Math.floor(first / columns); row <= Math.floor(Math.max(first, last) / columns); row++) {
@@ -622,17 +650,20 @@ export function reportPage(data: PageData, dagre: any): void {
     }
     overview.setAttribute('data-cell', String(cell));
     overview.setAttribute('data-columns', String(columns));
+    overview.setAttribute('data-per-cell', String(perSlot));
     overview.setAttribute('data-window', String(state.window));
   }
   overview.addEventListener('click', (event) => {
     const frame = overview.getBoundingClientRect();
     const cell = Number(overview.getAttribute('data-cell'));
     const columns = Number(overview.getAttribute('data-columns'));
+    const perSlot = Number(overview.getAttribute('data-per-cell'));
     const x = ((event.clientX - frame.left) * overview.width) / frame.width;
     const y = ((event.clientY - frame.top) * overview.height) / frame.height;
-    const at = Math.floor(y / cell) * columns + Math.min(columns - 1, Math.floor(x / cell));
+    const slot = Math.floor(y / cell) * columns + Math.min(columns - 1, Math.floor(x / cell));
     const shown = shownOf(state.scope);
-    const i = shown[Math.min(shown.length - 1, Math.max(0, at))];
+    // The last node drawn in the cell clicked (a cell shares nodes in a scope larger than the canvas).
+    const i = shown[Math.min(shown.length - 1, Math.max(0, Math.ceil((slot + 1) * perSlot) - 1))];
     if (i !== undefined) reveal(i);
   });
 

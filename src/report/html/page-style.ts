@@ -35,6 +35,7 @@ main { display: flex; flex-direction: column; min-width: 0; min-height: 0; posit
 .extra-input .extra-box, .extra-output .extra-box { fill: #e8eefc; stroke: #4a67b5; stroke-dasharray: none; }
 .extra-elsewhere { cursor: pointer; }
 .extra-text { font-size: 10px; text-anchor: middle; fill: #444; pointer-events: none; }
+.edge-shape { font: 9px ui-monospace, monospace; fill: #777; pointer-events: none; }
 #summary-text { font: 11px/1.35 ui-monospace, monospace; white-space: pre-wrap; background: #f8f8f8; padding: 6px; }
 table { border-collapse: collapse; width: 100%; font-size: 11px; }
 th, td { border: 1px solid #ddd; padding: 2px 4px; text-align: left; vertical-align: top; word-break: break-word; }
