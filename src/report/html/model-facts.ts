@@ -14,11 +14,11 @@ import { printable } from '../../onnx/printable.js';
 
 export interface ModelFacts {
   /** `${scope}\u0000${node id}` -> [attribute name, value as text]. */
-  attributes: Record<string, Array<[string, string]>>;
+  attributes: Map<string, Array<[string, string]>>;
   /** Value name -> its shape: as declared, e.g. "[batch, 128, 768]", else as inferred from the main graph's fixed dims. */
-  shapes: Record<string, string>;
+  shapes: Map<string, string>;
   /** Weight name -> its first values, e.g. "0.0132, -0.41, … (768 values)". */
-  previews: Record<string, string>;
+  previews: Map<string, string>;
 }
 
 const PREVIEW_COUNT = 6;
@@ -108,30 +108,29 @@ export function previewText(tensor: onnx.ITensorProto): string | undefined {
 
 /** Attributes of every node (keyed as the audit names it), declared shapes and weight previews. */
 export function modelFacts(model: onnx.IModelProto): ModelFacts {
-  // Records without a prototype: a value named "constructor" or "__proto__" is just a key.
-  const facts: ModelFacts = { attributes: Object.create(null), shapes: Object.create(null), previews: Object.create(null) };
+  const facts: ModelFacts = { attributes: new Map(), shapes: new Map(), previews: new Map() };
   const graph = new ModelGraph(model);
   for (const scope of graph.scopes) {
     const g = scope.graph;
     for (const info of [...(g.input ?? []), ...(g.output ?? []), ...(g.value_info ?? [])]) {
       const text = shapeText(info.type);
-      if (info.name && text) facts.shapes[info.name] = text;
+      if (info.name && text) facts.shapes.set(info.name, text);
     }
     for (const tensor of g.initializer ?? []) {
       if (!tensor.name) continue;
-      facts.shapes[tensor.name] = `[${(tensor.dims ?? []).map(toNumber).join(', ')}]`;
+      facts.shapes.set(tensor.name, `[${(tensor.dims ?? []).map(toNumber).join(', ')}]`);
       const preview = previewText(tensor);
-      if (preview) facts.previews[tensor.name] = preview;
+      if (preview) facts.previews.set(tensor.name, preview);
     }
     (g.node ?? []).forEach((node, index) => {
       if (!node.attribute?.length) return;
       // The audit's id: the node's name, or Op#index for an unnamed one (passes/amp/node-types.ts).
       const id = node.name || `${node.op_type ?? '?'}#${index}`;
-      facts.attributes[`${scope.path}\u0000${id}`] = node.attribute.map((a) => [printable(a.name ?? '', 60), attributeText(a)]);
+      facts.attributes.set(`${scope.path}\u0000${id}`, node.attribute.map((a) => [printable(a.name ?? '', 60), attributeText(a)]));
     });
   }
   // What the model does not declare, static inference often knows (fully known dims, main graph
   // only): exporters seldom write value_info for intermediate values, and Netron shows none then.
-  for (const [name, dims] of inferShapes(graph)) if (!Object.hasOwn(facts.shapes, name)) facts.shapes[name] = `[${dims.join(', ')}]`;
+  for (const [name, dims] of inferShapes(graph)) if (!facts.shapes.has(name)) facts.shapes.set(name, `[${dims.join(', ')}]`);
   return facts;
 }

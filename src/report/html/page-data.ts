@@ -163,13 +163,13 @@ export function packPageData(data: PageData): PackedPageData {
     const attributeNodes = col();
     const attributeCount: number[] = [];
     const attributes = col();
-    for (const [key, list] of Object.entries(data.facts.attributes)) {
+    for (const [key, list] of data.facts.attributes) {
       const cut = key.indexOf('\u0000');
       attributeNodes.push(table.ref(key.slice(0, cut)), table.ref(key.slice(cut + 1)));
       attributeCount.push(list.length);
       for (const [name, value] of list) attributes.push(table.ref(name), table.ref(value));
     }
-    const entries = (record: Record<string, string>): number[] => table.column(Object.entries(record).flatMap(([k, v]) => [table.ref(k), table.ref(v)]));
+    const entries = (map: Map<string, string>): number[] => table.column([...map].flatMap(([k, v]) => [table.ref(k), table.ref(v)]));
     facts = { attributeNodes, attributeCount, attributes, shapes: entries(data.facts.shapes), previews: entries(data.facts.previews) };
   }
   return assemble(table.finish());
@@ -271,19 +271,20 @@ export function unpackPageData(packed: PackedPageData): PageData {
   };
   if (packed.regions) data.regions = packed.regions;
   if (packed.facts) {
-    // Objects without a prototype: a value named "constructor" or "__proto__" is just a key.
-    const facts: NonNullable<PageData['facts']> = { attributes: Object.create(null), shapes: Object.create(null), previews: Object.create(null) };
+    // Maps, not objects: filled faster (a 53k-node model has ~110k of these), and a value named
+    // "constructor" or "__proto__" is just a key.
+    const facts: NonNullable<PageData['facts']> = { attributes: new Map(), shapes: new Map(), previews: new Map() };
     const { attributeNodes, attributeCount, attributes } = packed.facts;
     for (let node = 0, k = 0; node < attributeCount.length; node++) {
       const list: Array<[string, string]> = [];
       for (let j = 0; j < attributeCount[node]!; j++, k += 2) list.push([str(attributes[k]!), str(attributes[k + 1]!)]);
-      facts.attributes[`${str(attributeNodes[2 * node]!)}\u0000${str(attributeNodes[2 * node + 1]!)}`] = list;
+      facts.attributes.set(`${str(attributeNodes[2 * node]!)}\u0000${str(attributeNodes[2 * node + 1]!)}`, list);
     }
-    const record = (flat: number[], into: Record<string, string>): void => {
-      for (let k = 0; k < flat.length; k += 2) into[str(flat[k]!)] = str(flat[k + 1]!);
+    const into = (flat: number[], map: Map<string, string>): void => {
+      for (let k = 0; k < flat.length; k += 2) map.set(str(flat[k]!), str(flat[k + 1]!));
     };
-    record(packed.facts.shapes, facts.shapes);
-    record(packed.facts.previews, facts.previews);
+    into(packed.facts.shapes, facts.shapes);
+    into(packed.facts.previews, facts.previews);
     data.facts = facts;
   }
   return data;

@@ -16,7 +16,7 @@ export interface PageData {
   /** Read from the model (model-facts.ts): attributes by scope and node id, declared shapes, weight previews. */
   /** A training graph's regions (training-regions.ts): per node, an index into `names` or -1. */
   regions?: { names: string[]; of: number[] };
-  facts?: { attributes: Record<string, Array<[string, string]>>; shapes: Record<string, string>; previews: Record<string, string> };
+  facts?: { attributes: Map<string, Array<[string, string]>>; shapes: Map<string, string>; previews: Map<string, string> };
   report: {
     summary: { mode: string; matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number } | null };
     nodes: PageNode[];
@@ -312,7 +312,7 @@ export function reportPage(data: PageData, dagre: any): void {
       const { points, value } = g.edge(edge) as { points: Array<{ x: number; y: number }>; value?: string };
       edgeLayer.append(svgEl('polyline', { points: points.map((p) => `${p.x},${p.y}`).join(' '), class: 'edge', 'marker-end': 'url(#arrow)' }));
       // The tensor's shape beside its edge, as Netron writes it: declared by the model or inferred.
-      const shape = value ? data.facts?.shapes[value] : undefined;
+      const shape = value ? data.facts?.shapes.get(value) : undefined;
       if (shape) {
         const at = halfway(points);
         const text = svgEl('text', { x: at.x + 4, y: at.y + 3, class: 'edge-shape', 'data-value': value! });
@@ -536,13 +536,13 @@ export function reportPage(data: PageData, dagre: any): void {
           el('td', { class: e.typeAfter !== e.type ? 'changed' : '' }, e.typeAfter ?? '?'),
           el('td', {}, e.cast ?? ''),
           el('td', {}, e.range === undefined ? '' : `|x| ≤ ${e.range.toPrecision(4)}`),
-          el('td', {}, (e.value && data.facts?.shapes[e.value]) || ''),
+          el('td', {}, (e.value && data.facts?.shapes.get(e.value)) || ''),
         );
         t.append(tr);
       }
       panel.append(t);
     };
-    const attributes = data.facts?.attributes[`${n.scope}\u0000${n.id ?? n.node}`] ?? [];
+    const attributes = data.facts?.attributes.get(`${n.scope}\u0000${n.id ?? n.node}`) ?? [];
     if (attributes.length) {
       panel.append(el('h3', {}, 'attributes'));
       const t = el('table', { id: 'detail-attributes' });
@@ -564,7 +564,7 @@ export function reportPage(data: PageData, dagre: any): void {
       t.append(head);
       for (const e of weights) {
         const tr = el('tr');
-        tr.append(el('td', {}, e.value), el('td', {}, data.facts.shapes[e.value] ?? '?'), el('td', {}, data.facts.previews[e.value] ?? '(not stored in the file)'));
+        tr.append(el('td', {}, e.value), el('td', {}, data.facts.shapes.get(e.value) ?? '?'), el('td', {}, data.facts.previews.get(e.value) ?? '(not stored in the file)'));
         t.append(tr);
       }
       panel.append(t);
@@ -608,7 +608,7 @@ export function reportPage(data: PageData, dagre: any): void {
         : `${n.op} '${label(found.node)}' writes ${found.edge.typeAfter ?? '?'} and what reads '${found.edge.value}' (a graph output or a node kept in ${found.edge.type ?? '?'}) needs ${found.edge.type ?? '?'}`,
       'detail-cast-why',
     );
-    fact('shape', (found.edge.value && data.facts?.shapes[found.edge.value]) || '?');
+    fact('shape', (found.edge.value && data.facts?.shapes.get(found.edge.value)) || '?');
     panel.append(facts);
     const back = el('button', { id: 'detail-cast-node' }, `show ${n.op} '${label(found.node)}'`);
     back.addEventListener('click', () => reveal(found.node));

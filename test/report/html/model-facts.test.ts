@@ -17,21 +17,19 @@ describe('the model facts of the visual audit', () => {
 
   it('shows a shape the model does not declare as static inference knows it, and a declared one as written', () => {
     const facts = modelFacts(graph([2, 4]));
-    expect(facts.shapes['x']).toBe('[2, 4]');
+    expect(facts.shapes.get('x')).toBe('[2, 4]');
     // Not declared: inferred from the input and the weight.
-    expect(facts.shapes['h']).toBe('[2, 3]');
-    // A value named as a member of Object.prototype is a plain key.
-    expect(facts.shapes['constructor']).toBe('[2, 3]');
-    expect(facts.shapes['toString']).toBeUndefined();
-    expect(facts.shapes['w']).toBe('[4, 3]');
-    expect(facts.previews['w']).toBe('0, 0.25, 0.5, 0.75, 1, 1.25, … (12 values)');
-    expect(facts.attributes['graph\u0000softmax']).toEqual([['axis', '-1']]);
+    expect(facts.shapes.get('h')).toBe('[2, 3]');
+    expect(facts.shapes.get('constructor')).toBe('[2, 3]');
+    expect(facts.shapes.get('w')).toBe('[4, 3]');
+    expect(facts.previews.get('w')).toBe('0, 0.25, 0.5, 0.75, 1, 1.25, … (12 values)');
+    expect(facts.attributes.get('graph\u0000softmax')).toEqual([['axis', '-1']]);
   });
 
   it('keeps the symbolic dims a model declares, and infers nothing it cannot know fully', () => {
     const facts = modelFacts(graph(['batch', 4]));
-    expect(facts.shapes['x']).toBe('[batch, 4]');
-    expect(facts.shapes['y']).toBe('[batch, 3]');
-    expect(facts.shapes['h']).toBeUndefined();
+    expect(facts.shapes.get('x')).toBe('[batch, 4]');
+    expect(facts.shapes.get('y')).toBe('[batch, 3]');
+    expect(facts.shapes.get('h')).toBeUndefined();
   });
 });
