@@ -18,7 +18,10 @@ import { loadModel } from '../../src/onnx/model-io.js';
 import { ampRewrite } from '../../src/passes/amp.js';
 import { buildTransformer } from '../../src/builder/recipes/transformer.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
-import { model, node, valueInfo } from '../support/models.js';
+import { floatTensor, model, node, valueInfo } from '../support/models.js';
+import { tensor } from '../../src/builder/graph-builder.js';
+
+const int64Tensor = (name: string, values: number[]) => tensor(name, [values.length], BigInt64Array.from(values.map(BigInt)));
 import { corpusDir, fixturesDir, repoRoot } from '../support/corpus.js';
 
 const missing = chromiumMissing();
@@ -414,6 +417,37 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     await page.click(`#results li >> text="MatMul 'l1/q_proj'"`);
     expect(await page.getAttribute('g.node[data-name="l1/q_proj"]', 'class')).toContain('selected');
     await page.screenshot({ path: path.join(artifacts, 'transformer-20k.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('opens a CNN whose weights all come from ConstantOfShape nodes, first in file order, on a full window', async () => {
+    // As light_densenet121 is laid out: every weight producer before the first Conv. Cut from all
+    // nodes, the first windows would hold weight producers only and draw nothing with weights collapsed.
+    const convs = 120;
+    const nodes: ReturnType<typeof node>[] = [];
+    for (let i = 0; i < convs; i++) {
+      nodes.push(node('ConstantOfShape', ['w_shape'], [`w${i}`], `w${i}/fill`, { attribute: [{ name: 'value', type: 4, t: floatTensor('v', [1], [0.01]) }] }));
+      nodes.push(node('ConstantOfShape', ['b_shape'], [`b${i}`], `b${i}/fill`, { attribute: [{ name: 'value', type: 4, t: floatTensor('v', [1], [0]) }] }));
+    }
+    for (let i = 0; i < convs; i++) {
+      nodes.push(node('Conv', [i ? `r${i - 1}` : 'x', `w${i}`, `b${i}`], [`c${i}`], `conv${i}`, { attribute: [{ name: 'pads', type: 7, ints: [1, 1, 1, 1] }] }));
+      nodes.push(node('Relu', [`c${i}`], [i === convs - 1 ? 'y' : `r${i}`], `relu${i}`));
+    }
+    const cnn = model({
+      node: nodes,
+      input: [valueInfo('x', 1, [1, 4, 8, 8])],
+      output: [valueInfo('y', 1, [1, 4, 8, 8])],
+      initializer: [int64Tensor('w_shape', [4, 4, 3, 3]), int64Tensor('b_shape', [4])],
+    });
+    const { report } = ampRewrite(cnn);
+    expect(report.nodes.slice(0, 2 * convs).every((n) => n.rule === 'constant-source')).toBe(true);
+    const file = path.join(work, 'constant-weights.html');
+    writeFileSync(file, renderAuditHtml(report, { title: 'cnn', model: cnn }));
+    const page = await open(file);
+    expect(await page.locator('g.node').count()).toBe(150);
+    expect(await page.locator('g.node[data-name="conv0"]').count()).toBe(1);
+    expect(await page.textContent('#window-info')).toBe(`nodes 1–150 of ${2 * convs} in this scope (and ${2 * convs} weight producers, shown with "show weights")`);
     expect(errors).toEqual([]);
     await page.close();
   });
