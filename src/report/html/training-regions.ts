@@ -1,7 +1,8 @@
 /**
  * The regions of a training step, for the visual audit: which nodes compute the forward pass,
  * the loss, the backward pass and the optimizer update. Read from the audit's edges and the
- * training contract the rewrite detected (loss, parameter gradients, state outputs), by reachability over the main graph: linear in its nodes and edges.
+ * training contract the rewrite detected (loss, parameter gradients, state outputs), by reachability over the main graph
+ * (linear in its nodes and edges); a body's nodes take the region of the node that holds the body.
  */
 import type { AmpReport } from '../../passes/amp.js';
 import type { TrainingContract } from '../../passes/training/contract.js';
@@ -9,7 +10,7 @@ import type { TrainingContract } from '../../passes/training/contract.js';
 export const TRAINING_REGIONS = ['forward', 'loss', 'backward', 'optimizer'] as const;
 export type TrainingRegion = (typeof TRAINING_REGIONS)[number];
 
-/** Per node of the audit, the index of its region in TRAINING_REGIONS, or -1 (a body's node, a constant feeding nothing of these). */
+/** Per node of the audit, the index of its region in TRAINING_REGIONS (a body's node: its owner's), or -1 (a constant feeding nothing of these). */
 export interface RegionsData {
   names: string[];
   of: number[];
@@ -67,13 +68,28 @@ export function trainingRegions(report: Pick<AmpReport, 'nodes' | 'scopes'>, con
   const lossOutput = new Set([contract.loss]);
   const towardUpdates = ancestorsOf((report.scopes[0]?.outputs ?? []).map((o) => o.value).filter((v) => !lossOutput.has(v)));
 
-  const of = nodes.map((_, i) => {
-    if (!inRoot(i)) return -1;
+  const rootRegion = (i: number): number => {
     if (towardLoss.has(i)) return TRAINING_REGIONS.indexOf(forward.has(i) ? 'forward' : 'loss');
     // Everything else the gradients need: the seed's scaling, the recomputed softmax and masks, the unscaling.
     if (towardGradients.has(i)) return TRAINING_REGIONS.indexOf('backward');
     if (towardUpdates.has(i)) return TRAINING_REGIONS.indexOf('optimizer');
     return -1;
+  };
+  // A body (If branch, Loop or Scan body) belongs where the node that holds it does: a Loop of
+  // the forward pass computes forward, however deep its body nests.
+  const ownerOf = new Map<string, number>();
+  nodes.forEach((n, i) => {
+    for (const path of n.subgraphs) ownerOf.set(path, i);
   });
+  const of = new Array<number>(nodes.length);
+  const regionOf = (i: number): number => {
+    if (of[i] !== undefined) return of[i]!;
+    // Settled before the owner is asked: an audit whose bodies own each other ends at -1.
+    of[i] = -1;
+    const owner = ownerOf.get(nodes[i]!.scope);
+    of[i] = inRoot(i) ? rootRegion(i) : owner !== undefined ? regionOf(owner) : -1;
+    return of[i]!;
+  };
+  for (let i = 0; i < nodes.length; i++) regionOf(i);
   return { names: [...TRAINING_REGIONS], of };
 }
