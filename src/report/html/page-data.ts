@@ -43,7 +43,8 @@ export interface PackedPageData {
   };
   /** Every node's inputs then outputs, node after node. */
   edges: {
-    value: number[];
+    /** The value's name. */
+    name: number[];
     type: number[];
     typeAfter: number[];
     cast: number[];
@@ -119,10 +120,10 @@ export function packPageData(data: PageData): PackedPageData {
     inputCount: [] as number[], outputCount: [] as number[], castsAddedCount: [] as number[], subgraphsCount: [] as number[],
     castsAdded: col(), subgraphs: col(),
   };
-  const e = { value: col(), type: col(), typeAfter: col(), cast: col(), source: [] as number[], ranges: [] as number[] };
+  const e = { name: col(), type: col(), typeAfter: col(), cast: col(), source: [] as number[], ranges: [] as number[] };
   const packEdge = (edge: PageEdge): void => {
-    if (edge.range !== undefined) e.ranges.push(e.value.length, edge.range);
-    e.value.push(table.ref(edge.value));
+    if (edge.range !== undefined) e.ranges.push(e.name.length, edge.range);
+    e.name.push(table.ref(edge.value));
     e.type.push(table.ref(edge.type));
     e.typeAfter.push(table.ref(edge.typeAfter));
     e.cast.push(table.ref(edge.cast));
@@ -209,7 +210,7 @@ export function unpackPageData(packed: PackedPageData): PageData {
   const ranges = new Map<number, number>();
   for (let k = 0; k < e.ranges.length; k += 2) ranges.set(e.ranges[k]!, e.ranges[k + 1]!);
   const edgeAt = (k: number): PageEdge => {
-    const edge: PageEdge = { value: str(e.value[k]!), type: strOrNull(e.type[k]!), typeAfter: strOrNull(e.typeAfter[k]!) };
+    const edge: PageEdge = { value: str(e.name[k]!), type: strOrNull(e.type[k]!), typeAfter: strOrNull(e.typeAfter[k]!) };
     if (e.cast[k]! >= 0) edge.cast = str(e.cast[k]!);
     if (e.source[k]! >= 0) edge.source = SOURCE_NAMES[e.source[k]!];
     const range = ranges.get(k);
