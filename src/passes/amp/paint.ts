@@ -429,11 +429,11 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
   painting.classifyNodes();
   painting.applyTargetPromotions();
   painting.buildFloat32Edges();
-  painting.paintAllowOps();
-  painting.propagateDenyForward();
-  painting.paintBetweenAllow();
-  if (options.mode === 'bf16') painting.paintInferAfterAllow();
-  painting.floodAllowThroughClear();
+  painting.paintAllowOps(); // step 1, with step 6
+  painting.propagateDenyForward(); // step 2
+  painting.paintBetweenAllow(); // step 3
+  if (options.mode === 'bf16') painting.paintInferAfterAllow(); // step 4
+  painting.floodAllowThroughClear(); // step 5
   return { decisions: painting.decisions, nodes: painting.painted };
 }
 
@@ -795,7 +795,10 @@ class ScopePainting {
     this.paintDenyDownstream();
   }
 
-  /** Flags PASSABLE every deny or infer node not ALLOW, and the clear nodes (not ALLOW) one is reachable from through clear only. */
+  /**
+   * Flags PASSABLE every processable deny or infer node not painted ALLOW, and every clear node not
+   * painted ALLOW from which one of those is reachable through clear nodes only.
+   */
   private markDenyPassable(): void {
     const { count, flags, listCode, color, slotStart, slots } = this;
     const stack = new PositionStack();
@@ -830,7 +833,10 @@ class ScopePainting {
     }
   }
 
-  /** From each deny-list op, its readers that are PASSABLE become DENY, and theirs, naming the op they come from. */
+  /**
+   * From each deny-list op, its PASSABLE readers become DENY, and their PASSABLE readers in turn,
+   * each naming the deny-list op it comes from and the node it was reached through.
+   */
   private paintDenyDownstream(): void {
     const { count, flags, listCode, color, outStart, outs } = this;
     // Two parallel stacks (node, the node it was reached through), not a pair per step.
