@@ -19,7 +19,7 @@ import type { PinnedNode } from './weight-range.js';
 import { findAttribute } from '../../onnx/attributes.js';
 import { longToNumber } from '../../onnx/external-data.js';
 import { printable } from '../../onnx/printable.js';
-import type { TargetPolicy } from './target-policy.js';
+import type { ScopePromotions, TargetPolicy } from './target-policy.js';
 import { quantizedUnitMembers } from './quantized-units.js';
 
 export interface PaintOptions {
@@ -420,180 +420,270 @@ const allowListed = (node: onnx.INodeProto): string => `${node.op_type} is on th
 const denyListed = (node: onnx.INodeProto): string => `${node.op_type} is on the deny list`;
 
 /**
- * Paints one scope. The steps walk the nodes by their position in the topological order: lists,
- * colors and flags are bytes in typed arrays, and the float32 edges between processable nodes are
- * Int32Arrays (incoming: the input slots; outgoing: their transpose), where a record per node
- * with arrays of records per edge was most of painting's memory and garbage.
+ * Paints one scope, step by step as Grappler's AutoMixedPrecisionImpl::Optimize() does. The steps
+ * share one ScopePainting: the nodes by their position in the topological order, their lists,
+ * colors and flags as bytes, and the float32 edges between processable nodes as Int32Arrays.
  */
 export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap, lists: OpLists, options: PaintOptions): ScopePaint {
-  const { order: nodes, blocked } = scope.topologicalOrder();
-  const count = nodes.length;
-  const decisions: PaintedDecision[] = new Array(count);
-  const painted = new PaintedNodes(decisions);
+  const painting = new ScopePainting(scope, types, opsets, lists, options);
+  painting.classifyNodes();
+  painting.applyTargetPromotions();
+  painting.buildFloat32Edges();
+  painting.paintAllowOps(); // step 1, with step 6
+  painting.propagateDenyForward(); // step 2
+  painting.paintBetweenAllow(); // step 3
+  if (options.mode === 'bf16') painting.paintInferAfterAllow(); // step 4
+  painting.floodAllowThroughClear(); // step 5
+  return { decisions: painting.decisions, nodes: painting.painted };
+}
+
+/** The edge arrays until buildFloat32Edges() lays them out. */
+const NO_POSITIONS = new Int32Array(0);
+
+/**
+ * One paint of one scope: the working state every step reads and writes, as fields of one object
+ * (Grappler's steps are methods over shared members the same way), where one 450-line function
+ * held it in locals and closures. Lists, colors and flags are bytes in typed arrays by topological
+ * position, and the float32 edges between processable nodes are Int32Arrays (incoming: the input
+ * slots; outgoing: their transpose), where a record per node with arrays of records per edge was
+ * most of painting's memory and garbage. A step copies the fields its loops read into locals
+ * first: a loop then reads a register, not a property of `this`, per node.
+ */
+class ScopePainting {
+  /** The scope's nodes in topological order: a node's position here indexes every array below. */
+  readonly nodes: onnx.INodeProto[];
+  readonly count: number;
+  readonly decisions: PaintedDecision[];
+  readonly painted: PaintedNodes;
+  /** Each node's effective list (ALLOW_LIST...), color (NONE, ALLOW, DENY) and flags (PROCESSABLE...). */
+  private readonly listCode: Uint8Array;
+  private readonly color: Uint8Array;
+  private readonly flags: Uint8Array;
   /**
    * Position + 1 of the node that writes each value (0: none), by the value's id in the scope's
    * index: an edge's producer is found from the id of the name its reader reads, where the
    * producer's node then had to be looked up in a Map of painting's own (a hash insert per node,
    * a cache miss per edge). Exact while every node of the scope is in the order and no value has
-   * two writers; otherwise edges find their producer as GraphScope.producerNodeOf says.
+   * two writers (oneWriterEach); otherwise edges find their producer as GraphScope.producerNodeOf says.
    */
-  let writerOf = new Int32Array(256);
-  let oneWriterEach = blocked.length === 0;
-  const listCode = new Uint8Array(count);
-  const color = new Uint8Array(count);
-  const flags = new Uint8Array(count);
-  const texts = new ReasonTexts();
+  private writerOf = new Int32Array(256);
+  private oneWriterEach: boolean;
+  /**
+   * The ids of the nodes' names as the topological order or the type inference last looked them
+   * up (checked before use, see GraphScope.valueIdHints()): each node's outputs, then its inputs,
+   * from hintsAt[position].
+   */
+  private hints: Int32Array | undefined;
+  private readonly hintsAt: Int32Array;
+  /** Inputs of the processable nodes: at least as many as their float32 input slots. */
+  private processableInputs = 0;
+  /** The default domain's ops, found once per op type (see OpInfo). */
+  private readonly opInfos = new Map<string, OpInfo>();
+  private readonly texts = new ReasonTexts();
   /** Unlisted ops' texts by domain, then op. */
-  const unlistedTexts = new ReasonTexts();
-  const unlisted = (node: onnx.INodeProto): string => unlistedReason(lists, node);
-  const targetForbidden = (node: onnx.INodeProto): string => `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`;
-  const decide = (position: number, code: number, rule: RuleCode, reason: string): void => {
-    const decision = decisions[position] as PaintedDecision;
-    color[position] = code;
+  private readonly unlistedTexts = new ReasonTexts();
+  /** Reason makers for the texts above, made once per paint: they need the lists and the target. */
+  private readonly unlisted: (node: onnx.INodeProto) => string;
+  private readonly targetForbidden: (node: onnx.INodeProto) => string;
+  /** The target's kernel facts (target-policy.ts), found by applyTargetPromotions(). */
+  private promoted: ScopePromotions['promoted'] = new Map();
+  private kept: ScopePromotions['kept'] = new Map();
+  /** Input slots of the processable nodes (see SLOT_WEIGHT): slotStart[p] to slotStart[p + 1]. */
+  private slotStart = NO_POSITIONS;
+  private slots = NO_POSITIONS;
+  /** Readers of each node's float32 outputs, one per edge: outs[outStart[p]] to outs[outStart[p + 1]]. */
+  private outStart = NO_POSITIONS;
+  private outs = NO_POSITIONS;
+  /** `next to ...` of the node step 5's flood spreads from, made once for all its neighbours. */
+  private floodFromText: string | undefined;
+
+  constructor(
+    private readonly scope: GraphScope,
+    private readonly types: ElemTypes,
+    private readonly opsets: OpsetMap,
+    private readonly lists: OpLists,
+    private readonly options: PaintOptions,
+  ) {
+    const { order, blocked } = scope.topologicalOrder();
+    this.nodes = order;
+    this.count = order.length;
+    this.decisions = new Array(this.count);
+    this.painted = new PaintedNodes(this.decisions);
+    this.oneWriterEach = blocked.length === 0;
+    this.listCode = new Uint8Array(this.count);
+    this.color = new Uint8Array(this.count);
+    this.flags = new Uint8Array(this.count);
+    this.hintsAt = new Int32Array(this.count);
+    this.unlisted = (node) => unlistedReason(lists, node);
+    this.targetForbidden = (node) => `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`;
+  }
+
+  /** Paints a node: its color byte and its decision together. */
+  private decide(position: number, code: number, rule: RuleCode, reason: string): void {
+    const decision = this.decisions[position] as PaintedDecision;
+    this.color[position] = code;
     decision.color = COLORS[code] as Color;
     decision.rule = rule;
     decision.reason = reason;
-  };
-  // Each node's input and output types, looked up once and read by every check below.
-  const inputTypes: Array<number | undefined> = [];
-  const outputTypes: Array<number | undefined> = [];
-  const opInfos = new Map<string, OpInfo>();
-  /** The default domain's ops from opInfos; other domains (rare) looked up per node. */
-  const opInfoOf = (node: onnx.INodeProto): OpInfo | undefined => {
-    if (normalizeDomain(node.domain) !== '') return undefined;
-    const op = node.op_type ?? '';
-    let info = opInfos.get(op);
-    if (!info) opInfos.set(op, (info = { schema: schemaOf(node, opsets), listed: lists.lookup(node.domain, node.op_type), facts: new Map() }));
-    return info;
-  };
-  const pinned = options.pinned.size ? options.pinned : undefined;
-  // Quantized node units are left as they are (rules/quantized-units.json): found before painting.
-  const quantizedUnits = quantizedUnitMembers(scope, nodes, types);
-  /** Inputs of the processable nodes: at least as many as their float32 input slots. */
-  let processableInputs = 0;
-
-  // The ids of the nodes' names as the topological order or the type inference last looked them
-  // up (checked before use, see GraphScope.valueIdHints()): each node's outputs, then its inputs.
-  const hints = scope.valueIdHints(nodes);
-  const hintsAt = new Int32Array(count);
-  let at = 0;
-  // Classification: list membership and whether the node takes part at all.
-  for (let position = 0; position < count; position++) {
-    const node = nodes[position] as onnx.INodeProto;
-    const info = opInfoOf(node);
-    const schema = info ? info.schema : schemaOf(node, opsets);
-    const outputs = node.output;
-    const outputCount = outputs ? outputs.length : 0;
-    hintsAt[position] = at;
-    // Every node's types, schema or not: cast planning reads them as bits.
-    const floatInputs = floatBitsOfValues(node.input, scope, types, inputTypes, hints, at + outputCount);
-    const floatOutputs = floatBitsOfValues(outputs, scope, types, outputTypes, hints, at);
-    at += slotCountOf(node);
-    if (outputs) {
-      for (let i = 0; i < outputs.length; i++) {
-        const name = outputs[i];
-        // A name the index does not know has no producer either (see slotOf).
-        const id = name ? scope.hintedValueId(hints?.[hintsAt[position] + i], name) : -1;
-        if (id < 0) continue;
-        if (id >= writerOf.length) {
-          const grown = new Int32Array(Math.max(writerOf.length * 2, id + 1));
-          grown.set(writerOf);
-          writerOf = grown;
-        }
-        if (writerOf[id] !== 0) oneWriterEach = false;
-        writerOf[id] = position + 1;
-      }
-    }
-    let nodeFacts: NodeFacts;
-    if (!schema) nodeFacts = { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
-    else if (!info) nodeFacts = factsOf(node, schema, inputTypes, outputTypes, options.target);
-    else {
-      const mainVar = mainVarFor(schema, inputTypes, outputTypes);
-      const key = mainVar ?? '';
-      const known = info.facts.get(key);
-      if (known) nodeFacts = known;
-      else info.facts.set(key, (nodeFacts = sharedFacts(schema, mainVar, options.target, node)));
-    }
-    const listed = info ? info.listed : lists.lookup(node.domain, node.op_type);
-    const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
-    const decision = new PaintedDecision(node, scope, entry?.list, nodeFacts, floatInputs, floatOutputs);
-    decisions[position] = decision;
-    if (entry) listCode[position] = LIST_CODES[entry.list];
-    if (nodeFacts.acceptsTarget) flags[position] = ACCEPTS_TARGET;
-    if (!nodeFacts.schema) {
-      const domain = normalizeDomain(node.domain);
-      if (STANDARD_DOMAINS.has(domain) && !scope.subgraphsOf(node).length && opsets.has(domain)) {
-        throw new AmpError(
-          'UNKNOWN_OP',
-          `node ${printable(describeNode(node), 300)}: op ${printable(node.op_type)} is not defined in ${printable(domain) || 'ai.onnx'} at opset ${opsets.get(domain)}`,
-          { subject: node.name ?? '' },
-        );
-      }
-      decision.rule = 'no-schema';
-      decision.reason = `no schema known for ${domain ? `${domain}:` : ''}${node.op_type}; left as it is`;
-      continue;
-    }
-    const unitReason = quantizedUnits.size ? quantizedUnits.get(node) : undefined;
-    if (unitReason !== undefined) {
-      decision.rule = 'quantized-unit';
-      decision.reason = unitReason;
-      continue;
-    }
-    const pin = pinned?.get(node);
-    // Only when the weight would be converted: BatchNormalization-15 reads its variance through its own type variable.
-    if (pin && (pin.inputIndex < 0 || typeVariableOfInput(nodeFacts.schema, pin.inputIndex)?.typeStr === nodeFacts.mainVar)) {
-      decision.rule = pin.rule;
-      decision.reason = pin.reason;
-      continue;
-    }
-    if (options.forceFp32(node)) {
-      decision.rule = 'force-fp32';
-      decision.reason = 'pinned to fp32 by --force-fp32';
-      continue;
-    }
-    const untyped = untypedFloatValue(node, nodeFacts.schema, inputTypes, outputTypes);
-    if (untyped) {
-      decision.rule = untyped.rule;
-      decision.reason =
-        untyped.rule === 'unknown-type'
-          ? `element type of '${untyped.name}' is unknown`
-          : `'${untyped.name}' is a sequence or optional whose element type the pass does not track`;
-      continue;
-    }
-    if (!nodeFacts.mainVar) {
-      const why = whyNoFloat32(node, scope, types);
-      decision.rule = why.rule;
-      decision.reason = why.reason;
-      if ('computesIn' in why) decision.computesIn = why.computesIn;
-      continue;
-    }
-    if (!entry && !inputTypes.includes(DataType.FLOAT)) {
-      // Like Grappler's Const nodes: a node that makes floats from attributes or shapes alone
-      // (Constant, ConstantOfShape, RandomNormal) is a weight source; its readers decide.
-      decision.rule = 'constant-source';
-      decision.reason = 'creates float values from attributes or shapes; its readers decide their precision';
-      continue;
-    }
-    decision.processable = true;
-    flags[position] |= PROCESSABLE;
-    processableInputs += inputTypes.length;
-    decision.rule = entry ? 'not-between-allow' : 'unlisted';
-    const op = node.op_type ?? '';
-    decision.reason = entry
-      ? NOT_BETWEEN_ALLOW[entry.list]
-      : listed
-        ? `${node.op_type} is on the ${listed.list} list only with ${listed.onlyWhen?.attribute} in [${listed.onlyWhen?.in.join(', ')}]`
-        : unlistedTexts.get(node.domain ?? '', op, node, unlisted);
   }
 
-  // The target's kernel facts (target-policy.ts): a promoted node paints as an allow op.
-  const { promoted, kept } = options.targetPolicy?.promotions(scope, nodes, (node) => painted.get(node)) ?? { promoted: new Map(), kept: new Map() };
-  if (promoted.size) for (const node of promoted.keys()) listCode[painted.positionOf(node) as number] = ALLOW_LIST;
+  private nodeAt(position: number): onnx.INodeProto {
+    return (this.decisions[position] as PaintedDecision).node;
+  }
+
+  /** The default domain's ops from opInfos; other domains (rare) are looked up per node. */
+  private opInfoOf(node: onnx.INodeProto): OpInfo | undefined {
+    if (normalizeDomain(node.domain) !== '') return undefined;
+    const op = node.op_type ?? '';
+    let info = this.opInfos.get(op);
+    if (!info) this.opInfos.set(op, (info = { schema: schemaOf(node, this.opsets), listed: this.lists.lookup(node.domain, node.op_type), facts: new Map() }));
+    return info;
+  }
+
+  /**
+   * Classification: each node's decision, list membership and whether it takes part at all, with
+   * the rule and reason of the nodes that do not; records who writes each value for the edges.
+   */
+  classifyNodes(): void {
+    const { scope, types, opsets, lists, options, nodes, count, decisions, listCode, flags, hintsAt } = this;
+    let { writerOf, oneWriterEach } = this;
+    // Each node's input and output types, looked up once and read by every check below.
+    const inputTypes: Array<number | undefined> = [];
+    const outputTypes: Array<number | undefined> = [];
+    const pinned = options.pinned.size ? options.pinned : undefined;
+    // Quantized node units are left as they are (rules/quantized-units.json): found before painting.
+    const quantizedUnits = quantizedUnitMembers(scope, nodes, types);
+    let processableInputs = 0;
+    const hints = scope.valueIdHints(nodes);
+    this.hints = hints;
+    let at = 0;
+    for (let position = 0; position < count; position++) {
+      const node = nodes[position] as onnx.INodeProto;
+      const info = this.opInfoOf(node);
+      const schema = info ? info.schema : schemaOf(node, opsets);
+      const outputs = node.output;
+      const outputCount = outputs ? outputs.length : 0;
+      hintsAt[position] = at;
+      // Every node's types, schema or not: cast planning reads them as bits.
+      const floatInputs = floatBitsOfValues(node.input, scope, types, inputTypes, hints, at + outputCount);
+      const floatOutputs = floatBitsOfValues(outputs, scope, types, outputTypes, hints, at);
+      at += slotCountOf(node);
+      if (outputs) {
+        for (let i = 0; i < outputs.length; i++) {
+          const name = outputs[i];
+          // A name the index does not know has no producer either (see slotOf).
+          const id = name ? scope.hintedValueId(hints?.[hintsAt[position] + i], name) : -1;
+          if (id < 0) continue;
+          if (id >= writerOf.length) {
+            const grown = new Int32Array(Math.max(writerOf.length * 2, id + 1));
+            grown.set(writerOf);
+            writerOf = grown;
+          }
+          if (writerOf[id] !== 0) oneWriterEach = false;
+          writerOf[id] = position + 1;
+        }
+      }
+      let nodeFacts: NodeFacts;
+      if (!schema) nodeFacts = { schema, mainVar: undefined, convertedVars: new Set(), acceptsTarget: false };
+      else if (!info) nodeFacts = factsOf(node, schema, inputTypes, outputTypes, options.target);
+      else {
+        const mainVar = mainVarFor(schema, inputTypes, outputTypes);
+        const key = mainVar ?? '';
+        const known = info.facts.get(key);
+        if (known) nodeFacts = known;
+        else info.facts.set(key, (nodeFacts = sharedFacts(schema, mainVar, options.target, node)));
+      }
+      const listed = info ? info.listed : lists.lookup(node.domain, node.op_type);
+      const entry = listed && conditionHolds(node, listed.onlyWhen) ? listed : undefined;
+      const decision = new PaintedDecision(node, scope, entry?.list, nodeFacts, floatInputs, floatOutputs);
+      decisions[position] = decision;
+      if (entry) listCode[position] = LIST_CODES[entry.list];
+      if (nodeFacts.acceptsTarget) flags[position] = ACCEPTS_TARGET;
+      if (!nodeFacts.schema) {
+        const domain = normalizeDomain(node.domain);
+        if (STANDARD_DOMAINS.has(domain) && !scope.subgraphsOf(node).length && opsets.has(domain)) {
+          throw new AmpError(
+            'UNKNOWN_OP',
+            `node ${printable(describeNode(node), 300)}: op ${printable(node.op_type)} is not defined in ${printable(domain) || 'ai.onnx'} at opset ${opsets.get(domain)}`,
+            { subject: node.name ?? '' },
+          );
+        }
+        decision.rule = 'no-schema';
+        decision.reason = `no schema known for ${domain ? `${domain}:` : ''}${node.op_type}; left as it is`;
+        continue;
+      }
+      const unitReason = quantizedUnits.size ? quantizedUnits.get(node) : undefined;
+      if (unitReason !== undefined) {
+        decision.rule = 'quantized-unit';
+        decision.reason = unitReason;
+        continue;
+      }
+      const pin = pinned?.get(node);
+      // Only when the weight would be converted: BatchNormalization-15 reads its variance through its own type variable.
+      if (pin && (pin.inputIndex < 0 || typeVariableOfInput(nodeFacts.schema, pin.inputIndex)?.typeStr === nodeFacts.mainVar)) {
+        decision.rule = pin.rule;
+        decision.reason = pin.reason;
+        continue;
+      }
+      if (options.forceFp32(node)) {
+        decision.rule = 'force-fp32';
+        decision.reason = 'pinned to fp32 by --force-fp32';
+        continue;
+      }
+      const untyped = untypedFloatValue(node, nodeFacts.schema, inputTypes, outputTypes);
+      if (untyped) {
+        decision.rule = untyped.rule;
+        decision.reason =
+          untyped.rule === 'unknown-type'
+            ? `element type of '${untyped.name}' is unknown`
+            : `'${untyped.name}' is a sequence or optional whose element type the pass does not track`;
+        continue;
+      }
+      if (!nodeFacts.mainVar) {
+        const why = whyNoFloat32(node, scope, types);
+        decision.rule = why.rule;
+        decision.reason = why.reason;
+        if ('computesIn' in why) decision.computesIn = why.computesIn;
+        continue;
+      }
+      if (!entry && !inputTypes.includes(DataType.FLOAT)) {
+        // Like Grappler's Const nodes: a node that makes floats from attributes or shapes alone
+        // (Constant, ConstantOfShape, RandomNormal) is a weight source; its readers decide.
+        decision.rule = 'constant-source';
+        decision.reason = 'creates float values from attributes or shapes; its readers decide their precision';
+        continue;
+      }
+      decision.processable = true;
+      flags[position] |= PROCESSABLE;
+      processableInputs += inputTypes.length;
+      decision.rule = entry ? 'not-between-allow' : 'unlisted';
+      const op = node.op_type ?? '';
+      decision.reason = entry
+        ? NOT_BETWEEN_ALLOW[entry.list]
+        : listed
+          ? `${node.op_type} is on the ${listed.list} list only with ${listed.onlyWhen?.attribute} in [${listed.onlyWhen?.in.join(', ')}]`
+          : this.unlistedTexts.get(node.domain ?? '', op, node, this.unlisted);
+    }
+    this.writerOf = writerOf;
+    this.oneWriterEach = oneWriterEach;
+    this.processableInputs = processableInputs;
+  }
+
+  /** The target's kernel facts (target-policy.ts): a promoted node paints as an allow op. */
+  applyTargetPromotions(): void {
+    const painted = this.painted;
+    const { promoted, kept } = this.options.targetPolicy?.promotions(this.scope, this.nodes, (node) => painted.get(node)) ?? { promoted: new Map(), kept: new Map() };
+    this.promoted = promoted;
+    this.kept = kept;
+    if (promoted.size) for (const node of promoted.keys()) this.listCode[painted.positionOf(node) as number] = ALLOW_LIST;
+  }
 
   /** The slot of a float32 input of a processable node (see SLOT_WEIGHT). */
-  const slotOf = (name: string, hint: number | undefined): number => {
+  private slotOf(name: string, hint: number | undefined): number {
+    const scope = this.scope;
     let producer: number | undefined;
-    if (oneWriterEach) {
+    if (this.oneWriterEach) {
+      const writerOf = this.writerOf;
       const id = scope.hintedValueId(hint, name);
       const writer = id >= 0 && id < writerOf.length ? (writerOf[id] as number) : 0;
       // A node outside the order would be a producer that takes no part; none is, but asking is cheap.
@@ -602,235 +692,323 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
     } else {
       const producerNode = scope.producerNodeOf(name);
       if (!producerNode) return SLOT_OUTSIDE;
-      producer = painted.positionOf(producerNode);
+      producer = this.painted.positionOf(producerNode);
       if (producer === undefined) return SLOT_FP32;
     }
-    if (flags[producer] & PROCESSABLE) return producer;
-    return (decisions[producer] as PaintedDecision).rule === 'constant-source' ? SLOT_WEIGHT : SLOT_FP32;
-  };
+    if (this.flags[producer] & PROCESSABLE) return producer;
+    return (this.decisions[producer] as PaintedDecision).rule === 'constant-source' ? SLOT_WEIGHT : SLOT_FP32;
+  }
 
-  // Input slots of the processable nodes (see SLOT_WEIGHT): slotStart[p] to slotStart[p + 1].
-  const slotStart = new Int32Array(count + 1);
-  const slots = new Int32Array(processableInputs);
-  // Outgoing edges per producer, counted here and laid out below.
-  const outStart = new Int32Array(count + 1);
-  let slotCount = 0;
-  for (let position = 0; position < count; position++) {
-    slotStart[position] = slotCount;
-    if (!(flags[position] & PROCESSABLE)) continue;
-    const decision = decisions[position] as PaintedDecision;
-    const node = decision.node;
-    const inputs = node.input;
-    if (!inputs) continue;
-    const inputsAt = (hintsAt[position] as number) + (node.output ? node.output.length : 0);
-    for (let i = 0; i < inputs.length; i++) {
-      const name = inputs[i];
-      if (!name || !isFloatInput(decision, node, i, scope, types)) continue;
-      const slot = slotOf(name, hints?.[inputsAt + i]);
-      if (slot >= 0) outStart[slot + 1]++;
-      slots[slotCount++] = slot;
+  /**
+   * The float32 edges between processable nodes: each one's input slots (its incoming edges, or
+   * what feeds it from elsewhere) and, transposed, each one's readers.
+   */
+  buildFloat32Edges(): void {
+    const { scope, types, count, decisions, flags, hints, hintsAt } = this;
+    const slotStart = new Int32Array(count + 1);
+    const slots = new Int32Array(this.processableInputs);
+    // Outgoing edges per producer, counted here and laid out below.
+    const outStart = new Int32Array(count + 1);
+    let slotCount = 0;
+    for (let position = 0; position < count; position++) {
+      slotStart[position] = slotCount;
+      if (!(flags[position] & PROCESSABLE)) continue;
+      const decision = decisions[position] as PaintedDecision;
+      const node = decision.node;
+      const inputs = node.input;
+      if (!inputs) continue;
+      const inputsAt = (hintsAt[position] as number) + (node.output ? node.output.length : 0);
+      for (let i = 0; i < inputs.length; i++) {
+        const name = inputs[i];
+        if (!name || !isFloatInput(decision, node, i, scope, types)) continue;
+        const slot = this.slotOf(name, hints?.[inputsAt + i]);
+        if (slot >= 0) outStart[slot + 1]++;
+        slots[slotCount++] = slot;
+      }
     }
-  }
-  slotStart[count] = slotCount;
-  for (let position = 0; position < count; position++) outStart[position + 1] += outStart[position] as number;
-  // Readers in the order the slots list them (by reader, then input): the order reasons depend on.
-  const outs = new Int32Array(outStart[count] as number);
-  const outFill = outStart.slice(0, count);
-  for (let reader = 0; reader < count; reader++) {
-    for (let k = slotStart[reader] as number; k < (slotStart[reader + 1] as number); k++) {
-      const producer = slots[k] as number;
-      if (producer >= 0) outs[(outFill[producer] as number)++] = reader;
+    slotStart[count] = slotCount;
+    for (let position = 0; position < count; position++) outStart[position + 1] += outStart[position] as number;
+    // Readers in the order the slots list them (by reader, then input): the order reasons depend on.
+    const outs = new Int32Array(outStart[count] as number);
+    const outFill = outStart.slice(0, count);
+    for (let reader = 0; reader < count; reader++) {
+      for (let k = slotStart[reader] as number; k < (slotStart[reader + 1] as number); k++) {
+        const producer = slots[k] as number;
+        if (producer >= 0) outs[(outFill[producer] as number)++] = reader;
+      }
     }
+    this.slotStart = slotStart;
+    this.slots = slots;
+    this.outStart = outStart;
+    this.outs = outs;
   }
+
   /** Pushes the processable producers of a node's float32 inputs, in input order. */
-  const pushProducers = (target: PositionStack, position: number): void => {
+  private pushProducers(target: PositionStack, position: number): void {
+    const { slotStart, slots } = this;
     for (let k = slotStart[position] as number; k < (slotStart[position + 1] as number); k++) {
       const producer = slots[k] as number;
       if (producer >= 0) target.push(producer);
     }
-  };
+  }
+
   /** Pushes the processable readers of a node's float32 outputs, one per edge. */
-  const pushReaders = (target: PositionStack, position: number): void => {
+  private pushReaders(target: PositionStack, position: number): void {
+    const { outStart, outs } = this;
     for (let k = outStart[position] as number; k < (outStart[position + 1] as number); k++) target.push(outs[k] as number);
-  };
-  const nodeAt = (position: number): onnx.INodeProto => (decisions[position] as PaintedDecision).node;
-
-  // Step 1, allow: every processable allow-list op (or --force-fp16 node) becomes ALLOW.
-  // Step 6 is folded in here: an op whose schema cannot take the target type is never painted.
-  for (let position = 0; position < count; position++) {
-    if (!(flags[position] & PROCESSABLE)) continue;
-    const node = nodeAt(position);
-    const forced = options.forceFp16(node);
-    if (listCode[position] !== ALLOW_LIST && !forced) continue;
-    const op = node.op_type ?? '';
-    if (!(flags[position] & ACCEPTS_TARGET)) {
-      decide(position, NONE, 'schema-forbids', texts.get('forbids', op, node, targetForbidden));
-      continue;
-    }
-    const promotion = promoted.size ? promoted.get(node) : undefined;
-    if (promotion && !forced) decide(position, ALLOW, 'target-kernel', promotion.reason);
-    else if (forced) decide(position, ALLOW, 'force-fp16', 'pinned to the target type by --force-fp16');
-    else decide(position, ALLOW, 'allow-list', texts.get('allow', op, node, allowListed));
   }
 
-  // Step 2, deny forward through clear and infer. This is done so a fragile value is never
-  // squeezed into fp16 on its way to another numeric op. Example:
-  //   deny -> infer -> clear -> infer -> clear -> allow -> infer
-  // becomes
-  //   deny -> deny  -> deny  -> deny  -> clear -> allow -> infer
-  // The trailing clear stays unpainted: no deny or infer node is reachable from it through clear only.
-  const stack = new PositionStack();
-  for (let position = 0; position < count; position++) {
-    const list = listCode[position];
-    if (flags[position] & PROCESSABLE && color[position] !== ALLOW && (list === DENY_LIST || list === INFER_LIST)) {
-      flags[position] |= PASSABLE;
-      stack.push(position);
+  /**
+   * Step 1, allow: every processable allow-list op (or --force-fp16 node) becomes ALLOW.
+   * Step 6 is folded in here: an op whose schema cannot take the target type is never painted.
+   */
+  paintAllowOps(): void {
+    const { options, count, flags, listCode, promoted, texts } = this;
+    for (let position = 0; position < count; position++) {
+      if (!(flags[position] & PROCESSABLE)) continue;
+      const node = this.nodeAt(position);
+      const forced = options.forceFp16(node);
+      if (listCode[position] !== ALLOW_LIST && !forced) continue;
+      const op = node.op_type ?? '';
+      if (!(flags[position] & ACCEPTS_TARGET)) {
+        this.decide(position, NONE, 'schema-forbids', texts.get('forbids', op, node, this.targetForbidden));
+        continue;
+      }
+      const promotion = promoted.size ? promoted.get(node) : undefined;
+      if (promotion && !forced) this.decide(position, ALLOW, 'target-kernel', promotion.reason);
+      else if (forced) this.decide(position, ALLOW, 'force-fp16', 'pinned to the target type by --force-fp16');
+      else this.decide(position, ALLOW, 'allow-list', texts.get('allow', op, node, allowListed));
     }
   }
-  while (stack.length) {
-    const position = stack.pop() as number;
-    for (let k = slotStart[position] as number; k < (slotStart[position + 1] as number); k++) {
-      const producer = slots[k] as number;
-      if (producer >= 0 && listCode[producer] === CLEAR_LIST && color[producer] !== ALLOW && !(flags[producer] & PASSABLE)) {
-        flags[producer] |= PASSABLE;
-        stack.push(producer);
+
+  /**
+   * Step 2, deny forward through clear and infer. This is done so a fragile value is never
+   * squeezed into fp16 on its way to another numeric op. Example:
+   *   deny -> infer -> clear -> infer -> clear -> allow -> infer
+   * becomes
+   *   deny -> deny  -> deny  -> deny  -> clear -> allow -> infer
+   * The trailing clear stays unpainted: no deny or infer node is reachable from it through clear only.
+   */
+  propagateDenyForward(): void {
+    this.markDenyPassable();
+    this.paintDenyListOps();
+    this.paintDenyDownstream();
+  }
+
+  /**
+   * Flags PASSABLE every processable deny or infer node not painted ALLOW, and every clear node not
+   * painted ALLOW from which one of those is reachable through clear nodes only.
+   */
+  private markDenyPassable(): void {
+    const { count, flags, listCode, color, slotStart, slots } = this;
+    const stack = new PositionStack();
+    for (let position = 0; position < count; position++) {
+      const list = listCode[position];
+      if (flags[position] & PROCESSABLE && color[position] !== ALLOW && (list === DENY_LIST || list === INFER_LIST)) {
+        flags[position] |= PASSABLE;
+        stack.push(position);
+      }
+    }
+    while (stack.length) {
+      const position = stack.pop() as number;
+      for (let k = slotStart[position] as number; k < (slotStart[position + 1] as number); k++) {
+        const producer = slots[k] as number;
+        if (producer >= 0 && listCode[producer] === CLEAR_LIST && color[producer] !== ALLOW && !(flags[producer] & PASSABLE)) {
+          flags[producer] |= PASSABLE;
+          stack.push(producer);
+        }
       }
     }
   }
-  for (let position = 0; position < count; position++) {
-    if (!(flags[position] & PROCESSABLE) || listCode[position] !== DENY_LIST) continue;
-    const node = nodeAt(position);
-    const keptWhy = kept.size ? kept.get(node) : undefined;
-    const op = node.op_type;
-    decide(position, DENY, 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', node, denyListed));
-  }
-  // Two parallel stacks (node, the node it was reached through), not a pair per step.
-  const walk = new PositionStack();
-  const walkVia = new PositionStack();
-  for (let origin = 0; origin < count; origin++) {
-    if (!(flags[origin] & PROCESSABLE) || listCode[origin] !== DENY_LIST) continue;
-    for (let k = outStart[origin] as number; k < (outStart[origin + 1] as number); k++) {
-      walk.push(outs[k] as number);
-      walkVia.push(origin);
+
+  /** Every processable deny-list op becomes DENY (saying why the target's kernel did not promote it, where it has one). */
+  private paintDenyListOps(): void {
+    const { count, flags, listCode, kept, texts } = this;
+    for (let position = 0; position < count; position++) {
+      if (!(flags[position] & PROCESSABLE) || listCode[position] !== DENY_LIST) continue;
+      const node = this.nodeAt(position);
+      const keptWhy = kept.size ? kept.get(node) : undefined;
+      const op = node.op_type;
+      this.decide(position, DENY, 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', node, denyListed));
     }
-    let originText: string | undefined;
-    // Shared by every node right after the origin.
-    let nextToOrigin: string | undefined;
-    while (walk.length) {
-      const position = walk.pop() as number;
-      const via = walkVia.pop() as number;
-      if (!(flags[position] & PASSABLE) || color[position] === DENY) continue;
-      originText ??= describeNode(nodeAt(origin));
-      const reason = via === origin ? (nextToOrigin ??= `downstream of ${originText}`) : `downstream of ${originText} through ${describeNode(nodeAt(via))}`;
-      decide(position, DENY, 'deny-upstream', reason);
-      for (let k = outStart[position] as number; k < (outStart[position + 1] as number); k++) {
+  }
+
+  /**
+   * From each deny-list op, its PASSABLE readers become DENY, and their PASSABLE readers in turn,
+   * each naming the deny-list op it comes from and the node it was reached through.
+   */
+  private paintDenyDownstream(): void {
+    const { count, flags, listCode, color, outStart, outs } = this;
+    // Two parallel stacks (node, the node it was reached through), not a pair per step.
+    const walk = new PositionStack();
+    const walkVia = new PositionStack();
+    for (let origin = 0; origin < count; origin++) {
+      if (!(flags[origin] & PROCESSABLE) || listCode[origin] !== DENY_LIST) continue;
+      for (let k = outStart[origin] as number; k < (outStart[origin + 1] as number); k++) {
         walk.push(outs[k] as number);
-        walkVia.push(position);
+        walkVia.push(origin);
+      }
+      let originText: string | undefined;
+      // Shared by every node right after the origin.
+      let nextToOrigin: string | undefined;
+      while (walk.length) {
+        const position = walk.pop() as number;
+        const via = walkVia.pop() as number;
+        if (!(flags[position] & PASSABLE) || color[position] === DENY) continue;
+        originText ??= describeNode(this.nodeAt(origin));
+        const reason = via === origin ? (nextToOrigin ??= `downstream of ${originText}`) : `downstream of ${originText} through ${describeNode(this.nodeAt(via))}`;
+        this.decide(position, DENY, 'deny-upstream', reason);
+        for (let k = outStart[position] as number; k < (outStart[position + 1] as number); k++) {
+          walk.push(outs[k] as number);
+          walkVia.push(position);
+        }
       }
     }
   }
 
-  // Step 3, clear and infer between allow. This is done so a chain allow -> infer -> allow runs
-  // entirely in the target type instead of casting down and up again around the middle node.
-  // Amended from Grappler: a node joins only if every float32 input comes from the low-precision
-  // region or from a weight. This is done so an fp32 stream that merely passes allow ops, such as
-  // a transformer's residual stream fed by fp32 embeddings, stays fp32 (PyTorch's autocast keeps
-  // it fp32 by type promotion). Example, x a graph input:
-  //   Add(x, MatMul) -> MatMul   stays   fp32 Add, with one Cast on the MatMul's output
-  const isBridge = (position: number): boolean => {
-    const list = listCode[position];
+  /**
+   * Step 3, clear and infer between allow. This is done so a chain allow -> infer -> allow runs
+   * entirely in the target type instead of casting down and up again around the middle node.
+   * Amended from Grappler: a node joins only if every float32 input comes from the low-precision
+   * region or from a weight. This is done so an fp32 stream that merely passes allow ops, such as
+   * a transformer's residual stream fed by fp32 embeddings, stays fp32 (PyTorch's autocast keeps
+   * it fp32 by type promotion). Example, x a graph input:
+   *   Add(x, MatMul) -> MatMul   stays   fp32 Add, with one Cast on the MatMul's output
+   */
+  paintBetweenAllow(): void {
+    const downstreamOfAllow = this.markDownstreamOfAllow();
+    const fp32Streams = new PositionStack();
+    const fp32StreamSources: string[] = [];
+    this.excludeFp32Streams(downstreamOfAllow, fp32Streams, fp32StreamSources);
+    this.paintUpstreamOfAllow();
+    this.paintFp32Streams(fp32Streams, fp32StreamSources);
+  }
+
+  /** A processable clear or infer node, not yet painted, that can take the target type. */
+  private isBridge(position: number): boolean {
+    const list = this.listCode[position];
     return (
-      (flags[position] & (PROCESSABLE | ACCEPTS_TARGET)) === (PROCESSABLE | ACCEPTS_TARGET) &&
-      color[position] === NONE &&
+      (this.flags[position] & (PROCESSABLE | ACCEPTS_TARGET)) === (PROCESSABLE | ACCEPTS_TARGET) &&
+      this.color[position] === NONE &&
       (list === CLEAR_LIST || list === INFER_LIST)
     );
-  };
-  // In the order they were found (the recheck below walks them in reverse).
-  const downstreamOfAllow = new PositionStack();
-  const forward = new PositionStack();
-  for (let position = 0; position < count; position++) {
-    if (color[position] !== ALLOW) continue;
-    pushReaders(forward, position);
-    while (forward.length) {
-      const next = forward.pop() as number;
-      if (flags[next] & DOWNSTREAM_OF_ALLOW || !isBridge(next)) continue;
-      flags[next] |= DOWNSTREAM_OF_ALLOW;
-      downstreamOfAllow.push(next);
-      pushReaders(forward, next);
-    }
   }
+
+  /**
+   * Flags DOWNSTREAM_OF_ALLOW the bridges reachable from an allow node through bridges only;
+   * returns them in the order they were found (the recheck walks them in reverse).
+   */
+  private markDownstreamOfAllow(): PositionStack {
+    const { count, flags, color } = this;
+    const downstreamOfAllow = new PositionStack();
+    const forward = new PositionStack();
+    for (let position = 0; position < count; position++) {
+      if (color[position] !== ALLOW) continue;
+      this.pushReaders(forward, position);
+      while (forward.length) {
+        const next = forward.pop() as number;
+        if (flags[next] & DOWNSTREAM_OF_ALLOW || !this.isBridge(next)) continue;
+        flags[next] |= DOWNSTREAM_OF_ALLOW;
+        downstreamOfAllow.push(next);
+        this.pushReaders(forward, next);
+      }
+    }
+    return downstreamOfAllow;
+  }
+
   /**
    * Whether a value not produced in this scope is a weight. Walks the scopes outwards as
    * GraphScope.resolve would, without allocating its answer.
    */
-  const isOutsideWeight = (name: string): boolean => {
+  private isOutsideWeight(name: string): boolean {
+    const scope = this.scope;
     for (let owner: GraphScope | undefined = scope; owner; owner = owner.parent) {
       // A value an enclosing scope's node produces is no weight.
       if (owner !== scope && owner.producerNodeOf(name)) return false;
       // An input with a default (an initializer of the same name) or named a weight is a weight.
-      if (owner.inputs.has(name)) return owner.initializers.has(name) || options.weightInputs.has(name);
+      if (owner.inputs.has(name)) return owner.initializers.has(name) || this.options.weightInputs.has(name);
       if (owner.initializers.has(name)) return true;
     }
     return false;
-  };
+  }
+
   /** The first float32 input of a processable node from neither a weight nor the low-precision region. */
-  const fp32Source = (position: number): string | undefined => {
-    const decision = decisions[position] as PaintedDecision;
+  private fp32Source(position: number): string | undefined {
+    const { scope, types, slots, color, flags } = this;
+    const decision = this.decisions[position] as PaintedDecision;
     const node = decision.node;
     const inputs = node.input;
     if (!inputs) return undefined;
     // The slots list the same inputs, in the same order, as this filter passes them.
-    let k = slotStart[position] as number;
+    let k = this.slotStart[position] as number;
     for (let i = 0; i < inputs.length; i++) {
       const name = inputs[i];
       if (!name || !isFloatInput(decision, node, i, scope, types)) continue;
       let slot = slots[k] as number;
       // Whether a value from outside is a weight never changes: asked once per slot.
-      if (slot === SLOT_OUTSIDE) slots[k] = slot = isOutsideWeight(name) ? SLOT_WEIGHT : SLOT_FP32;
+      if (slot === SLOT_OUTSIDE) slots[k] = slot = this.isOutsideWeight(name) ? SLOT_WEIGHT : SLOT_FP32;
       k++;
       const lowOrWeight = slot >= 0 ? color[slot] === ALLOW || (flags[slot] & DOWNSTREAM_OF_ALLOW) !== 0 : slot === SLOT_WEIGHT;
       if (!lowOrWeight) return name;
     }
     return undefined;
-  };
-  const excluded = new PositionStack();
-  const excludedSources: string[] = [];
-  const recheck = downstreamOfAllow;
-  while (recheck.length) {
-    const position = recheck.pop() as number;
-    if (!(flags[position] & DOWNSTREAM_OF_ALLOW)) continue;
-    const source = fp32Source(position);
-    if (source === undefined) continue;
-    flags[position] &= ~DOWNSTREAM_OF_ALLOW;
-    excluded.push(position);
-    excludedSources.push(source);
-    pushReaders(recheck, position);
-  }
-  const backward = new PositionStack();
-  for (let allowPosition = 0; allowPosition < count; allowPosition++) {
-    if (color[allowPosition] !== ALLOW) continue;
-    const rule = (decisions[allowPosition] as PaintedDecision).rule;
-    if (rule !== 'allow-list' && rule !== 'force-fp16' && rule !== 'target-kernel') continue;
-    pushProducers(backward, allowPosition);
-    let feeding: string | undefined;
-    while (backward.length) {
-      const previous = backward.pop() as number;
-      if (!(flags[previous] & DOWNSTREAM_OF_ALLOW) || color[previous] !== NONE) continue;
-      feeding ??= `between allow ops, feeding ${describeNode(nodeAt(allowPosition))}`;
-      decide(previous, ALLOW, 'between-allow', feeding);
-      pushProducers(backward, previous);
-    }
-  }
-  for (let i = 0; i < excluded.length; i++) {
-    const position = excluded.at(i);
-    if (color[position] === NONE) decide(position, NONE, 'fp32-stream', `input '${excludedSources[i]}' is an fp32 value from outside the low-precision region`);
   }
 
-  // Step 4 (bf16 only), infer after allow: bfloat16 keeps fp32's range, so an infer op fed by an
-  // allow op and by nothing fragile can follow it. The fp32-stream rule of step 3 holds here too
-  // (one rule in both modes): a residual Add(x, attention) stays fp32, so the stream is not
-  // rounded to bfloat16's 8 bits at every layer.
-  if (options.mode === 'bf16') {
+  /**
+   * Unflags the nodes downstream of allow that read an fp32 source, and their readers in turn,
+   * into `excluded` with the source each read (in `sources`, at the same index).
+   */
+  private excludeFp32Streams(recheck: PositionStack, excluded: PositionStack, sources: string[]): void {
+    const flags = this.flags;
+    while (recheck.length) {
+      const position = recheck.pop() as number;
+      if (!(flags[position] & DOWNSTREAM_OF_ALLOW)) continue;
+      const source = this.fp32Source(position);
+      if (source === undefined) continue;
+      flags[position] &= ~DOWNSTREAM_OF_ALLOW;
+      excluded.push(position);
+      sources.push(source);
+      this.pushReaders(recheck, position);
+    }
+  }
+
+  /** Walking up from each allow op, the nodes still downstream of allow become ALLOW: they lie between allow ops. */
+  private paintUpstreamOfAllow(): void {
+    const { count, decisions, flags, color } = this;
+    const backward = new PositionStack();
+    for (let allowPosition = 0; allowPosition < count; allowPosition++) {
+      if (color[allowPosition] !== ALLOW) continue;
+      const rule = (decisions[allowPosition] as PaintedDecision).rule;
+      if (rule !== 'allow-list' && rule !== 'force-fp16' && rule !== 'target-kernel') continue;
+      this.pushProducers(backward, allowPosition);
+      let feeding: string | undefined;
+      while (backward.length) {
+        const previous = backward.pop() as number;
+        if (!(flags[previous] & DOWNSTREAM_OF_ALLOW) || color[previous] !== NONE) continue;
+        feeding ??= `between allow ops, feeding ${describeNode(this.nodeAt(allowPosition))}`;
+        this.decide(previous, ALLOW, 'between-allow', feeding);
+        this.pushProducers(backward, previous);
+      }
+    }
+  }
+
+  /** The excluded nodes still unpainted get the fp32-stream rule, naming the fp32 input that excluded them. */
+  private paintFp32Streams(excluded: PositionStack, sources: readonly string[]): void {
+    const color = this.color;
+    for (let i = 0; i < excluded.length; i++) {
+      const position = excluded.at(i);
+      if (color[position] === NONE) this.decide(position, NONE, 'fp32-stream', `input '${sources[i]}' is an fp32 value from outside the low-precision region`);
+    }
+  }
+
+  /**
+   * Step 4 (bf16 only), infer after allow: bfloat16 keeps fp32's range, so an infer op fed by an
+   * allow op and by nothing fragile can follow it. The fp32-stream rule of step 3 holds here too
+   * (one rule in both modes): a residual Add(x, attention) stays fp32, so the stream is not
+   * rounded to bfloat16's 8 bits at every layer.
+   */
+  paintInferAfterAllow(): void {
+    const { count, flags, color, listCode, slotStart, slots } = this;
     for (let position = 0; position < count; position++) {
       if (!(flags[position] & PROCESSABLE) || color[position] !== NONE || listCode[position] !== INFER_LIST || !(flags[position] & ACCEPTS_TARGET)) continue;
       let allowProducer = -1;
@@ -842,47 +1020,51 @@ export function paintScope(scope: GraphScope, types: ElemTypes, opsets: OpsetMap
         if (color[producer] === DENY) denyProducer = true;
       }
       if (allowProducer < 0 || denyProducer) continue;
-      const source = fp32Source(position);
+      const source = this.fp32Source(position);
       if (source !== undefined) {
-        decide(position, NONE, 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
+        this.decide(position, NONE, 'fp32-stream', `input '${source}' is an fp32 value from outside the low-precision region`);
         continue;
       }
-      decide(position, ALLOW, 'infer-after-allow', `fed by ${describeNode(nodeAt(allowProducer))} and nothing fragile (bf16 keeps fp32's range)`);
+      this.decide(position, ALLOW, 'infer-after-allow', `fed by ${describeNode(this.nodeAt(allowProducer))} and nothing fragile (bf16 keeps fp32's range)`);
     }
   }
 
-  // Step 5, allow through clear: data-movement ops next to allow ops follow them, in both
-  // directions, so a Reshape or Transpose between two MatMuls costs no casts. Infer ops stop it.
-  const flood = new PositionStack();
-  for (let position = 0; position < count; position++) if (color[position] === ALLOW) flood.push(position);
-  /** `next to ...` of the node the flood spreads from, made once for all its neighbours. */
-  let fromText: string | undefined;
-  const floods = (from: number, next: number, isReader: boolean): boolean => {
-    if (!(flags[next] & PROCESSABLE) || color[next] !== NONE || listCode[next] !== CLEAR_LIST || !(flags[next] & ACCEPTS_TARGET)) return false;
+  /**
+   * Step 5, allow through clear: data-movement ops next to allow ops follow them, in both
+   * directions, so a Reshape or Transpose between two MatMuls costs no casts. Infer ops stop it.
+   */
+  floodAllowThroughClear(): void {
+    const { count, color, slotStart, slots, outStart, outs } = this;
+    const flood = new PositionStack();
+    for (let position = 0; position < count; position++) if (color[position] === ALLOW) flood.push(position);
+    while (flood.length) {
+      const from = flood.pop() as number;
+      this.floodFromText = undefined;
+      const readersStart = outStart[from] as number;
+      const readersEnd = outStart[from + 1] as number;
+      // Readers first, then producers, each in edge order: the order decides which neighbour a reason names.
+      for (let k = readersStart; k < readersEnd; k++) {
+        const next = outs[k] as number;
+        if (this.floods(from, next, true)) flood.push(next);
+      }
+      for (let k = slotStart[from] as number; k < (slotStart[from + 1] as number); k++) {
+        const next = slots[k] as number;
+        if (next < 0) continue;
+        let isReader = false;
+        for (let r = readersStart; r < readersEnd && !isReader; r++) isReader = outs[r] === next;
+        if (this.floods(from, next, isReader)) flood.push(next);
+      }
+    }
+  }
+
+  /** Whether the flood from `from` paints its neighbour `next` (and paints it). */
+  private floods(from: number, next: number, isReader: boolean): boolean {
+    const flags = this.flags;
+    if (!(flags[next] & PROCESSABLE) || this.color[next] !== NONE || this.listCode[next] !== CLEAR_LIST || !(flags[next] & ACCEPTS_TARGET)) return false;
     // Forward, the fp32-stream rule again: a Concat of an allow op's output and an fp32 stream stays fp32.
-    if (isReader && fp32Source(next) !== undefined) return false;
-    fromText ??= `next to ${describeNode(nodeAt(from))}`;
-    decide(next, ALLOW, 'clear-flood', fromText);
+    if (isReader && this.fp32Source(next) !== undefined) return false;
+    this.floodFromText ??= `next to ${describeNode(this.nodeAt(from))}`;
+    this.decide(next, ALLOW, 'clear-flood', this.floodFromText);
     return true;
-  };
-  while (flood.length) {
-    const from = flood.pop() as number;
-    fromText = undefined;
-    const readersStart = outStart[from] as number;
-    const readersEnd = outStart[from + 1] as number;
-    // Readers first, then producers, each in edge order: the order decides which neighbour a reason names.
-    for (let k = readersStart; k < readersEnd; k++) {
-      const next = outs[k] as number;
-      if (floods(from, next, true)) flood.push(next);
-    }
-    for (let k = slotStart[from] as number; k < (slotStart[from + 1] as number); k++) {
-      const next = slots[k] as number;
-      if (next < 0) continue;
-      let isReader = false;
-      for (let r = readersStart; r < readersEnd && !isReader; r++) isReader = outs[r] === next;
-      if (floods(from, next, isReader)) flood.push(next);
-    }
   }
-
-  return { decisions, nodes: painted };
 }
