@@ -34,7 +34,7 @@ import type { MatrixFlops } from './amp/flops.js';
 import { staticInputs } from './amp/static-dims.js';
 import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
 import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
-import { checkAmpOptions } from '../api/check-options.js';
+import { checkAmpOptions } from './option-checks.js';
 import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope, type Wiring } from './amp/audit-graph.js';
 import { compareText } from '../collation.js';
 
