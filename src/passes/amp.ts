@@ -21,7 +21,7 @@ import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decis
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type PinnedNode } from './amp/weight-range.js';
-import { validateModel } from './validate.js';
+import { validateModel } from '../onnx/validate.js';
 import { phase } from '../onnx/phases.js';
 import { sortGraph } from './amp/graph-order.js';
 import { printable } from '../onnx/printable.js';
