@@ -36,7 +36,7 @@ import { targetPolicy, targetWarnings, type Target, type TargetWarning } from '.
 import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
 import { checkAmpOptions } from './option-checks.js';
 import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope, type Wiring } from './amp/audit-graph.js';
-import { compareText } from '../collation.js';
+import { compareText } from '../onnx/collation.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */

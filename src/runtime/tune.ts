@@ -25,7 +25,7 @@ import type { Feeds } from './inputs.js';
 import { instrument } from './instrument.js';
 import { modelForNumerics, type Numerics } from './numerics.js';
 import { openSession, type Provider } from './session.js';
-import { compareText } from '../collation.js';
+import { compareText } from '../onnx/collation.js';
 import type { NodeEvidence } from './result-types.js';
 
 // Declared once, ORT-free, in result-types.ts (the public API re-exports it from there).
