@@ -12,7 +12,7 @@ export { cloneMessage } from './onnx/clone.js';
 export { forEachGraph, forEachTensor } from './onnx/walk.js';
 export { ampRewrite, ampPassInfo, type AmpOptions, type AmpReport, type AmpSummary, type AmpResult, type NodeAudit } from './passes/amp.js';
 export { buildOpLists, readRulesFile, type ListChanges, type ListChangeLayer, type ListName } from './passes/amp/op-lists.js';
-export { validateModel, type ValidationProblem } from './passes/validate.js';
+export { validateModel, type ValidationProblem } from './onnx/validate.js';
 export { renderSummary } from './report/summary.js';
 export { renderAuditJson, renderAuditMarkdown } from './report/audit.js';
 export { TARGETS, type Target, type TargetWarning } from './passes/amp/target-policy.js';

@@ -2,7 +2,7 @@
  * The options for the batches of inputs that calibrate and tune run on (batch-inputs.ts makes the
  * batches; this file names no ONNX Runtime type, so the public declarations can import it).
  */
-import { checkChoice, checkNumber } from './check-options.js';
+import { checkChoice, checkNumber } from '../passes/option-checks.js';
 import type { InputOptions } from './execute.js';
 
 export interface BatchOptions extends InputOptions {

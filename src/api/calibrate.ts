@@ -10,7 +10,7 @@ import { calibrate as calibrateRuns, DEFAULT_HEADROOM as HEADROOM } from '../run
 import { loadOrt } from '../runtime/ort.js';
 import { batchesFor } from './batch-inputs.js';
 import { checkBatchOptions, type BatchOptions } from './batches.js';
-import { checkChoice, checkNumber, checkObject } from './check-options.js';
+import { checkChoice, checkNumber, checkObject } from '../passes/option-checks.js';
 import { checkInputOptions, modelOf, type ModelSource } from './execute.js';
 import type { CalibrationFigures, Numerics } from './types.js';
 

@@ -1,7 +1,7 @@
 /** Option checks shared by the library's compare functions (compareWithExpected, comparePerNode). */
 import { AmpError } from '../onnx/errors.js';
 import { DEFAULT_TOLERANCE } from '../runtime/compare.js';
-import { checkChoice, checkNumber } from './check-options.js';
+import { checkChoice, checkNumber } from '../passes/option-checks.js';
 import { checkInputOptions, providersOf, type ExecuteOptions } from './execute.js';
 import type { Numerics, Provider } from './types.js';
 

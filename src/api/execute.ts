@@ -22,7 +22,7 @@ import { openSession, parseProviders, PROVIDERS } from '../runtime/session.js';
 import { AmpError } from '../onnx/errors.js';
 import { summarizeTensor } from '../runtime/summarize.js';
 import type { BenchResult, ComparisonReport, Provider, TensorSummary } from './types.js';
-import { checkChoice, checkKnownKeys, checkNumber, checkObject, checkStrings } from './check-options.js';
+import { checkChoice, checkKnownKeys, checkNumber, checkObject, checkStrings } from '../passes/option-checks.js';
 
 /** A model: a file (external data beside it is found) or a model in memory. */
 export type ModelSource = string | onnx.IModelProto;

@@ -13,7 +13,7 @@ import { newTensor } from '../runtime/float16-bits.js';
 import type { Ort } from '../runtime/ort.js';
 import { parseProviders } from '../runtime/session.js';
 import { createTrainer as openTrainer, type StepResult as RuntimeStepResult } from '../runtime/trainer.js';
-import { checkBoolean, checkObject, checkStrings } from './check-options.js';
+import { checkBoolean, checkObject, checkStrings } from '../passes/option-checks.js';
 import type { ModelSource } from './execute.js';
 import type { NonFiniteReport, Provider, TrainerLayout } from './types.js';
 

@@ -12,7 +12,7 @@ import { loadOrt } from '../runtime/ort.js';
 import { METRICS as RUNTIME_METRICS, overridesFile, tune } from '../runtime/tune.js';
 import { batchesFor } from './batch-inputs.js';
 import { checkBatchOptions, type BatchOptions } from './batches.js';
-import { checkAmpOptions, checkChoice, checkNumber, checkObject } from './check-options.js';
+import { checkAmpOptions, checkChoice, checkNumber, checkObject } from '../passes/option-checks.js';
 import { checkInputOptions, modelOf, providersOf, type ExecuteOptions, type ModelSource } from './execute.js';
 import type { Metric, NodeEvidence, Numerics, TuneAttempt, TuneRuns } from './types.js';
 

@@ -18,7 +18,7 @@ import { inputFilesOf, listWarnings, patternWarnings, rewriteOptionsFromArgs, tr
 import { reportWarnings } from './warnings.js';
 import { checkOutputs } from '../onnx/safe-write.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
-import { compareText } from '../collation.js';
+import { compareText } from '../onnx/collation.js';
 
 export function runInspect(args: RewriteArgs, print: (text: string) => void): number {
   for (const report of args.report) {

@@ -21,7 +21,7 @@ import { pendingConversionOf } from './pending-conversion.js';
 import { printable } from './printable.js';
 import { NodeRules } from './check-nodes.js';
 import { forEachTensor, holdsGraph } from './walk.js';
-import { validateModel } from '../passes/validate.js';
+import { validateModel } from './validate.js';
 
 /** The largest tensor this tool can hold in memory: one Node.js Buffer. */
 export const MAX_TENSOR_BYTES = bufferConstants.MAX_LENGTH;

@@ -22,7 +22,7 @@ import { pendingConversionOf, detachPendingConversion, streamConversion, type Pe
 import { printable } from './printable.js';
 import { assertSeparateFiles, entryExists, isSameFile, OutputBatch, reachedStep, type NamedPath } from './safe-write.js';
 import { forEachTensor } from './walk.js';
-import { compareText } from '../collation.js';
+import { compareText } from './collation.js';
 
 export interface LoadOptions extends Omit<DecodeOptions, 'source'> {
   /**

@@ -3,6 +3,7 @@
  * from anyone: a name may hold ANSI escapes that repaint the screen, bidi overrides that reorder
  * it, or be 100k characters long. Every name in an error or a summary goes through `printable`.
  */
+import type { onnx } from './generated/onnx.js';
 
 /**
  * C0 and C1 controls, DEL, line/paragraph separators and bidi embedding/override/isolate marks:
@@ -41,4 +42,9 @@ export function printableText(text: string): string {
 /** One line for an error message: every control escaped, and the whole line capped. */
 export function printableLine(text: string, max = 2000): string {
   return printable(text, max);
+}
+
+/** How messages name a node: its op and its name (its first output when it has none). */
+export function describeNode(node: onnx.INodeProto): string {
+  return `${node.op_type} '${node.name || (node.output ?? [])[0] || '?'}'`;
 }

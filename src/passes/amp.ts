@@ -21,7 +21,7 @@ import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decis
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type PinnedNode } from './amp/weight-range.js';
-import { validateModel } from './validate.js';
+import { validateModel } from '../onnx/validate.js';
 import { phase } from '../onnx/phases.js';
 import { sortGraph } from './amp/graph-order.js';
 import { printable } from '../onnx/printable.js';
@@ -34,9 +34,9 @@ import type { MatrixFlops } from './amp/flops.js';
 import { staticInputs } from './amp/static-dims.js';
 import { targetPolicy, targetWarnings, type Target, type TargetWarning } from './amp/target-policy.js';
 import { nodeIds, nodeTypes, type Precision } from './amp/node-types.js';
-import { checkAmpOptions } from '../api/check-options.js';
+import { checkAmpOptions } from './option-checks.js';
 import { auditGraph, snapshotWiring, type AuditNodeGraph, type AuditScope, type Wiring } from './amp/audit-graph.js';
-import { compareText } from '../collation.js';
+import { compareText } from '../onnx/collation.js';
 
 export interface AmpOptions {
   /** 'fp16' (mixed_float16, the default) or 'bf16' (mixed_bfloat16). */

@@ -10,7 +10,7 @@ import type { onnx } from '../onnx/generated/onnx.js';
 import { ampRewrite, type AmpOptions, type AmpReport } from './amp.js';
 import { ortTrainingRefusal } from './training/ort-training.js';
 import { addLossScaling, DEFAULT_DYNAMIC_SCALE, type LossScale, type LossScalingReport } from './loss-scaling.js';
-import { checkRewriteOptions } from '../api/check-options.js';
+import { checkRewriteOptions } from './option-checks.js';
 import { looksLikeTrainingGraph, type ContractOptions } from './training/contract.js';
 
 export interface RewriteOptions extends AmpOptions {

@@ -17,7 +17,7 @@ import { opsetsOf } from '../onnx/opsets.js';
 import { toFloat16Array } from '../onnx/float16.js';
 import { readFloat32 } from '../onnx/tensor-data.js';
 import { attributeTypedOps, inferElemTypes } from '../onnx/type-inference.js';
-import { validateModel } from './validate.js';
+import { validateModel } from '../onnx/validate.js';
 import { readFileSync } from 'node:fs';
 
 export type PureTarget = typeof DataType.FLOAT16 | typeof DataType.DOUBLE;

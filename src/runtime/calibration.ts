@@ -24,7 +24,7 @@ import { instrument } from './instrument.js';
 import type { Numerics } from './numerics.js';
 import { runtimeLogSeverity, type Ort } from './ort.js';
 import { createSession } from './session.js';
-import type { CalibrationFigures } from '../api/types.js';
+import type { CalibrationFigures } from './result-types.js';
 
 /** Default headroom: a value above half of float16's max pins its nodes. */
 export const DEFAULT_HEADROOM = 2;

@@ -19,7 +19,7 @@ import type { Tensor } from 'onnxruntime-node';
 import { encodeModel } from '../onnx/codec.js';
 import { AmpError, isAmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
-import type { ComparisonReport } from '../api/types.js';
+import type { ComparisonReport } from './result-types.js';
 import { printable } from '../onnx/printable.js';
 import { emulateNumerics } from '../passes/emulate-numerics.js';
 import { TOLERANCE_RULE, judgeTensors, type OutputComparison, type ToleranceRule } from './compare.js';

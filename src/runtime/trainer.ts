@@ -22,7 +22,7 @@ import { inferElemTypes } from '../onnx/type-inference.js';
 import { LOSS_SCALE_NAMES } from '../passes/loss-scaling.js';
 import { detectContract, type ContractOptions } from '../passes/training/contract.js';
 import { readInitialState, stateSidecarPath } from '../passes/training/state-sidecar.js';
-import type { NonFiniteReport, TrainerLayout } from '../api/types.js';
+import type { NonFiniteReport, TrainerLayout } from './result-types.js';
 import { newTensor } from './float16-bits.js';
 import type { Ort } from './ort.js';
 import { openSession, type Provider } from './session.js';

@@ -25,10 +25,10 @@ import type { Feeds } from './inputs.js';
 import { instrument } from './instrument.js';
 import { modelForNumerics, type Numerics } from './numerics.js';
 import { openSession, type Provider } from './session.js';
-import { compareText } from '../collation.js';
-import type { NodeEvidence } from '../api/types.js';
+import { compareText } from '../onnx/collation.js';
+import type { NodeEvidence } from './result-types.js';
 
-// Declared once, ORT-free, with the public API's types.
+// Declared once, ORT-free, in result-types.ts (the public API re-exports it from there).
 export type { NodeEvidence };
 
 export const METRICS = ['allclose', 'max-abs', 'cosine'] as const;

@@ -1,6 +1,6 @@
 /**
  * What the tool prints and writes does not depend on the user's locale: the same model and
- * options give the same bytes under any LANG (src/collation.ts).
+ * options give the same bytes under any LANG (src/onnx/collation.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

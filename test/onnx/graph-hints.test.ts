@@ -12,7 +12,7 @@ import { DataType } from '../../src/onnx/data-types.js';
 import { GraphScope, ModelGraph, ValueIndex, slotCountOf } from '../../src/onnx/graph.js';
 import { opsetsOf } from '../../src/onnx/opsets.js';
 import { ElemTypes, inferElemTypes } from '../../src/onnx/type-inference.js';
-import { validateModel } from '../../src/passes/validate.js';
+import { validateModel } from '../../src/onnx/validate.js';
 import { floatTensor, model, node, valueInfo } from '../support/models.js';
 import { seededRandom } from '../../src/builder/graph-builder.js';
 

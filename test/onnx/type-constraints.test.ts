@@ -78,7 +78,7 @@ describe('node type constraints', () => {
       }
     }
     expect(scopes).toBeGreaterThan(100);
-    // The corpus is valid (rejected stays 0); test/passes/validate-order-reuse.test.ts breaks a model on purpose.
+    // The corpus is valid (rejected stays 0); test/onnx/validate-order-reuse.test.ts breaks a model on purpose.
     expect(rejected).toBe(0);
   });
 });

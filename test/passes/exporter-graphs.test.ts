@@ -10,7 +10,7 @@ import { AmpError } from '../../src/onnx/errors.js';
 import { encodeModel } from '../../src/onnx/codec.js';
 import type { onnx } from '../../src/onnx/generated/onnx.js';
 import { ampRewrite } from '../../src/passes/amp.js';
-import { validateModel } from '../../src/passes/validate.js';
+import { validateModel } from '../../src/onnx/validate.js';
 import { buildControlFlow } from '../../src/builder/recipes/small-models.js';
 import { renderAuditMarkdown } from '../../src/report/audit.js';
 import { renderSummary } from '../../src/report/summary.js';

@@ -10,7 +10,7 @@ import type { onnx } from '../../src/onnx/generated/onnx.js';
 import { ModelGraph, type GraphScope } from '../../src/onnx/graph.js';
 import { loadModel } from '../../src/onnx/model-io.js';
 import { ampRewrite, type AmpOptions } from '../../src/passes/amp.js';
-import { validateModel } from '../../src/passes/validate.js';
+import { validateModel } from '../../src/onnx/validate.js';
 import { corpusDir, corpusModels } from '../support/corpus.js';
 
 const subjects: Array<{ name: string; load: () => onnx.ModelProto; options: AmpOptions }> = [

@@ -16,7 +16,7 @@ import { tuneModel } from '../../src/api/tune.js';
 import { encodeModel } from '../../src/onnx/codec.js';
 import { loadModel } from '../../src/onnx/model-io.js';
 import { rewriteModel } from '../../src/passes/pipeline.js';
-import { validateModel } from '../../src/passes/validate.js';
+import { validateModel } from '../../src/onnx/validate.js';
 import { loadOrt } from '../../src/runtime/ort.js';
 import { repoRoot } from '../support/corpus.js';
 

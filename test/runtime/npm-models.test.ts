@@ -13,7 +13,7 @@ import { encodeModel } from '../../src/onnx/codec.js';
 import type { onnx } from '../../src/onnx/generated/onnx.js';
 import { loadModel } from '../../src/onnx/model-io.js';
 import { rewriteModel } from '../../src/passes/pipeline.js';
-import { validateModel } from '../../src/passes/validate.js';
+import { validateModel } from '../../src/onnx/validate.js';
 import { compareOutput, scaledTolerance } from '../../src/runtime/compare.js';
 import { randomInputs } from '../../src/runtime/inputs.js';
 import { loadOrt } from '../../src/runtime/ort.js';

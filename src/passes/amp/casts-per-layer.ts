@@ -7,7 +7,7 @@
  */
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
-import { compareText } from '../../collation.js';
+import { compareText } from '../../onnx/collation.js';
 
 export interface LayerCasts {
   /** Layers sorted by name, numbers in order; '' (last) holds the Casts outside any repeated block. */

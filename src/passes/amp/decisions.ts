@@ -57,9 +57,9 @@ export interface NodeDecision {
   computesIn?: string;
 }
 
-export function describeNode(node: onnx.INodeProto): string {
-  return `${node.op_type} '${node.name || (node.output ?? [])[0] || '?'}'`;
-}
+// How messages name a node; declared with the other model text in onnx/printable.ts (the model
+// validator below the passes names nodes the same way).
+export { describeNode } from '../../onnx/printable.js';
 
 /** Rules that keep a node fp32 although it computes on float32 data (a Set made once: this is asked per node). */
 const KEPT_FLOAT32_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['force-fp32', 'weight-out-of-range', 'activation-out-of-range', 'unknown-type', 'non-tensor-types']);

@@ -9,7 +9,7 @@ import { readTextFile } from '../../onnx/io-text.js';
 import { AmpError } from '../../onnx/errors.js';
 import { printable } from '../../onnx/printable.js';
 import { normalizeDomain } from '../../onnx/opsets.js';
-import { compareText } from '../../collation.js';
+import { compareText } from '../../onnx/collation.js';
 
 export const LIST_NAMES = ['allow', 'deny', 'infer', 'clear'] as const;
 export type ListName = (typeof LIST_NAMES)[number];

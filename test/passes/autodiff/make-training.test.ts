@@ -16,7 +16,7 @@ import { makeTrainingStep, type MakeTrainingOptions } from '../../../src/passes/
 import type { OptimizerSpec } from '../../../src/passes/autodiff/optimizers.js';
 import { rewriteModel } from '../../../src/passes/pipeline.js';
 import { purePrecision } from '../../../src/passes/pure-precision.js';
-import { validateModel } from '../../../src/passes/validate.js';
+import { validateModel } from '../../../src/onnx/validate.js';
 import { loadOrt } from '../../../src/runtime/ort.js';
 
 const F = DataType.FLOAT;

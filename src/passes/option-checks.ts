@@ -1,6 +1,9 @@
 /**
  * Run-time checks of the options JavaScript callers pass: TypeScript's types do not reach them, so
  * `ampRewrite(m, { mode: 'fp8' })` must be an error (BAD_OPTION naming the option), not fp16.
+ * They live with the passes, which check their own options (amp.ts, pipeline.ts); api/ checks the
+ * options of its entry points with the same helpers, importing them from here (a lower layer never
+ * reaches up into api/: test/architecture.test.ts).
  */
 import { AmpError } from '../onnx/errors.js';
 

@@ -3,14 +3,14 @@
  * before it is read, every node's inputs within its schema's type constraints and consistent
  * across each type variable, and value_info agreeing with the inferred types.
  */
-import { tensorTypeString } from '../onnx/data-types.js';
-import type { onnx } from '../onnx/generated/onnx.js';
-import { ModelGraph, type GraphScope } from '../onnx/graph.js';
-import { opsetsOf, type OpsetMap } from '../onnx/opsets.js';
-import { typesOf, type OpSchema } from '../onnx/schema.js';
-import { checkNodeTypeConstraints, type TypeConstraintViolation } from '../onnx/type-constraints.js';
-import { inferElemTypes, schemaOf, type ElemTypes } from '../onnx/type-inference.js';
-import { describeNode } from './amp/decisions.js';
+import { tensorTypeString } from './data-types.js';
+import type { onnx } from './generated/onnx.js';
+import { ModelGraph, type GraphScope } from './graph.js';
+import { opsetsOf, type OpsetMap } from './opsets.js';
+import { typesOf, type OpSchema } from './schema.js';
+import { checkNodeTypeConstraints, type TypeConstraintViolation } from './type-constraints.js';
+import { inferElemTypes, schemaOf, type ElemTypes } from './type-inference.js';
+import { describeNode } from './printable.js';
 
 export interface ValidationProblem {
   node: string;

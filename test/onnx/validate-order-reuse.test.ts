@@ -13,7 +13,7 @@ import { ModelGraph } from '../../src/onnx/graph.js';
 import { opsetsOf } from '../../src/onnx/opsets.js';
 import { inferElemTypes } from '../../src/onnx/type-inference.js';
 import { sortGraph } from '../../src/passes/amp/graph-order.js';
-import { validateModel } from '../../src/passes/validate.js';
+import { validateModel } from '../../src/onnx/validate.js';
 
 const F = DataType.FLOAT;
 

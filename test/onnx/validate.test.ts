@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { attr, GraphBuilder } from '../../src/builder/graph-builder.js';
 import { DataType } from '../../src/onnx/data-types.js';
-import { validateModel } from '../../src/passes/validate.js';
+import { validateModel } from '../../src/onnx/validate.js';
 
 const F = DataType.FLOAT;
 
