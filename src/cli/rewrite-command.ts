@@ -11,7 +11,7 @@ import { forEachTensor } from '../onnx/walk.js';
 import { AmpError } from '../onnx/errors.js';
 import { loadModelFile, saveModel, type SaveOptions, type SaveResult } from '../onnx/model-io.js';
 import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
-import { reportWarnings, unknownOpTypes, unmatchedPatterns } from './warnings.js';
+import { reportWarnings, unappliedForceFp16, unknownOpTypes, unmatchedPatterns } from './warnings.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
 import { renderTrainingSummary, rewriteModel, type RewriteOptions, type RewriteReport } from '../passes/pipeline.js';
 import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
@@ -303,7 +303,7 @@ export function patternWarnings(args: RewriteArgs, report: AmpReport): string[] 
   // Without a pattern there is nothing to match: reading report.nodes would build the whole audit.
   if (!args.forceFp32.length && !args.forceFp16.length) return [];
   const names = report.nodes.map((n) => n.node);
-  return [...unmatchedPatterns('--force-fp32', args.forceFp32, names), ...unmatchedPatterns('--force-fp16', args.forceFp16, names)];
+  return [...unmatchedPatterns('--force-fp32', args.forceFp32, names), ...unmatchedPatterns('--force-fp16', args.forceFp16, names), ...unappliedForceFp16(args.forceFp16, report.nodes)];
 }
 
 export function parseDims(specs: readonly string[]): Map<string, number> {

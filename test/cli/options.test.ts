@@ -145,6 +145,19 @@ describe('commands and their options', () => {
     expect(cli([transformer, '--dry-run', '-q', '--rules', rules]).stderr).toContain(`amp-rewrite: warning: --rules ${rules}: clear.add Idnetity: no operator schema table`);
   });
 
+  it('--force-fp16 converts a deny-list op it names, and warns of a pinned op that cannot run in float16', () => {
+    const report = path.join(work, 'forced.json');
+    expect(cli([transformer, '--dry-run', '-q', '--force-fp16', 'l0/softmax', '--report', report]).stderr).toBe('');
+    const softmax = JSON.parse(readFileSync(report, 'utf8')).nodes.find((n: { node: string }) => n.node === 'l0/softmax');
+    expect([softmax.color, softmax.rule]).toEqual(['ALLOW', 'force-fp16']);
+    const mvn = path.join(work, 'mvn.onnx');
+    writeFileSync(mvn, encodeModel(model({ node: [node('MeanVarianceNormalization', ['x'], ['y'], 'mvn')], input: [valueInfo('x', 1, [2, 3, 4, 4])], output: [valueInfo('y', 1, [2, 3, 4, 4])] })));
+    const warned = cli([mvn, '--dry-run', '-q', '--force-fp16', 'mvn']);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/^amp-rewrite: warning: --force-fp16: MeanVarianceNormalization 'mvn' stays float32: MeanVarianceNormalization is on the deny list; --force-fp16 not applied: .*function body/);
+    expect(cli([mvn, '--dry-run', '-q', '--force-fp16', 'mvn', '--strict']).code).toBe(2);
+  });
+
   it('--strict makes those warnings errors', () => {
     const out = path.join(work, 'strict.onnx');
     const pattern = cli([transformer, '-o', out, '--force-fp32', 'no_such_node', '--strict']);

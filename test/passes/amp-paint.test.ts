@@ -252,6 +252,30 @@ describe('overrides', () => {
     b.output('y', F, [4]);
     expect(paint(b.model(), { forceFp16: ['sin'] }).rule('sin')).toBe('ALLOW:force-fp16');
   });
+  it('--force-fp16 converts a deny-list op: the pin wins over the list, and no deny spreads from it', () => {
+    const b = new GraphBuilder('g');
+    const scores = b.op('MatMul', [b.input('x', F, [4, 4]), weight(b, 'w')], {}, { name: 'scores' });
+    const probs = b.op('Softmax', [scores], {}, { name: 'softmax' });
+    const scaled = b.op('Mul', [probs, probs], {}, { name: 'square' });
+    b.op('MatMul', [scaled, weight(b, 'w2')], {}, { name: 'context', outputs: ['y'] });
+    b.output('y', F, [4, 4]);
+    expect(paint(b.model()).rule('softmax')).toBe('DENY:deny-list');
+    expect(paint(b.model()).rule('square')).toBe('DENY:deny-upstream');
+    const forced = paint(b.model(), { forceFp16: ['softmax'] });
+    expect(forced.rule('softmax')).toBe('ALLOW:force-fp16');
+    expect(forced.rule('square')).toBe('ALLOW:between-allow');
+  });
+  it('--force-fp16 leaves a deny-list op whose function body cannot run in float16 in float32, saying why (rules/float32-function-bodies.json)', () => {
+    const b = new GraphBuilder('g');
+    b.op('MeanVarianceNormalization', [b.input('x', F, [2, 3, 4, 4])], {}, { name: 'mvn', outputs: ['y'] });
+    b.output('y', F, [2, 3, 4, 4]);
+    const forced = paint(b.model(), { forceFp16: ['mvn'] });
+    expect(forced.rule('mvn')).toBe('DENY:deny-list');
+    expect(forced.report.nodes[0]!.reason).toMatch(
+      /^MeanVarianceNormalization is on the deny list; --force-fp16 not applied: MeanVarianceNormalization cannot run in tensor\(float16\): its function body adds a float32 epsilon/,
+    );
+    expect(forced.modified).toBe(false);
+  });
   it('list changes from flags, and from AMP_REWRITE_* environment variables', () => {
     const fromFlags = paint(build(), { listChanges: [{ origin: 'flag', changes: { allow: { remove: ['MatMul'] }, deny: { add: ['MatMul'] } } }] });
     expect(fromFlags.rule('attn/mm')).toBe('DENY:deny-list');

@@ -14,6 +14,7 @@ import { AmpError } from '../../onnx/errors.js';
 import { describeNode, type Color, type NodeDecision, type RuleCode } from './decisions.js';
 import { whyNoFloat32 } from './no-float32.js';
 import { tiedTypeVariables } from './tied-types.js';
+import { float32BodyReason } from './float32-bodies.js';
 import type { AttributeCondition, ListName, OpLists } from './op-lists.js';
 import type { PinnedNode } from './weight-range.js';
 import { findAttribute } from '../../onnx/attributes.js';
@@ -164,7 +165,8 @@ function sharedFacts(schema: OpSchema, mainVar: string | undefined, target: numb
   const known = byVar.get(key);
   if (known) return known;
   const convertedVars = new Set(mainVar ? [mainVar, ...tiedTypeVariables(node.domain, node.op_type)] : []);
-  const acceptsTarget = mainVar !== undefined && [...convertedVars].every((v) => (schema.typeConstraints[v] ?? []).includes(tensorTypeString(target)));
+  const acceptsTarget =
+    mainVar !== undefined && [...convertedVars].every((v) => (schema.typeConstraints[v] ?? []).includes(tensorTypeString(target))) && float32BodyReason(node.domain, node.op_type) === undefined;
   const facts: NodeFacts = { schema, mainVar, convertedVars, acceptsTarget };
   byVar.set(key, facts);
   return facts;
@@ -515,7 +517,10 @@ class ScopePainting {
     this.flags = new Uint8Array(this.count);
     this.hintsAt = new Int32Array(this.count);
     this.unlisted = (node) => unlistedReason(lists, node);
-    this.targetForbidden = (node) => `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`;
+    this.targetForbidden = (node) => {
+      const body = float32BodyReason(node.domain, node.op_type);
+      return body ? `${node.op_type} cannot run in ${tensorTypeString(options.target)}: ${body}` : `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`;
+    };
   }
 
   /** Paints a node: its color byte and its decision together. */
@@ -821,20 +826,26 @@ class ScopePainting {
     }
   }
 
-  /** Every processable deny-list op becomes DENY (saying why the target's kernel did not promote it, where it has one). */
+  /**
+   * Every processable deny-list op becomes DENY (saying why the target's kernel did not promote it,
+   * where it has one), but one --force-fp16 named: step 1 painted it ALLOW and the user's pin wins.
+   */
   private paintDenyListOps(): void {
-    const { count, flags, listCode, kept, texts } = this;
+    const { count, flags, listCode, color, kept, texts } = this;
     for (let position = 0; position < count; position++) {
-      if (!(flags[position] & PROCESSABLE) || listCode[position] !== DENY_LIST) continue;
+      if (!(flags[position] & PROCESSABLE) || listCode[position] !== DENY_LIST || color[position] === ALLOW) continue;
       const node = this.nodeAt(position);
       const keptWhy = kept.size ? kept.get(node) : undefined;
       const op = node.op_type;
-      this.decide(position, DENY, 'deny-list', keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', node, denyListed));
+      const listed = keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', node, denyListed);
+      // A --force-fp16 pin step 1 could not apply (the op cannot run in the target type) is said, not dropped.
+      const decision = this.decisions[position] as PaintedDecision;
+      this.decide(position, DENY, 'deny-list', decision.rule === 'schema-forbids' ? `${listed}; --force-fp16 not applied: ${decision.reason}` : listed);
     }
   }
 
   /**
-   * From each deny-list op, its PASSABLE readers become DENY, and their PASSABLE readers in turn,
+   * From each deny-list op painted DENY, its PASSABLE readers become DENY, and their PASSABLE readers in turn,
    * each naming the deny-list op it comes from and the node it was reached through.
    */
   private paintDenyDownstream(): void {
@@ -843,7 +854,8 @@ class ScopePainting {
     const walk = new PositionStack();
     const walkVia = new PositionStack();
     for (let origin = 0; origin < count; origin++) {
-      if (!(flags[origin] & PROCESSABLE) || listCode[origin] !== DENY_LIST) continue;
+      // A deny-list op --force-fp16 painted ALLOW is no origin: its value is float16 by the user's choice.
+      if (!(flags[origin] & PROCESSABLE) || listCode[origin] !== DENY_LIST || color[origin] !== DENY) continue;
       for (let k = outStart[origin] as number; k < (outStart[origin + 1] as number); k++) {
         walk.push(outs[k] as number);
         walkVia.push(origin);
