@@ -61,7 +61,7 @@ export const DECISION_CATEGORIES: readonly DecisionCategory[] = [
     id: 'unprocessed',
     label: 'unprocessed',
     color: '#c8c8c8',
-    meaning: "not painted: no float32 compute (control flow, already in reduced precision), a constant, an uninlined function, unknown types, no schema, or part of a quantized unit (DequantizeLinear -> op -> QuantizeLinear); or kept fp32 because the model's opset has no Cast to the target type",
+    meaning: "not painted: no float32 compute (control flow, already in reduced precision), a constant, an uninlined function, unknown types, no schema, or part of a quantized unit (DequantizeLinear -> op -> QuantizeLinear); or kept fp32 because the model's opset has no Cast to the target type, or the op cannot take it (its schema at this opset, or a function body that adds float32 constants)",
     rules: ['no-float-compute', 'control-flow', 'already-low-precision', 'local-function', 'constant-source', 'unknown-type', 'non-tensor-types', 'no-schema', 'quantized-unit', 'schema-forbids'],
   },
 ];
