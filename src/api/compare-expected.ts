@@ -21,6 +21,10 @@ export interface ExpectedReport {
   provider: Provider;
   numerics: Numerics;
   pass: boolean;
+  /** ONNX Runtime's reason for refusing the model as it is (`pass` is then false, no output compared), or null. */
+  candidateRefused: string | null;
+  /** How it was judged, where a reader should know (a model that does not run as it is, compared under emulation). */
+  notices: string[];
   outputs: OutputComparison[];
   expected: {
     folder: string;

@@ -69,6 +69,7 @@ export async function runCompareExpected(
     atolFloor: args.atolFloor,
   });
   const tolerance = { atol: args.atol, atolFloor: args.atolFloor, rtol: args.rtol, rule: TOLERANCE_RULE };
+  notices.push(...result.notices);
   if (args.json) {
     const { skipped: _skipped, ...shown } = result;
     print(`${JSON.stringify({ ...shown, tolerance, notices }, null, 2)}\n`);
@@ -86,6 +87,7 @@ function renderExpected(result: ExpectedComparison, { atol, atolFloor, rtol }: {
     ...notices.map((n) => `notice: ${n}`),
     `tolerance: atol ${atol}, atol-floor ${atolFloor}, rtol ${rtol}: ${TOLERANCE_RULE}`,
   ];
+  if (result.candidateRefused !== null) return `${lines.join('\n')}\nFAIL: ONNX Runtime refuses the model as it is on ${result.provider}: ${result.candidateRefused}\n`;
   const passed = result.outputs.filter((r) => r.pass).length;
   return `${lines.join('\n')}\n${render(result.outputs)}${result.pass ? 'PASS' : 'FAIL'}: ${passed} of ${result.outputs.length} outputs within tolerance of the expected outputs\n`;
 }

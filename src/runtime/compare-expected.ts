@@ -7,11 +7,11 @@
 import { DEFAULT_TOLERANCE } from './compare.js';
 import { encodeModel } from '../onnx/codec.js';
 import { DataType, dataTypeName } from '../onnx/data-types.js';
-import { AmpError } from '../onnx/errors.js';
+import { AmpError, isAmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { printable } from '../onnx/printable.js';
 import type { OutputComparison } from './compare.js';
-import { compareRuns, runOnce, runUnder, type SingleRun as ModelRun } from './compare-models.js';
+import { compareRuns, KERNEL_MISSING, runOnce, runUnder, type SingleRun as ModelRun } from './compare-models.js';
 import { checkExpectedAgainstDeclared, checkExpectedFits, nonTensorKind, type ExpectedLayout, type ExpectedOutputs } from './golden-outputs.js';
 import { inputsFromFiles, requiredInputs, type Feeds } from './inputs.js';
 import { defaultNumerics, modelForNumerics, type Numerics } from './numerics.js';
@@ -29,6 +29,10 @@ export interface ExpectedComparison {
   skipped: OpenedSession['skipped'];
   numerics: Numerics;
   pass: boolean;
+  /** ONNX Runtime's reason for refusing the model as it is (then it fails, with no outputs compared), or null. */
+  candidateRefused: string | null;
+  /** What the reader should know of how it was judged (a model compared under emulation that does not run as it is). */
+  notices: string[];
   outputs: OutputComparison[];
   expected: {
     folder: string;
@@ -76,23 +80,39 @@ export function expectedFeeds(ort: Ort, model: onnx.IModelProto, expected: Expec
 
 export async function compareWithExpectedOutputs(model: onnx.IModelProto, expected: ExpectedOutputs, feeds: Feeds, source: 'test-data' | 'given', options: ExpectedOptions): Promise<ExpectedComparison> {
   checkExpectedAgainstDeclared(expected, model);
-  // As it is first: the model that ships must load and run on the provider.
-  const asIs = await runOnce(encodeModel(model), feeds, options.providers, 'candidate');
-  const numerics = options.numerics ?? defaultNumerics(asIs.provider);
-  const run = modelForNumerics(model, numerics) === model ? asIs : await runUnder(model, numerics, feeds, [asIs.provider], 'candidate');
+  // As it is first: the model that ships must load and run on the provider. A refusal is the
+  // verdict FAIL, as compare's for a candidate, not an error of the command.
+  let asIs: ModelRun | undefined;
+  let refused: string | null = null;
+  try {
+    asIs = await runOnce(encodeModel(model), feeds, options.providers, 'candidate');
+  } catch (error) {
+    if (!(isAmpError(error) && error.code === 'RUNTIME_FAILED')) throw error;
+    refused = error.message;
+  }
+  const provider = asIs?.provider ?? options.providers[0] ?? 'cpu';
+  const numerics = options.numerics ?? defaultNumerics(provider);
+  const notices: string[] = [];
+  const judged = (outputs: OutputComparison[], candidateRefused: string | null): ExpectedComparison => ({
+    provider,
+    skipped: asIs?.skipped ?? [],
+    numerics,
+    pass: candidateRefused === null && outputs.every((row) => row.pass),
+    candidateRefused,
+    notices,
+    outputs,
+    expected: { folder: expected.folder, layout: expected.layout, files: expected.files, inputs: source, unmatched: expected.unmatched },
+  });
+  const emulates = modelForNumerics(model, numerics) !== model;
+  // Only a kernel the provider lacks, under emulation, leaves something to judge (as compare does).
+  if (refused !== null && !(emulates && numerics === 'emulate' && KERNEL_MISSING.test(refused))) return judged([], refused);
+  if (refused !== null) notices.push(`the model does not run as it is on ${provider} (${refused}); under emulated numerics it is judged as a provider with those kernels would run it`);
+  const run = asIs && !emulates ? asIs : await runUnder(model, numerics, feeds, [provider], 'candidate');
   const outputNames = (model.graph?.output ?? []).map((o) => o.name ?? '');
   for (const name of outputNames) {
     const got = run.outputs[name];
     if (got) checkExpectedFits(expected, name, { type: got.type, dims: got.dims }, 'gives');
   }
-  const reference: ModelRun = { outputs: expected.outputs, outputNames, provider: asIs.provider, skipped: [] };
-  const outputs = compareRuns(reference, run, { atol: options.atol, rtol: options.rtol, atolFloor: options.atolFloor ?? DEFAULT_TOLERANCE.atolFloor });
-  return {
-    provider: asIs.provider,
-    skipped: asIs.skipped,
-    numerics,
-    pass: outputs.every((row) => row.pass),
-    outputs,
-    expected: { folder: expected.folder, layout: expected.layout, files: expected.files, inputs: source, unmatched: expected.unmatched },
-  };
+  const reference: ModelRun = { outputs: expected.outputs, outputNames, provider, skipped: [] };
+  return judged(compareRuns(reference, run, { atol: options.atol, rtol: options.rtol, atolFloor: options.atolFloor ?? DEFAULT_TOLERANCE.atolFloor }), null);
 }

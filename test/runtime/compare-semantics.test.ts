@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareModels } from '../../src/api/execute.js';
+import { compareWithExpected } from '../../src/api/compare-expected.js';
 import { GraphBuilder } from '../../src/builder/graph-builder.js';
 import { buildOverflowBeforeNorm } from '../../src/builder/recipes/fp16-failures.js';
 import { DataType } from '../../src/onnx/data-types.js';
@@ -59,6 +60,24 @@ describe('a candidate ONNX Runtime refuses', () => {
       expect(result.stdout).toMatch(/FAIL: ONNX Runtime refuses the candidate as it is on cpu: .*Type Error: Type parameter \(T\) of Optype \(MatMul\) bound to different types/);
       expect(result.stdout).not.toMatch(/PASS/);
     }
+  });
+
+  it('is FAIL with its message against golden outputs too (compare --expected, compareWithExpected), in every numerics mode', async () => {
+    const golden = path.join(work, 'golden');
+    expect(cli(['run', reference, '--save-outputs', golden, '-q']).status).toBe(0);
+    for (const mode of MODES) {
+      const result = cli(['compare', broken, '--expected', golden, '--numerics', mode]);
+      expect(result.status, `${mode}: ${result.stderr}`).toBe(1);
+      expect(result.stdout).toMatch(/FAIL: ONNX Runtime refuses the model as it is on cpu: .*Type Error: Type parameter \(T\) of Optype \(MatMul\) bound to different types/);
+      expect(result.stdout).not.toMatch(/PASS/);
+    }
+    const json = JSON.parse(cli(['compare', broken, '--expected', golden, '--json']).stdout);
+    expect(json).toMatchObject({ pass: false, outputs: [], candidateRefused: expect.stringMatching(/bound to different types/) });
+    const report = await compareWithExpected(broken, golden);
+    expect(report).toMatchObject({ pass: false, outputs: [], candidateRefused: expect.stringMatching(/bound to different types/) });
+    // The reference itself still passes against its own outputs.
+    expect((await compareWithExpected(reference, golden)).candidateRefused).toBeNull();
+    expect(cli(['compare', reference, '--expected', golden]).status).toBe(0);
   });
 
   it('is pass: false with candidateRefused from the library', async () => {
