@@ -16,6 +16,7 @@ export const KNOWN_ENVIRONMENT: readonly string[] = [
   // The browser the HTML report's benchmark and tests drive: set in the same shell that runs the tool.
   'AMP_REWRITE_CHROMIUM',
   'AMP_REWRITE_PROFILE',
+  'AMP_REWRITE_PROGRESS_AFTER_MS',
 ];
 
 export function unknownEnvironment(env: Readonly<Record<string, string | undefined>>): string[] {

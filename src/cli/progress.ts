@@ -5,6 +5,8 @@
  * (short commands never flicker), at most ten times a second, and erased when the job ends, so no
  * trace of it is left in the output a user copies.
  */
+import { AmpError } from '../onnx/errors.js';
+import { printable } from '../onnx/printable.js';
 import type { ProgressEvent, ProgressListener } from '../runtime/activity.js';
 
 export interface ProgressTarget {
@@ -19,8 +21,19 @@ export interface ProgressLine {
   end(): void;
 }
 
+/** How long a job runs before its line appears, unless AMP_REWRITE_PROGRESS_AFTER_MS says otherwise. */
 const SHOW_AFTER_MS = 1000;
 const REDRAW_EVERY_MS = 100;
+export const PROGRESS_AFTER_VARIABLE = 'AMP_REWRITE_PROGRESS_AFTER_MS';
+
+/** The delay before a progress line appears: AMP_REWRITE_PROGRESS_AFTER_MS (0 to 3,600,000 ms) or a second. */
+export function progressDelay(env: Readonly<Record<string, string | undefined>> = process.env): number {
+  const text = env[PROGRESS_AFTER_VARIABLE];
+  if (text === undefined || text === '') return SHOW_AFTER_MS;
+  const ms = /^\d{1,7}$/.test(text) ? Number(text) : NaN;
+  if (!(ms <= 3_600_000)) throw new AmpError('BAD_OPTION', `environment variable ${PROGRESS_AFTER_VARIABLE}=${printable(text, 40)}: expected milliseconds, an integer from 0 to 3600000`, { subject: PROGRESS_AFTER_VARIABLE });
+  return ms;
+}
 
 export function formatSeconds(seconds: number): string {
   if (seconds < 60) return `${Math.round(seconds)} s`;
@@ -49,7 +62,7 @@ export function progressText(label: string, event: ProgressEvent, elapsedMs: num
  * A progress line for `label` on `stream`; `enabled` false (quiet, JSON, or not a terminal) gives
  * a listener that draws nothing. `now` is the clock (tests pass their own).
  */
-export function progressLine(label: string, stream: ProgressTarget, enabled: boolean, now: () => number = () => performance.now()): ProgressLine {
+export function progressLine(label: string, stream: ProgressTarget, enabled: boolean, now: () => number = () => performance.now(), showAfterMs = progressDelay()): ProgressLine {
   if (!enabled || !stream.isTTY) return { listener: () => undefined, end: () => undefined };
   const started = now();
   let lastDrawn = -Infinity;
@@ -59,7 +72,7 @@ export function progressLine(label: string, stream: ProgressTarget, enabled: boo
   let ticker: ReturnType<typeof setInterval> | undefined;
   const draw = (force: boolean): void => {
     const t = now();
-    if (!latest || t - started < SHOW_AFTER_MS || (!force && t - lastDrawn < REDRAW_EVERY_MS)) return;
+    if (!latest || t - started < showAfterMs || (!force && t - lastDrawn < REDRAW_EVERY_MS)) return;
     lastDrawn = t;
     drawn = true;
     // A pseudo-terminal may report 0 columns: then assume the usual 80.

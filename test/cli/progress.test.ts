@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { progressLine, progressText, rewritePhaseProgress } from '../../src/cli/progress.js';
+import { progressDelay, progressLine, progressText, rewritePhaseProgress } from '../../src/cli/progress.js';
 import { phase, setPhaseListener } from '../../src/onnx/phases.js';
 import { fixturesDir, repoRoot } from '../support/corpus.js';
 
@@ -92,6 +92,23 @@ describe('rewritePhaseProgress', () => {
   });
 });
 
+describe('the delay before the line appears', () => {
+  it('is a second, or AMP_REWRITE_PROGRESS_AFTER_MS; anything else there is a typed error naming it', () => {
+    expect(progressDelay({})).toBe(1000);
+    expect(progressDelay({ AMP_REWRITE_PROGRESS_AFTER_MS: '0' })).toBe(0);
+    expect(progressDelay({ AMP_REWRITE_PROGRESS_AFTER_MS: '250' })).toBe(250);
+    for (const bad of ['-1', '1.5', 'soon', '3600001', '99999999']) {
+      expect(() => progressDelay({ AMP_REWRITE_PROGRESS_AFTER_MS: bad })).toThrow(expect.objectContaining({ code: 'BAD_OPTION', message: expect.stringContaining('AMP_REWRITE_PROGRESS_AFTER_MS') }));
+    }
+    // A line set to appear at once draws on the first event.
+    const writes: string[] = [];
+    const line = progressLine('tune', { isTTY: true, columns: 80, write: (t: string) => writes.push(t) }, true, () => 0, 0);
+    line.listener({ phase: 'try', done: 1, total: 4 });
+    line.end();
+    expect(writes[0]).toMatch(/^\r\x1b\[2Ktune: try 1\/4 /);
+  });
+});
+
 describe('progress from the built command', () => {
   const bin = path.join(repoRoot, 'dist/cli/main.js');
   const model = path.join(fixturesDir, 'transformer-block', 'model.onnx');
@@ -108,9 +125,11 @@ describe('progress from the built command', () => {
 
   it.skipIf(!hasScript)('draws on a terminal, and keeps --json output pure JSON on one', () => {
     // script(1) runs the command on a pseudo-terminal: stdout and stderr both reach it.
-    const onTerminal = (args: string[]) => spawnSync('script', ['-qec', [process.execPath, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { encoding: 'utf8', cwd: work });
-    // 400 timed runs of each variant, each in its own process: seconds, long enough for the line to appear.
-    const plain = onTerminal(bench([], 400));
+    // The line from the first event on (AMP_REWRITE_PROGRESS_AFTER_MS=0): waiting for the usual second
+    // made the test depend on how fast the machine runs the bench (Node 26 ran 400 runs in under one).
+    const env = { ...process.env, AMP_REWRITE_PROGRESS_AFTER_MS: '0' };
+    const onTerminal = (args: string[]) => spawnSync('script', ['-qec', [process.execPath, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { encoding: 'utf8', cwd: work, env });
+    const plain = onTerminal(bench([], 20));
     expect(plain.status).toBe(0);
     expect(plain.stdout).toMatch(/\r\x1b\[2Kbench: timing (fp32|amp) \d\/2 /);
     expect(plain.stdout).toContain('speed-up of amp');
