@@ -11,7 +11,7 @@ import { AmpError, isAmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { printable } from '../onnx/printable.js';
 import type { OutputComparison } from './compare.js';
-import { compareRuns, KERNEL_MISSING, runOnce, runUnder, type SingleRun as ModelRun } from './compare-models.js';
+import { compareRuns, judgedDespiteRefusal, refusalNotice, runOnce, runUnder, type SingleRun as ModelRun } from './compare-models.js';
 import { checkExpectedAgainstDeclared, checkExpectedFits, nonTensorKind, type ExpectedLayout, type ExpectedOutputs } from './golden-outputs.js';
 import { inputsFromFiles, requiredInputs, type Feeds } from './inputs.js';
 import { defaultNumerics, modelForNumerics, type Numerics } from './numerics.js';
@@ -105,8 +105,9 @@ export async function compareWithExpectedOutputs(model: onnx.IModelProto, expect
   });
   const emulates = modelForNumerics(model, numerics) !== model;
   // Only a kernel the provider lacks, under emulation, leaves something to judge (as compare does).
-  if (refused !== null && !(emulates && numerics === 'emulate' && KERNEL_MISSING.test(refused))) return judged([], refused);
-  if (refused !== null) notices.push(`the model does not run as it is on ${provider} (${refused}); under emulated numerics it is judged as a provider with those kernels would run it`);
+  // Without low-precision values emulation is the model itself, which did not run: still refused.
+  if (refused !== null && !(emulates && judgedDespiteRefusal(refused, numerics))) return judged([], refused);
+  if (refused !== null) notices.push(refusalNotice('the model', provider, refused));
   const run = asIs && !emulates ? asIs : await runUnder(model, numerics, feeds, [provider], 'candidate');
   const outputNames = (model.graph?.output ?? []).map((o) => o.name ?? '');
   for (const name of outputNames) {

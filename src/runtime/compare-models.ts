@@ -85,8 +85,16 @@ export interface PairOptions {
 }
 
 /** ONNX Runtime found the model valid but this provider lacks a kernel for some node. */
-/** ONNX Runtime's refusal of a node it has no kernel for on the provider (bfloat16 on cpu): under emulation the model is still judged. */
-export const KERNEL_MISSING = /Could not find an implementation for/;
+const KERNEL_MISSING = /Could not find an implementation for/;
+
+/**
+ * Whether a model ONNX Runtime refused as it is is judged all the same: only when the refusal is a
+ * kernel the provider lacks (bfloat16 on cpu) and the numerics are emulated; then `refusalNotice` says so.
+ */
+export const judgedDespiteRefusal = (refused: string, numerics: Numerics): boolean => numerics === 'emulate' && KERNEL_MISSING.test(refused);
+
+export const refusalNotice = (what: string, provider: Provider, refused: string): string =>
+  `${what} does not run as it is on ${provider} (${refused}); under emulated numerics it is compared as a provider with those kernels would run it`;
 
 export async function compareModelPair(reference: ComparedModel, candidate: ComparedModel, options: PairOptions): Promise<ComparisonReport> {
   const notices = [...(options.notices ?? [])];
@@ -109,7 +117,7 @@ export async function compareModelPair(reference: ComparedModel, candidate: Comp
 
   const asIs = await candidateAsIs(candidate.source, candidateFeeds, provider);
   const refused = 'refused' in asIs ? asIs.refused : null;
-  if (refused !== null && !(numerics === 'emulate' && KERNEL_MISSING.test(refused))) return report([], refused);
+  if (refused !== null && !judgedDespiteRefusal(refused, numerics)) return report([], refused);
 
   let expected = native;
   let got = 'run' in asIs ? asIs.run : undefined;
@@ -119,7 +127,7 @@ export async function compareModelPair(reference: ComparedModel, candidate: Comp
   }
   // Without low-precision values emulation is the model itself, which did not run: still refused.
   if (!got) return report([], refused);
-  if (refused !== null) notices.push(`the candidate does not run as it is on ${provider} (${refused}); under emulated numerics it is compared as a provider with those kernels would run it`);
+  if (refused !== null) notices.push(refusalNotice('the candidate', provider, refused));
   return report(judgeRuns(expected, got, options.tolerance), null);
 }
 

@@ -28,6 +28,8 @@ const missing = chromiumMissing();
 if (missing) console.warn(`[browser] ${missing}: the HTML report's browser tests are skipped`);
 
 const artifacts = path.join(repoRoot, 'test-artifacts');
+/** An npm package's model (scripts/fetch-npm-models.mjs, which .ci/run runs; skipped without it). */
+const ppOcrRecognizer = path.join(path.resolve(process.env.AMP_NPM_MODELS ?? path.join(repoRoot, '.npm-models')), '@gutenye+ocr-models', 'assets', 'ch_PP-OCRv4_rec_infer.onnx');
 const work = mkdtempSync(path.join(tmpdir(), 'amp-browser-'));
 const colorOf = new Map(DECISION_CATEGORIES.flatMap((c) => c.rules.map((rule) => [rule, c.color] as const)));
 
@@ -69,6 +71,17 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     await page.waitForSelector('body[data-ready="1"]');
     return page;
   }
+
+  /** Whether the window's first node (in file order) lies inside the graph's frame: the first screen is never an empty stretch. */
+  const firstNodeInFrame = (page: Page) =>
+    page.evaluate(() => {
+      const groups = Array.from(document.querySelectorAll('g.node'));
+      const first = groups.sort((a, b) => Number(a.getAttribute('data-index')) - Number(b.getAttribute('data-index')))[0];
+      if (!first) return false;
+      const box = first.getBoundingClientRect();
+      const frame = document.getElementById('graph')!.getBoundingClientRect();
+      return box.right > frame.left && box.left < frame.right && box.bottom > frame.top && box.top < frame.bottom;
+    });
 
   /** name -> fill of every node drawn. */
   const drawnColors = (page: Page) =>
@@ -372,6 +385,16 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     await page.locator('#overview').click({ position: { x: ((last % columns) * cell + cell / 2) * scaleX, y: (Math.floor(last / columns) * cell + cell / 2) * scaleY } });
     const lastWindow = Math.floor(last / 8);
     expect(await page.getAttribute('#overview', 'data-window')).toBe(String(lastWindow));
+    // Unticking a decision greys its nodes in the overview too.
+    const softmaxAt = audit.nodes.filter((n) => n.rule !== 'constant-source' && n.scope === audit.nodes[0]!.scope).findIndex((n) => n.node === 'l0/softmax');
+    const cellColor = () =>
+      page.evaluate(
+        ([at, size, cols]) => Array.from((document.getElementById('overview') as HTMLCanvasElement).getContext('2d')!.getImageData((at! % cols!) * size! + 1, Math.floor(at! / cols!) * size! + 1, 1, 1).data.slice(0, 3)),
+        [softmaxAt, cell, columns],
+      );
+    expect(await cellColor()).not.toEqual([229, 229, 229]);
+    await page.uncheck('#legend input[data-category="deny"]');
+    expect(await cellColor()).toEqual([229, 229, 229]);
     expect(await page.textContent('#window-info')).toMatch(new RegExp(`^nodes ${lastWindow * 8 + 1}–${shown} of ${shown} in this scope`));
     expect(errors).toEqual([]);
     await page.close();
@@ -386,6 +409,7 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     writeFileSync(file, renderAuditHtml(report, { title: `transformer ${layers} layers`, model: transformer }));
     const page = await open(file);
     expect(await page.locator('g.node').count()).toBe(150);
+    expect(await firstNodeInFrame(page)).toBe(true);
     // A node's details: its attributes and the shapes of what it reads and writes.
     await page.locator('g.node[data-name="l0/softmax"]').dispatchEvent('click');
     expect(await page.$$eval('#detail-attributes tr', (rows) => rows.map((r) => r.textContent))).toContain('axis-1');
@@ -447,7 +471,22 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     const page = await open(file);
     expect(await page.locator('g.node').count()).toBe(150);
     expect(await page.locator('g.node[data-name="conv0"]').count()).toBe(1);
+    expect(await firstNodeInFrame(page)).toBe(true);
     expect(await page.textContent('#window-info')).toBe(`nodes 1–150 of ${2 * convs} in this scope (and ${2 * convs} weight producers, shown with "show weights")`);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it.skipIf(!existsSync(ppOcrRecognizer))('opens a wide window of a real model on its first node (PP-OCRv4 recognizer, paddle2onnx)', async () => {
+    // Laid out, its first window is about 4,000 px wide at a legible scale; centred, the first
+    // screen showed an empty stretch between the branches.
+    const html = path.join(work, 'ppocr-rec.html');
+    const result = spawnSync(process.execPath, [path.join(repoRoot, 'dist/cli/main.js'), ppOcrRecognizer, '--dry-run', '-q', '--report', html], { encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    const page = await open(html);
+    expect(await page.locator('g.node').count()).toBe(150);
+    expect(await firstNodeInFrame(page)).toBe(true);
+    await page.screenshot({ path: path.join(artifacts, 'ppocr-rec-first-screen.png') });
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -460,6 +499,7 @@ describe.skipIf(missing !== undefined)('the HTML report in headless Chromium', (
     // 836 of its 1,746 nodes produce weights: windows are cut from the rest, so the first draws a full window.
     expect(await page.locator('g.node').count()).toBe(150);
     expect(await page.textContent('#window-info')).toMatch(/^nodes 1–150 of \d+ in this scope \(and \d+ weight producers, shown with "show weights"\)$/);
+    expect(await firstNodeInFrame(page)).toBe(true);
     await page.screenshot({ path: path.join(artifacts, 'densenet-first-screen.png') });
     expect(errors).toEqual([]);
     await page.close();

@@ -204,6 +204,7 @@ export function unpackPageData(packed: PackedPageData): PageData {
   const s = packed.strings;
   const str = (i: number): string => s[i]!;
   const strOrNull = (i: number): string | null => (i < 0 ? null : s[i]!);
+  // SOURCES again: this function runs from its own source text in the page and can read nothing outside it.
   const SOURCE_NAMES = ['node', 'input', 'weight', 'outer'] as const;
   const n = packed.nodes;
   const e = packed.edges;

@@ -166,24 +166,27 @@ export function reportPage(data: PageData, dagre: any): void {
   scopeSelect.addEventListener('change', () => openScope(scopeSelect.value));
 
   // ---- legend and filters ----
+  /** A filter checkbox with its swatch: unticked, the nodes it stands for are dimmed (and left out of search hits by decision). */
+  const filterItem = (title: string, attributes: Record<string, string>, color: string, text: string, hidden: Set<number>, index: number): HTMLElement => {
+    const item = el('label', { class: 'legend-item', title, ...attributes });
+    const box = el('input', { type: 'checkbox', ...attributes });
+    box.checked = true;
+    box.addEventListener('change', () => {
+      if (box.checked) hidden.delete(index);
+      else hidden.add(index);
+      applyFilter();
+      runSearch();
+      drawOverview();
+    });
+    const swatch = el('span', { class: 'swatch' });
+    swatch.style.background = color;
+    item.append(box, swatch, el('span', {}, text));
+    return item;
+  };
   const counts = categories.map(() => 0);
   for (const c of categoryIndex) counts[c]!++;
   const legend = $('legend');
-  categories.forEach((c, i) => {
-    const item = el('label', { class: 'legend-item', title: c.meaning, 'data-category': c.id });
-    const box = el('input', { type: 'checkbox', 'data-category': c.id });
-    box.checked = true;
-    box.addEventListener('change', () => {
-      if (box.checked) state.hidden.delete(i);
-      else state.hidden.add(i);
-      applyFilter();
-      runSearch();
-    });
-    const swatch = el('span', { class: 'swatch' });
-    swatch.style.background = c.color;
-    item.append(box, swatch, el('span', {}, `${c.label} (${counts[i]})`));
-    legend.append(item);
-  });
+  categories.forEach((c, i) => legend.append(filterItem(c.meaning, { 'data-category': c.id }, c.color, `${c.label} (${counts[i]})`, state.hidden, i)));
   const beforeBox = $('show-before') as HTMLInputElement;
   beforeBox.addEventListener('change', () => {
     state.showBefore = beforeBox.checked;
@@ -201,21 +204,9 @@ export function reportPage(data: PageData, dagre: any): void {
     box.append(el('span', {}, 'training:'));
     const regionCounts = data.regions.names.map(() => 0);
     for (const r of data.regions.of) if (r >= 0) regionCounts[r]!++;
-    data.regions.names.forEach((name, r) => {
-      const item = el('label', { class: 'legend-item', title: `nodes of the ${name} region (from the training contract the rewrite detected)` });
-      const check = el('input', { type: 'checkbox', 'data-region': name });
-      check.checked = true;
-      check.addEventListener('change', () => {
-        if (check.checked) state.hiddenRegions.delete(r);
-        else state.hiddenRegions.add(r);
-        applyFilter();
-        drawOverview();
-      });
-      const swatch = el('span', { class: 'swatch' });
-      swatch.style.background = regionColor(r);
-      item.append(check, swatch, el('span', {}, `${name} (${regionCounts[r]})`));
-      box.append(item);
-    });
+    data.regions.names.forEach((name, r) =>
+      box.append(filterItem(`nodes of the ${name} region (from the training contract the rewrite detected)`, { 'data-region': name }, regionColor(r), `${name} (${regionCounts[r]})`, state.hiddenRegions, r)),
+    );
   }
   const isDimmed = (i: number): boolean => state.hidden.has(categoryIndex[i]!) || state.hiddenRegions.has(regionOf(i));
 
@@ -415,12 +406,22 @@ export function reportPage(data: PageData, dagre: any): void {
   /** The first view of a window never shrinks boxes below this: a wide window pans instead. */
   const LEGIBLE_ZOOM = 0.45;
   const clampZoom = (k: number): number => Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, k));
-  /** Fits the window's width (or, with `whole`, all of it) into the frame; a tall or very wide graph pans. */
+  /**
+   * Fits the window's width (or, with `whole`, all of it) into the frame; a tall or very wide graph
+   * pans. A window wider than the frame at a legible scale opens on its first node (in file order),
+   * not on its middle: centred, a wide window of a real model (PP-OCRv4's recognizer) opened on an
+   * empty stretch between its branches.
+   */
   function fit(whole: boolean): void {
     const frame = svg.getBoundingClientRect();
     const wanted = Math.min(1, frame.width / Math.max(1, layoutSize.width), whole ? frame.height / Math.max(1, layoutSize.height) : 1);
     const k = clampZoom(whole ? wanted : Math.max(LEGIBLE_ZOOM, wanted));
-    state.view = { x: (frame.width - layoutSize.width * k) / 2, y: 4, k };
+    let x = (frame.width - layoutSize.width * k) / 2;
+    let y = 4;
+    const first = whole || !positions.size ? undefined : positions.get(Math.min(...positions.keys()));
+    if (first && layoutSize.width * k > frame.width) x = Math.min(0, Math.max(frame.width - layoutSize.width * k, frame.width / 2 - first.x * k));
+    if (first && first.y * k + y > frame.height - 60) y = frame.height / 3 - first.y * k;
+    state.view = { x, y, k };
     applyView();
   }
   $('fit').addEventListener('click', () => fit(true));

@@ -1,0 +1,23 @@
+/**
+ * Tables in rules/ keyed by op (`{"ops": [{"op", "domain"?, …}]}`): read once, on first use, and
+ * looked up by the node's domain and op type.
+ */
+import { readFileSync } from 'node:fs';
+import { normalizeDomain } from '../../onnx/opsets.js';
+
+interface OpEntry {
+  op: string;
+  domain?: string;
+}
+
+/** A lookup into rules/`file`: each entry's `value`, by domain and op; undefined for an op it does not list. */
+export function opRuleTable<E extends OpEntry, V>(file: string, value: (entry: E) => V): (domain: string | null | undefined, op: string | null | undefined) => V | undefined {
+  let table: Map<string, V> | undefined;
+  return (domain, op) => {
+    if (!table) {
+      const { ops } = JSON.parse(readFileSync(new URL(`../../../rules/${file}`, import.meta.url), 'utf8')) as { ops: E[] };
+      table = new Map(ops.map((entry) => [`${normalizeDomain(entry.domain)}:${entry.op}`, value(entry)]));
+    }
+    return table.get(`${normalizeDomain(domain)}:${op ?? ''}`);
+  };
+}
