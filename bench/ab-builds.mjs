@@ -7,7 +7,7 @@
 // Each checkout must be built (`npm run build`: dist/cli/main.js). The default models are the transformer graphs
 // phase-breakdown.mjs builds; pass your own with --models.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -35,6 +35,10 @@ const builds = { before: path.resolve(args.before), after: path.resolve(args.aft
 const models = args.models.split(',').map((file) => path.resolve(file));
 const FIELDS = { wall: 'totalMs', cpu: 'cpuMs', pass: 'passMs', rss: 'peakRssBytes', startup: 'startupMs' };
 
+// The rewrite alone is timed: builds that verify by default are run with --no-verify (older builds lack the flag).
+const staticRewrite = Object.fromEntries(
+  Object.entries(builds).map(([label, dir]) => [label, existsSync(path.join(dir, 'dist/runtime/verify-worker.js')) ? ['--no-verify'] : []]),
+);
 const work = mkdtempSync(path.join(tmpdir(), 'amp-ab-'));
 try {
   const samples = new Map();
@@ -46,7 +50,7 @@ try {
       for (const label of order) {
         const profile = path.join(work, `${label}.json`);
         const output = path.join(work, `${label}.onnx`);
-        const result = spawnSync(process.execPath, [path.join(builds[label], 'dist/cli/main.js'), model, '-o', output, ...(args.printed ? [] : ['-q'])], {
+        const result = spawnSync(process.execPath, [path.join(builds[label], 'dist/cli/main.js'), model, '-o', output, ...staticRewrite[label], ...(args.printed ? [] : ['-q'])], {
           env: { ...process.env, AMP_REWRITE_PROFILE: profile },
         });
         if (result.status !== 0) throw new Error(`${label} build failed on ${model}: ${result.stderr.toString().trim()}`);

@@ -33,6 +33,8 @@ export { printable } from './onnx/printable.js';
 export { emulateNumerics, EMULATION_SCOPE, type EmulationReport, type EmulationResult } from './passes/emulate-numerics.js';
 // calibrate, tune and the training loop through functions whose declarations name no ONNX Runtime
 // type (runtime/calibration.ts, tune.ts and trainer.ts, which take ONNX Runtime tensors, stay internal).
+export { rewriteAndVerify, type VerifyOptions, type VerifiedRewrite, type Verification } from './api/verify.js';
+export type { VerifiedSummary } from './report/summary.js';
 export { calibrate, DEFAULT_HEADROOM, type CalibrateOptions, type Calibration, type CalibrationPin } from './api/calibrate.js';
 export type { BatchOptions } from './api/batches.js';
 export { tuneModel, METRICS, type TuneModelOptions, type TunedModel } from './api/tune.js';

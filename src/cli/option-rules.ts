@@ -80,6 +80,13 @@ const CALIBRATION_OPTION = (option: string): Condition => ({
   applies: calibrating,
   why: `${option} is a --calibrate option, and this rewrite does not calibrate (add --calibrate, or drop ${option})`,
 });
+/** The verification (on unless --no-verify) and --calibrate run the model: their options apply to either. */
+const running = (args: Args): boolean => args.calibrate === true || args.verify !== false;
+const RUN_OPTION = (option: string): Condition => ({
+  commands: ['rewrite'],
+  applies: running,
+  why: `${option} shapes the runs of the verification and --calibrate, and this rewrite runs neither (--no-verify without --calibrate): drop ${option}, or the --no-verify`,
+});
 const RANDOM_INPUT_OPTION = (option: string, commands: readonly string[]): Condition => ({
   commands,
   applies: randomInputs,
@@ -87,11 +94,11 @@ const RANDOM_INPUT_OPTION = (option: string, commands: readonly string[]): Condi
 });
 
 export const CONDITIONS: Readonly<Record<string, readonly Condition[]>> = {
-  inputs: [CALIBRATION_OPTION('--inputs')],
-  headroom: [CALIBRATION_OPTION('--headroom')],
-  numerics: [CALIBRATION_OPTION('--numerics')],
-  'input-scale': [CALIBRATION_OPTION('--input-scale'), RANDOM_INPUT_OPTION('--input-scale', ['rewrite', 'tune'])],
-  'input-distribution': [CALIBRATION_OPTION('--input-distribution'), RANDOM_INPUT_OPTION('--input-distribution', ['rewrite', 'tune'])],
+  inputs: [RUN_OPTION('--inputs')],
+  headroom: [RUN_OPTION('--headroom')],
+  numerics: [RUN_OPTION('--numerics')],
+  'input-scale': [RUN_OPTION('--input-scale'), RANDOM_INPUT_OPTION('--input-scale', ['rewrite', 'tune'])],
+  'input-distribution': [RUN_OPTION('--input-distribution'), RANDOM_INPUT_OPTION('--input-distribution', ['rewrite', 'tune'])],
   'calibration-batches': [CALIBRATION_OPTION('--calibration-batches'), RANDOM_INPUT_OPTION('--calibration-batches', ['rewrite', 'tune'])],
   'dim-default': [RANDOM_INPUT_OPTION('--dim-default', ['run', 'compare', 'bench'])],
   seed: [RANDOM_INPUT_OPTION('--seed', ['run', 'compare', 'bench'])],

@@ -22,6 +22,7 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     'input-distribution': 'inspect does not run the model',
     'calibration-batches': 'inspect does not run the model',
     numerics: 'inspect does not run the model',
+    verify: 'inspect does not run the model',
   },
   tune: {
     'dry-run': 'tune always writes its result (the model only when it passes the tolerance)',
@@ -41,6 +42,7 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     'min-scale': 'tune rewrites inference graphs (training options belong to the default command)',
     'max-scale': 'tune rewrites inference graphs (training options belong to the default command)',
     'io-types': 'tune keeps the graph\'s input and output types (rewrite its result with --io-types)',
+    verify: 'tune runs every attempt against the float32 model already, under its own tolerance',
   },
   bench: {
     output: 'bench writes no model (--out writes its results)',
@@ -54,6 +56,7 @@ export const NOT_APPLICABLE: Readonly<Record<string, Readonly<Record<string, str
     'calibration-batches': 'bench does not calibrate (a --calibrate option)',
     numerics: 'bench does not calibrate (a --calibrate option)',
     'io-types': 'bench times the model as the rewrite leaves its inputs and outputs (rewrite with --io-types, then compare)',
+    verify: 'bench checks the rewrite against the float32 model already (its accuracy check)',
   },
 };
 

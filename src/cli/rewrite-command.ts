@@ -13,9 +13,12 @@ import { loadModelFile, saveModel, type SaveOptions, type SaveResult } from '../
 import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
 import { reportWarnings, unappliedForceFp16, unknownOpTypes, unmatchedPatterns } from './warnings.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
-import { renderTrainingSummary, rewriteModel, type RewriteOptions, type RewriteReport } from '../passes/pipeline.js';
+import { renderTrainingSummary, rewritesAsTraining, rewriteModel, type RewriteOptions, type RewriteReport } from '../passes/pipeline.js';
 import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
-import { renderSummary } from '../report/summary.js';
+import { renderSummary, type VerifiedSummary } from '../report/summary.js';
+import { renderVerification } from '../report/verification.js';
+import type { VerifiedFigures, VerifyJob } from '../runtime/verify-process.js';
+import { DEFAULT_TOLERANCE } from '../runtime/compare.js';
 import { renderLists } from './render-lists.js';
 import { TARGETS, type Target } from '../passes/amp/target-policy.js';
 import type { onnx } from '../onnx/generated/onnx.js';
@@ -48,6 +51,7 @@ export interface RewriteArgs {
   externalData: string;
   state: 'initializers' | 'inputs';
   calibrate: boolean;
+  verify: boolean;
   training: 'auto' | 'on' | 'off';
   loss?: string;
   lossGrad?: string;
@@ -116,6 +120,12 @@ export const REWRITE_OPTIONS: ReadonlyArray<readonly [name: string, spec: Option
     default: 'any',
     describe: "the provider that will run the model (rules/kernels.json): cuda runs LayerNorm/Softmax in the low type mid-model (their kernels accumulate in fp32); cpu warns where ORT's CPU provider has no fast fp16/bf16 kernel",
   }],
+  ['verify', { group: MAIN_GROUP,
+    type: 'boolean',
+    default: true,
+    describe:
+      'run the float32 model and the rewrite on the same inputs (--inputs, else seeded random ones) under GPU-faithful numerics, keep float32 the nodes whose values leave float16\'s range, and on a FAIL that remains exit 1 without writing the model (needs onnxruntime-node; --no-verify: the static rewrite alone)',
+  }],
   ['dry-run', { group: MAIN_GROUP, type: 'boolean', default: false, describe: 'print the summary, write no model' }],
   ['quiet', { group: MAIN_GROUP, alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' }],
   ['json', { group: MAIN_GROUP, type: 'boolean', default: false, describe: 'print the summary as JSON instead of text' }],
@@ -129,14 +139,14 @@ export const REWRITE_OPTIONS: ReadonlyArray<readonly [name: string, spec: Option
     type: 'string',
     array: true,
     default: [],
-    describe: 'input tensors for --calibrate: name=file or files in input order (.pb, .npy, .json), or a folder (one batch) of them, or a folder of batch folders',
+    describe: 'input tensors for the verification and --calibrate: name=file or files in input order (.pb, .npy, .json), or a folder (one batch) of them, or a folder of batch folders',
   }],
   ['dim', { group: CALIBRATION_GROUP, type: 'string', array: true, default: [], describe: 'size of a symbolic dimension, for random inputs and for the static shapes of the FLOPs share and Tensor Core lint: name=value (repeatable)' }],
-  ['headroom', { group: CALIBRATION_GROUP, type: 'number', default: 2, describe: '--calibrate pins values at or above 65504 / headroom (default 2: above half of float16\'s max)' }],
-  ['input-scale', { group: CALIBRATION_GROUP, type: 'number', default: 1, describe: 'random calibration floats: uniform in [-scale, scale), or the standard deviation with --input-distribution normal' }],
+  ['headroom', { group: CALIBRATION_GROUP, type: 'number', default: 2, describe: 'the verification and --calibrate pin values at or above 65504 / headroom (default 2: above half of float16\'s max)' }],
+  ['input-scale', { group: CALIBRATION_GROUP, type: 'number', default: 1, describe: 'random floats (verification and calibration): uniform in [-scale, scale), or the standard deviation with --input-distribution normal' }],
   ['input-distribution', { group: CALIBRATION_GROUP, choices: ['uniform', 'normal'], default: 'uniform', describe: 'distribution of random calibration floats' }],
   ['calibration-batches', { group: CALIBRATION_GROUP, type: 'number', default: 2, describe: 'random calibration batches (different seeds)' }],
-  ['numerics', { group: CALIBRATION_GROUP, choices: ['emulate', 'native'], describe: '--calibrate: also run the emulated float16 rewrite to find where overflows start (emulate, the default) or not (native)' }],
+  ['numerics', { group: CALIBRATION_GROUP, choices: ['emulate', 'native'], describe: 'numerics of the verification and of --calibrate\'s overflow search: emulate (a GPU\'s float16/bfloat16 rounding, computed on the CPU; the default) or native (as the provider computes)' }],
   ['external-data', { group: FILES_GROUP,
     type: 'string',
     default: 'keep',
@@ -322,6 +332,7 @@ export function parseDims(specs: readonly string[]): Map<string, number> {
 // What only some rewrites use is loaded when one does: a plain rewrite's start-up does not pay for it.
 const stateSidecar = () => import('../passes/training/state-sidecar.js');
 type StateSidecarModule = Awaited<ReturnType<typeof stateSidecar>>;
+const verifyProcess = () => import('../runtime/verify-process.js');
 const reportRenderers = () => Promise.all([import('../report/audit.js'), import('../report/html/render-html.js')]);
 
 /** The calibration runs, on ONNX Runtime (loaded only here, as are the calibration modules). */
@@ -338,6 +349,43 @@ async function calibrateFromArgs(model: onnx.ModelProto, args: RewriteArgs, ampO
   return withProgress('calibrate', args.quiet || args.json, (onProgress) =>
     calibrate(ort, model, batches, { numerics: parseNumerics(args.numerics) ?? 'emulate', headroom: args.headroom, ampOptions, onProgress }),
   );
+}
+
+/**
+ * The verification of the rewrite (runtime/verify.ts, in a worker process: ONNX Runtime is never
+ * loaded here), or why there is none; undefined with --no-verify.
+ */
+async function verifyFromArgs(model: onnx.ModelProto, args: RewriteArgs, options: RewriteOptions, files: { bytes: Uint8Array; externalFiles: string[] }): Promise<VerifiedFigures | undefined> {
+  if (!args.verify) return undefined;
+  const worker = await verifyProcess();
+  const notVerified = (reason: string): VerifiedFigures => ({ verification: { status: 'not-verified', reason }, ranges: new Map(), limit: Infinity });
+  if (rewritesAsTraining(model, options)) return notVerified('a training graph; amp-rewrite train --compare fp32,amp runs its steps against float32');
+  if (!worker.runtimeInstalled()) return notVerified(worker.NOT_INSTALLED);
+  if (!(args.headroom >= 1)) throw new AmpError('BAD_OPTION', `--headroom ${args.headroom}: must be 1 or more`);
+  if (!(args.inputScale > 0)) throw new AmpError('BAD_OPTION', `--input-scale ${args.inputScale}: expected a positive number`);
+  const tooLarge = worker.tooLargeToVerify(files.externalFiles.length ? worker.modelFileBytes(args.model, files.externalFiles) : files.bytes.length);
+  if (tooLarge) return notVerified(tooLarge);
+  const { training: _training, contract: _contract, lossScale: _lossScale, check: _check, ...ampOptions } = options;
+  const numerics = args.numerics === 'emulate' || args.numerics === 'native' ? args.numerics : undefined;
+  const job: VerifyJob = {
+    // A model with external data is read by the worker from its file; any other is sent as the bytes read here.
+    ...(files.externalFiles.length ? { modelPath: args.model } : {}),
+    allowNewerIr: args.allowNewerIr,
+    allowExternalOutside: args.allowExternalOutside ?? false,
+    amp: worker.serialAmpOptions(ampOptions),
+    inputs: args.inputs ?? [],
+    dims: [...parseDims(args.dim ?? [])],
+    seed: 0,
+    scale: args.inputScale,
+    distribution: args.inputDistribution,
+    headroom: args.headroom,
+    // Under --target cuda the CUDA provider runs both models natively where it starts.
+    providers: args.target === 'cuda' ? ['cuda', 'cpu'] : ['cpu'],
+    ...(numerics ? { numerics } : {}),
+    tolerance: { ...DEFAULT_TOLERANCE },
+    maxRounds: worker.MAX_VERIFY_ROUNDS,
+  };
+  return withProgress('verify', args.quiet || args.json, () => worker.verifyInWorker(job, files.externalFiles.length ? undefined : files.bytes));
 }
 
 /**
@@ -399,6 +447,13 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
     const calibration = await calibrateFromArgs(model, args, options, notices);
     Object.assign(options, { activationRanges: calibration.ranges, activationLimit: calibration.limit, flushedShares: calibration.flushedShares });
   }
+  // The verification runs before the rewrite: the rewrite is then made with the pins it found,
+  // the very model it judged (the pass is deterministic).
+  const verified = await verifyFromArgs(model, args, options, { bytes, externalFiles: inputs.filter((i) => i.role.startsWith('the external data')).map((i) => i.path) });
+  if (verified && verified.verification.status !== 'not-verified' && verified.ranges.size) {
+    Object.assign(options, { activationRanges: verified.ranges, activationLimit: verified.limit });
+  }
+  const failed = verified?.verification.status === 'fail';
   // The loaded model is not used after the rewrite: the pass edits it in place, no copy. If the
   // output fails validation, the input's own check runs on a fresh decode of its bytes. The
   // per-node audit is gathered only when something reads it (auditRead): a big graph's wiring,
@@ -418,6 +473,7 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
   // A repaired model is written repaired, never as the input's bytes.
   const modified = rewrite.modified || repairs.length > 0;
   if (repairs.length) rewrite.report.amp.summary.repairs = [...repairs, ...(rewrite.report.amp.summary.repairs ?? [])];
+  if (verified) (rewrite.report.amp.summary as VerifiedSummary).verification = { ...verified.verification, ...(failed && writesModel ? { modelWritten: false } : {}) };
   reportWarnings(patternWarnings(args, rewrite.report.amp), Boolean(args.strict));
   // Without --report only the summary (and with --verbose the op lists) is printed: taken now, the
   // report is let go before the save, and with it the graph model, the element types and the
@@ -443,7 +499,8 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
       }
       report = undefined;
     }
-    if (writesModel) {
+    // A rewrite that failed its verification is not written: a pipeline that ignores the exit code ships nothing broken.
+    if (writesModel && !failed) {
       const saved = phase('saveMs', () =>
         saveRewritten(rewritten, args, {
           ...saveOptions(args.externalData),
@@ -476,8 +533,11 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
       if (ortTraining) print(ortTraining.line);
       if (lists) print(renderLists(lists));
     }
+  } else if (failed) {
+    // Quiet, a failure still says why it exits 1.
+    writeStderr(`amp-rewrite: ${renderVerification(verified.verification, printed.summary.mode)}`);
   }
-  return 0;
+  return failed ? 1 : 0;
 }
 
 /** What a rewrite prints of its report: the summary, the op lists under --verbose, the training part. */

@@ -65,7 +65,7 @@ function rewriteRepaired(model: onnx.IModelProto, options: RewriteOptions): { mo
   };
   const training = options.training ?? 'auto';
   const contractGiven = Object.values(options.contract ?? {}).some((v) => v !== undefined);
-  const isTraining = training === 'on' || (training === 'auto' && (contractGiven || looksLikeTrainingGraph(model, options.contract?.stateSuffix)));
+  const isTraining = rewritesAsTraining(model, options);
   if (!isTraining) {
     // Loss scaling asked of a graph it is not applied to is an error, never a silent no-op: an ONNX
     // Runtime training graph says what our contract lacks there; any other graph is an inference graph.
@@ -93,6 +93,13 @@ function rewriteRepaired(model: onnx.IModelProto, options: RewriteOptions): { mo
   // scaled.model is the loss-scaling pass's own copy: the AMP pass may edit it in place.
   const result = rewrite(scaled.model, { ...options, weightInputs, inPlace: true });
   return { model: result.model, report: { amp: result.report, training: scaled.report }, modified: true };
+}
+
+/** Whether the rewrite treats `model` as a training graph (loss scaling, state as master weights). */
+export function rewritesAsTraining(model: onnx.IModelProto, options: Pick<RewriteOptions, 'training' | 'contract'>): boolean {
+  const training = options.training ?? 'auto';
+  const contractGiven = Object.values(options.contract ?? {}).some((v) => v !== undefined);
+  return training === 'on' || (training === 'auto' && (contractGiven || looksLikeTrainingGraph(model, options.contract?.stateSuffix)));
 }
 
 export function renderTrainingSummary(report: LossScalingReport): string {

@@ -6,10 +6,20 @@ import { printable } from '../onnx/printable.js';
 import { renderLayerCasts } from '../passes/amp/casts-per-layer.js';
 import type { AmpSummary } from '../passes/amp.js';
 import { renderTargetLines, renderTensorCoreLines } from './target-summary.js';
+import type { Verification } from '../runtime/result-types.js';
+import { renderVerification } from './verification.js';
 
 const percent = (part: number, whole: number): string => `${((100 * part) / whole).toFixed(1)}%`;
 
-export function renderSummary(summary: AmpSummary): string {
+/** The pass's summary, with the verdict of the rewrite's verification when one ran (the command line adds it). */
+export type VerifiedSummary = AmpSummary & { verification?: Verification };
+
+export function renderSummary(summary: VerifiedSummary): string {
+  const verdict = summary.verification ? renderVerification(summary.verification, summary.mode) : '';
+  return renderPassSummary(summary) + verdict;
+}
+
+function renderPassSummary(summary: AmpSummary): string {
   const low = summary.mode === 'mixed_bfloat16' ? 'BF16' : 'FP16';
   const lines = [
     `Automatic Mixed Precision pass summary (${summary.mode}):`,

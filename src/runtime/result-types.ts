@@ -79,3 +79,41 @@ export interface ComparisonReport {
   batches: number;
   outputs: OutputComparison[];
 }
+
+/**
+ * What the rewrite's verification found (runtime/verify.ts): the float32 model and the rewrite run
+ * on the same inputs, nodes whose values leave float16's range kept float32, and the verdict.
+ * 'not-verified' says why nothing could be run (no ONNX Runtime, a model too large, a reference
+ * ONNX Runtime cannot run); the rewrite is then what the static pass made.
+ */
+export interface Verification {
+  status: 'pass' | 'fail' | 'not-verified';
+  /** Why, when not verified (one sentence). */
+  reason?: string;
+  /** Where the inputs came from: 'files' (--inputs) or 'random' (seeded, from the input roles). */
+  inputs?: 'files' | 'random';
+  seed?: number;
+  batches?: number;
+  provider?: Provider;
+  numerics?: Numerics;
+  /** The onnxruntime-node release that ran it. */
+  runtime?: string;
+  /** Rewrite-and-run rounds: 1 when the first rewrite passed. */
+  rounds?: number;
+  /** float16's max divided by the headroom: the magnitude from which a value pins its nodes. */
+  limit?: number;
+  /**
+   * The values that keep the nodes reading or writing them float32, in the order found: those whose
+   * magnitude in the float32 run reached the limit (`reached`), then those that first overflowed in
+   * a round's run of the rewrite (`overflowedInRound`).
+   */
+  pinned?: Array<{ value: string; reached?: number; overflowedInRound?: number }>;
+  /** ONNX Runtime's refusal of the rewritten model as it is (then FAIL). */
+  candidateRefused?: string | null;
+  /** Each output's judgement over every batch (compare's rule and default tolerance). */
+  outputs?: OutputComparison[];
+  tolerance?: { atol: number; rtol: number; atolFloor: number };
+  notices?: string[];
+  /** false when the command line did not write a model that failed (the verdict says so). */
+  modelWritten?: boolean;
+}

@@ -54,9 +54,12 @@ describe('a repeated option', () => {
 
 describe('every option applies to the command as given, or is an error saying why', () => {
   it.each([
-    [[transformer, '--dry-run', '--inputs', 'nothere.pb'], '--inputs does not apply: --inputs is a --calibrate option, and this rewrite does not calibrate'],
-    [[transformer, '--dry-run', '--headroom', '4'], '--headroom does not apply: --headroom is a --calibrate option'],
-    [[transformer, '--dry-run', '--numerics', 'native'], '--numerics does not apply: --numerics is a --calibrate option'],
+    [[transformer, '--dry-run', '--no-verify', '--inputs', 'nothere.pb'], '--inputs does not apply: --inputs shapes the runs of the verification and --calibrate, and this rewrite runs neither'],
+    [[transformer, '--dry-run', '--no-verify', '--headroom', '4'], '--headroom does not apply: --headroom shapes the runs of the verification and --calibrate'],
+    [[transformer, '--dry-run', '--no-verify', '--numerics', 'native'], '--numerics does not apply: --numerics shapes the runs of the verification and --calibrate'],
+    [[transformer, '--dry-run', '--calibration-batches', '3'], '--calibration-batches does not apply: --calibration-batches is a --calibrate option'],
+    [['inspect', transformer, '--no-verify'], '--verify does not apply to inspect: inspect does not run the model'],
+    [['tune', transformer, '-o', 'x.onnx', '--verify'], '--verify does not apply to tune'],
     [[transformer, '--dry-run', '--calibrate', '--inputs', 'x.pb', '--input-scale', '2'], '--input-scale does not apply: --input-scale shapes the random inputs, and --inputs gives the inputs'],
     [['run', transformer, '--inputs', 'x.pb', '--seed', '3'], '--seed does not apply: --seed shapes the random inputs, and --inputs gives the inputs'],
     [['bench', transformer, '--max-batch', '64'], '--max-batch does not apply: --max-batch is a --batch-search option'],

@@ -132,6 +132,8 @@ console.log(report.summary.converted);`;
       console.warn(`[pack] not checking the missing-runtime error: ${lentRuntime} is visible to the consumer project`);
       return;
     }
+    // Without ONNX Runtime the rewrite is written, and says in one line that it was not verified.
+    expect(cli.stdout).toContain('\nNot verified: onnxruntime-node is not installed\n');
     const run = spawnSync(path.join(project, 'node_modules/.bin/amp-rewrite'), ['run', viaCli], { cwd: project, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/^amp-rewrite: error \[RUNTIME_UNAVAILABLE\]: .*ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node@1\.30\.0/);

@@ -163,7 +163,7 @@ describe.skipIf(!corpusAvailable)('run --save-outputs, then compare --expected (
 
   it('the model passes its own saved outputs; the rewrite fails them under emulation (NaN), passes natively on cpu', async () => {
     expect(cli(['run', squeezenet, '--save-outputs', golden, '-q']).status).toBe(0);
-    expect(cli([squeezenet, '-o', amp, '-q']).status).toBe(0);
+    expect(cli([squeezenet, '-o', amp, '-q', '--no-verify']).status).toBe(0);
     const self = JSON.parse(cli(['compare', squeezenet, '--expected', golden, '--json']).stdout);
     expect(self).toMatchObject({ pass: true, expected: { layout: 'saved-outputs', inputs: 'given', files: { softmaxout_1: path.join(golden, 'softmaxout_1.pb') } } });
     expect(self.outputs[0].maxAbsError).toBe(0);

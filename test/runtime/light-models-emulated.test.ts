@@ -17,16 +17,23 @@ const cli = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { en
 const light = (name: string) => path.join(corpusDir, 'light-models', `light_${name}.onnx`);
 
 describe.skipIf(!corpusAvailable)('light models under emulated numerics', () => {
-  it('SqueezeNet: native CPU passes, emulation finds the NaN; --calibrate and tune repair it', () => {
+  it('SqueezeNet: native CPU passes, emulation finds the NaN; the default verification, --calibrate and tune repair it', () => {
     const model = light('squeezenet');
     const amp = path.join(work, 'squeezenet.amp.onnx');
-    expect(cli([model, '-o', amp, '-q']).status).toBe(0);
+    expect(cli([model, '-o', amp, '-q', '--no-verify']).status).toBe(0);
     expect(cli(['compare', model, amp, '--numerics', 'native']).status).toBe(0);
     const emulated = cli(['compare', model, amp, '--json']);
     expect(emulated.status).toBe(1);
     const output = JSON.parse(emulated.stdout).outputs[0];
     expect(output.candidateNaN).toBe(output.elements);
     expect(output.maxAbsError).toBeNull();
+
+    // The plain rewrite verifies by default: it keeps the overflowing nodes float32 and passes.
+    const verified = path.join(work, 'squeezenet.verified.onnx');
+    const run = cli([model, '-o', verified]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\nVerified: PASS on 1 batch of random inputs \(seed 0\), emulated float16 numerics on cpu [^\n]*kept FP32 the nodes of \d+ values/);
+    expect(cli(['compare', model, verified]).status).toBe(0);
 
     const calibrated = path.join(work, 'squeezenet.cal.onnx');
     expect(cli([model, '-o', calibrated, '--calibrate', '-q']).status).toBe(0);

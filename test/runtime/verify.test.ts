@@ -1,0 +1,150 @@
+/**
+ * Verification by default: the plain rewrite runs the float32 model and its rewrite on the same
+ * inputs (in a worker process), keeps float32 the nodes whose values leave float16's range, and
+ * gives a verdict: PASS, FAIL (exit 1, no model written) or not verified (why). On a torch export
+ * of an SSD-style detector that turns all non-finite when cast blindly, on a model whose float16
+ * loss no overflow pin can repair, on a training graph, and with the worker dying inside ONNX Runtime.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildLongSoftmaxUnderflow } from '../../src/builder/recipes/fp16-failures.js';
+import { decodeModel } from '../../src/onnx/codec.js';
+import { loadModel, saveModel } from '../../src/onnx/model-io.js';
+import type { AmpReport } from '../../src/passes/amp.js';
+import { rewriteAndVerify } from '../../src/api/verify.js';
+import type { Verification } from '../../src/runtime/result-types.js';
+import { tooLargeToVerify, verifyInWorker, STAGE_PREFIX, type VerifyJob } from '../../src/runtime/verify-process.js';
+import { fixturesDir, repoRoot } from '../support/corpus.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'amp-verify-'));
+const bin = path.join(repoRoot, 'dist/cli/main.js');
+const cli = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+const ssd = path.join(repoRoot, 'test/models/ssd-overflow.onnx');
+const pinnedBy = (report: AmpReport) => report.nodes.filter((n) => n.rule === 'activation-out-of-range').map((n) => n.node).sort();
+const nodeTypes = (file: string) => new Map((decodeModel(readFileSync(file)).graph?.node ?? []).map((n) => [n.name ?? '', n]));
+
+describe('the plain rewrite verifies its output', () => {
+  it('SSD-style export: the static rewrite is all non-finite; the default one keeps the overflowing Conv float32 and passes compare', () => {
+    const unverified = path.join(work, 'ssd.static.onnx');
+    const verified = path.join(work, 'ssd.onnx');
+    const audit = path.join(work, 'ssd.audit.json');
+    expect(cli([ssd, '-o', unverified, '--no-verify', '-q']).status).toBe(0);
+    const broken = cli(['compare', ssd, unverified, '--json']);
+    expect(broken.status).toBe(1);
+    const brokenOutputs = (JSON.parse(broken.stdout) as { outputs: Array<{ candidateNonFinite: number; elements: number }> }).outputs;
+    expect(brokenOutputs.every((o) => o.candidateNonFinite === o.elements)).toBe(true);
+
+    const run = cli([ssd, '-o', verified, '--report', audit]);
+    expect(run.status, run.stderr).toBe(0);
+    const verdict = run.stdout.trimEnd().split('\n').pop() as string;
+    expect(verdict).toMatch(/^Verified: PASS on 1 batch of random inputs \(seed 0\), emulated float16 numerics on cpu \(onnxruntime-node \d+\.\d+\.\d+\): worst output '\w+' at [\d.]+ of its tolerance/);
+    expect(verdict).toContain("'/c3/Conv_output_0' reached 1.28e+5");
+    const report = JSON.parse(readFileSync(audit, 'utf8')) as AmpReport & { summary: { verification: Verification } };
+    expect(report.summary.verification.status).toBe('pass');
+    expect(pinnedBy(report)).toEqual(['/Relu_2', '/c3/Conv', '/conf/Conv', '/loc/Conv']);
+    // The pinned Conv reads and writes float32 in the written model: the model the verification judged.
+    const conv = nodeTypes(verified).get('/c3/Conv');
+    expect(conv?.input?.every((name) => !/fp16/.test(name))).toBe(true);
+    const checked = cli(['compare', ssd, verified]);
+    expect(checked.status, checked.stdout).toBe(0);
+  });
+
+  it('a rewrite that passes as it is: the same bytes as --no-verify, and the verdict in --json and every audit', () => {
+    const model = path.join(fixturesDir, 'transformer-block/model.onnx');
+    const plain = path.join(work, 'tb.static.onnx');
+    const verified = path.join(work, 'tb.onnx');
+    const markdown = path.join(work, 'tb.audit.md');
+    const html = path.join(work, 'tb.audit.html');
+    const staticRun = cli([model, '-o', plain, '--no-verify']);
+    expect(staticRun.stdout).not.toMatch(/Verified|Not verified/);
+    const run = cli([model, '-o', verified, '--json', '--report', markdown, '--report', html]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(readFileSync(verified).equals(readFileSync(plain))).toBe(true);
+    const json = JSON.parse(run.stdout) as { verification: Verification };
+    expect(json.verification).toMatchObject({ status: 'pass', inputs: 'random', seed: 0, batches: 1, provider: 'cpu', numerics: 'emulate', rounds: 1, pinned: [] });
+    expect(json.verification.outputs?.map((o) => o.name)).toEqual(['hidden', 'loss']);
+    expect(readFileSync(markdown, 'utf8')).toMatch(/Verified: PASS on 1 batch/);
+    expect(readFileSync(html, 'utf8')).toMatch(/Verified: PASS on 1 batch/);
+  });
+
+  it('a float16 loss no overflow pin repairs: FAIL naming the output, exit 1, no model written, tune named; --calibrate repairs it', () => {
+    const model = path.join(work, 'underflow.onnx');
+    saveModel(buildLongSoftmaxUnderflow(), model);
+    const out = path.join(work, 'underflow.amp.onnx');
+    const audit = path.join(work, 'underflow.audit.json');
+    const run = cli([model, '-o', out, '--report', audit]);
+    expect(run.status, run.stderr).toBe(1);
+    const verdict = run.stdout.trimEnd().split('\n').pop() as string;
+    expect(verdict).toMatch(/^Verified: FAIL on 1 batch of random inputs \(seed 0\), emulated float16 numerics on cpu .*: output 'y': \d+ of 32 elements outside tolerance/);
+    expect(verdict).toContain('The model was not written. Next: amp-rewrite tune');
+    expect(existsSync(out)).toBe(false);
+    // The audit is written: it says why.
+    expect((JSON.parse(readFileSync(audit, 'utf8')) as { summary: { verification: Verification } }).summary.verification.status).toBe('fail');
+    // Quiet, the verdict still reaches stderr.
+    const quiet = cli([model, '-o', out, '-q']);
+    expect(quiet.status).toBe(1);
+    expect(quiet.stdout).toBe('');
+    expect(quiet.stderr).toMatch(/^amp-rewrite: Verified: FAIL .*output 'y'/);
+    // --no-verify writes the static rewrite, as before.
+    expect(cli([model, '-o', out, '--no-verify', '-q']).status).toBe(0);
+    expect(existsSync(out)).toBe(true);
+    // Calibration's flush shares keep the underflowing node float32: verified PASS.
+    const calibrated = cli([model, '-o', path.join(work, 'underflow.cal.onnx'), '--calibrate']);
+    expect(calibrated.status, calibrated.stdout).toBe(0);
+    expect(calibrated.stdout).toMatch(/\nVerified: PASS /);
+  });
+
+  it('a training graph and a bad --inputs file', () => {
+    const training = cli([path.join(fixturesDir, 'mlp-training-adam/model.onnx'), '-o', path.join(work, 'train.onnx')]);
+    expect(training.status, training.stderr).toBe(0);
+    expect(training.stdout).toContain('\nNot verified: a training graph; amp-rewrite train --compare fp32,amp runs its steps against float32\n');
+    const bad = path.join(work, 'bad.json');
+    writeFileSync(bad, '[1, 2, 3]');
+    const run = cli([ssd, '-o', path.join(work, 'bad-inputs.onnx'), '--inputs', `image=${bad}`]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^amp-rewrite: error \[BAD_INPUT_TENSOR\]/);
+  });
+});
+
+describe('the verification worker', () => {
+  const job: VerifyJob = {
+    allowNewerIr: false, allowExternalOutside: false, amp: {}, inputs: [], dims: [], seed: 0, headroom: 2,
+    providers: ['cpu'], tolerance: { atol: 0.01, rtol: 0.01, atolFloor: 1e-5 }, maxRounds: 3,
+  };
+  /** A stand-in worker that says a stage and dies of a signal, as ONNX Runtime's SIGSEGV would end the real one. */
+  const dyingWorker = (stage: string) => {
+    const script = path.join(work, `die-${stage}.mjs`);
+    writeFileSync(script, `process.stdin.resume(); process.stderr.write(${JSON.stringify(`${STAGE_PREFIX} ${stage}\n`)}, () => process.kill(process.pid, 'SIGSEGV'));`);
+    return script;
+  };
+
+  it('a crash while the rewrite runs is FAIL; while the float32 model runs, not verified; the caller lives on', async () => {
+    const inRewrite = await verifyInWorker(job, new Uint8Array(8), dyingWorker('rewrite'));
+    expect(inRewrite.verification.status).toBe('fail');
+    expect(inRewrite.verification.candidateRefused).toMatch(/^ONNX Runtime died of SIGSEGV while loading or running the rewritten model/);
+    const inReference = await verifyInWorker(job, new Uint8Array(8), dyingWorker('reference'));
+    expect(inReference.verification).toMatchObject({ status: 'not-verified', reason: 'the verification died of SIGSEGV while running the float32 model' });
+  });
+
+  it('a model too large to run twice is not verified, and says where to go', () => {
+    expect(tooLargeToVerify(100 * 2 ** 20, 16 * 2 ** 30)).toBeUndefined();
+    expect(tooLargeToVerify(2 * 2 ** 30, 64 * 2 ** 30)).toMatch(/too large to run twice here: .*under 2 GiB; run amp-rewrite compare/);
+    expect(tooLargeToVerify(1 * 2 ** 30, 2 * 2 ** 30)).toMatch(/^the model \(1\.00 GiB\) is too large to run twice in this machine's free memory \(2\.00 GiB\)/);
+  });
+});
+
+describe('rewriteAndVerify (the API)', () => {
+  it('on a model in memory: the verdict, and the pins the CLI makes', async () => {
+    const result = await rewriteAndVerify(loadModel(ssd));
+    expect(result.verification.status).toBe('pass');
+    expect(result.report.amp.summary.verification?.status).toBe('pass');
+    expect(pinnedBy(result.report.amp)).toEqual(['/Relu_2', '/c3/Conv', '/conf/Conv', '/loc/Conv']);
+    const unverified = await rewriteAndVerify(ssd, { verify: false });
+    expect(unverified.verification).toEqual({ status: 'not-verified', reason: 'verify: false' });
+    expect(pinnedBy(unverified.report.amp)).toEqual([]);
+    await expect(rewriteAndVerify(ssd, { verify: { seeds: 2 } as never })).rejects.toThrow(/option verify\.seeds: unknown/);
+  });
+});
