@@ -6,7 +6,7 @@
  * loss no overflow pin can repair, on a training graph, and with the worker dying inside ONNX Runtime.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ import type { AmpReport } from '../../src/passes/amp.js';
 import { rewriteAndVerify } from '../../src/api/verify.js';
 import type { Verification } from '../../src/runtime/result-types.js';
 import { tooLargeToVerify, verifyInWorker, STAGE_PREFIX, type VerifyJob } from '../../src/runtime/verify-process.js';
-import { fixturesDir, repoRoot } from '../support/corpus.js';
+import { corpusAvailable, corpusDir, fixturesDir, repoRoot } from '../support/corpus.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'amp-verify-'));
 const bin = path.join(repoRoot, 'dist/cli/main.js');
@@ -147,4 +147,68 @@ describe('rewriteAndVerify (the API)', () => {
     expect(pinnedBy(unverified.report.amp)).toEqual([]);
     await expect(rewriteAndVerify(ssd, { verify: { seeds: 2 } as never })).rejects.toThrow(/option verify\.seeds: unknown/);
   });
+});
+
+describe('docs/verification.md', () => {
+  it("the library example runs as written (the package imported by its own name) on the bundled transformer block", () => {
+    const markdown = readFileSync(path.join(repoRoot, 'docs/verification.md'), 'utf8');
+    const example = /```js\n([\s\S]*?)```/.exec(markdown)?.[1];
+    expect(example).toContain("rewriteAndVerify('model.onnx'");
+    // Inside the repository, so that 'amp-rewrite' resolves to this package (its exports), as it would for a user.
+    const dir = path.join(repoRoot, 'test-artifacts', `docs-verification-${process.pid}`);
+    mkdirSync(dir, { recursive: true });
+    try {
+      copyFileSync(path.join(fixturesDir, 'transformer-block/model.onnx'), path.join(dir, 'model.onnx'));
+      writeFileSync(path.join(dir, 'example.mjs'), example as string);
+      const run = spawnSync(process.execPath, ['example.mjs'], { cwd: dir, encoding: 'utf8' });
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe('pass\n');
+      expect(existsSync(path.join(dir, 'model.amp.onnx'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Real models others exported: the npm packages' (scripts/fetch-npm-models.mjs), ours from torch, the light models. */
+function realModels(): string[] {
+  const found: string[] = [];
+  const walk = (folder: string): void => {
+    if (!existsSync(folder)) return;
+    for (const entry of readdirSync(folder).sort()) {
+      const full = path.join(folder, entry);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (entry.endsWith('.onnx')) found.push(full);
+    }
+  };
+  walk(path.resolve(process.env.AMP_NPM_MODELS ?? path.join(repoRoot, '.npm-models')));
+  walk(path.join(repoRoot, 'test/models'));
+  if (corpusAvailable) walk(path.join(corpusDir, 'light-models'));
+  return found;
+}
+
+describe('every real model comes out of the plain rewrite verified, or loud', () => {
+  for (const model of realModels()) {
+    it(`${path.basename(model)}: PASS that compare confirms, FAIL naming an output with exit 1, or not verified saying why`, () => {
+      const out = path.join(work, `real-${path.basename(model)}`);
+      rmSync(out, { force: true });
+      const run = cli([model, '-o', out, '--json']);
+      const verification = (JSON.parse(run.stdout) as { verification: Verification }).verification;
+      if (verification.status === 'pass') {
+        expect(run.status, run.stderr).toBe(0);
+        // compare, which opens both models at ONNX Runtime's default level, agrees.
+        const checked = cli(['compare', model, out]);
+        expect(checked.status, checked.stdout).toBe(0);
+      } else if (verification.status === 'fail') {
+        expect(run.status).toBe(1);
+        expect(existsSync(out)).toBe(false);
+        expect(verification.candidateRefused ?? verification.outputs?.find((o) => !o.pass)?.name).toBeTruthy();
+      } else {
+        expect(run.status, run.stderr).toBe(0);
+        // Not verified only where ONNX Runtime cannot run the float32 model on these inputs: compare cannot either.
+        expect(verification.reason).toMatch(/^ONNX Runtime cannot run the float32 model \(/);
+        expect(cli(['compare', model, out]).status).toBe(2);
+      }
+    }, 120_000);
+  }
 });
