@@ -126,7 +126,14 @@ export async function verifyRewrite(ort: Ort, model: onnx.IModelProto, options: 
   for (let round = 1; round <= options.maxRounds; round++) {
     const rewritten = ampRewrite(model, { ...options.ampOptions, activationRanges: ranges, activationLimit: limit, audit: false, figures: false });
     if (!rewritten.modified) return finish({ ...base, status: 'pass', rounds: round, pinned, outputs: [], candidateRefused: null });
-    const candidateFeeds = batches.map((feeds) => feedsForEachSide(ort, feeds, rewritten.model, notices).candidate);
+    let candidateFeeds: Feeds[];
+    try {
+      candidateFeeds = batches.map((feeds) => feedsForEachSide(ort, feeds, rewritten.model, notices).candidate);
+    } catch (error) {
+      // Inputs the rewrite declares in a type JavaScript cannot hand ONNX Runtime (bfloat16 with --io-types bf16).
+      if (!isAmpError(error)) throw error;
+      return finish({ ...base, rounds: round, pinned, reason: `the rewrite's inputs cannot be fed to it here (${printable(error.message, 300)})` });
+    }
     const judged = await judgeCandidate(rewritten.model, candidateFeeds, reference, numerics, options.tolerance, notices);
     if (judged.unverifiable) return finish({ ...base, rounds: round, pinned, reason: judged.unverifiable });
     last = { ...base, status: judged.pass ? 'pass' : 'fail', rounds: round, pinned: [...pinned], outputs: judged.outputs, candidateRefused: judged.refused };
