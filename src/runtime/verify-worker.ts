@@ -14,6 +14,12 @@ import { loadOrt } from './ort.js';
 import { ampOptionsOf, encodeRanges, NOT_INSTALLED, STAGE_PREFIX, type VerifyJob } from './verify-process.js';
 import { verifyRewrite } from './verify.js';
 
+// A rewrite that ends early (Ctrl-C, a kill) leaves nothing running: this worker ends when its parent does.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(1);
+}, 250).unref();
+
 const chunks: Buffer[] = [];
 for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
 let reply: Buffer;
