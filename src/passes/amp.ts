@@ -496,7 +496,7 @@ function planRewrite(
     for (const paint of paints.values()) {
       for (const decision of paint.decisions) {
         const seen = alsoSeen.get(decision.node);
-        if (seen && decision.color !== 'ALLOW') decision.reason = `${decision.reason}; calibration: ${seen.reason}`;
+        if (seen && decision.color !== 'ALLOW') decision.reason = `${decision.reason}; also seen: ${seen.reason}`;
       }
     }
   }

@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildLongSoftmaxUnderflow } from '../../src/builder/recipes/fp16-failures.js';
+import { attr, GraphBuilder } from '../../src/builder/graph-builder.js';
+import { DataType } from '../../src/onnx/data-types.js';
 import { decodeModel } from '../../src/onnx/codec.js';
 import { loadModel, saveModel } from '../../src/onnx/model-io.js';
 import type { AmpReport } from '../../src/passes/amp.js';
@@ -50,6 +52,40 @@ describe('the plain rewrite verifies its output', () => {
     expect(conv?.input?.every((name) => !/fp16/.test(name))).toBe(true);
     const checked = cli(['compare', ssd, verified]);
     expect(checked.status, checked.stdout).toBe(0);
+  });
+
+  it('an overflow only float16 makes (finite in float32): the second round keeps its node float32 and passes', () => {
+    // m = 0.26 -> (m + 1000) - 1000 is 0.5 in float16 (its spacing at 1000), 0.26 in float32; times 400 and 350
+    // it is inf in float16 and 36400 in float32, below the limit of --headroom 1; LayerNormalization then
+    // forgets the scale, so keeping that Mul float32 is all it takes.
+    const width = 16;
+    const eye = new Float32Array(width * width).map((_, i) => (i % (width + 1) === 0 ? 1 : 0));
+    const b = new GraphBuilder('overflow_in_float16_only');
+    const m = b.op('MatMul', [b.input('x', DataType.FLOAT, [1, width]), b.initializer('eye', [width, width], eye)], {}, { name: 'mm1' });
+    const shifted = b.op('Add', [m, b.initializer('thousand', [1], Float32Array.of(1000))], {}, { name: 'shift' });
+    const d = b.op('Sub', [shifted, b.initializer('thousand2', [1], Float32Array.of(1000))], {}, { name: 'unshift' });
+    const v = b.op('Mul', [d, b.initializer('k1', [1], Float32Array.of(400))], {}, { name: 'gain1' });
+    const w = b.op('Mul', [v, b.initializer('k2', [1], Float32Array.of(350))], {}, { name: 'gain2' });
+    const n = b.op('LayerNormalization', [w, b.initializer('ones', [width], new Float32Array(width).fill(1)), b.initializer('zeros', [width], new Float32Array(width))], { axis: attr.int(-1) }, { name: 'norm' });
+    b.op('MatMul', [n, b.initializer('eye2', [width, width], eye)], {}, { name: 'head', outputs: ['y'] });
+    b.output('y', DataType.FLOAT, [1, width]);
+    const model = path.join(work, 'overflow-in-fp16.onnx');
+    saveModel(b.model({ '': 17 }), model);
+    const inputs = path.join(work, 'overflow-in-fp16-x.json');
+    writeFileSync(inputs, JSON.stringify([[0.26, ...new Array(width - 1).fill(0)]]));
+    const forced = ['shift', 'unshift', 'gain1', 'gain2'].flatMap((node) => ['--force-fp16', node]);
+    const unverified = path.join(work, 'overflow-in-fp16.static.onnx');
+    expect(cli([model, '-o', unverified, '--no-verify', '-q', ...forced]).status).toBe(0);
+    expect(cli(['compare', model, unverified, '--inputs', `x=${inputs}`]).status).toBe(1);
+    const out = path.join(work, 'overflow-in-fp16.amp.onnx');
+    const audit = path.join(work, 'overflow-in-fp16.audit.json');
+    const run = cli([model, '-o', out, '--headroom', '1', '--inputs', `x=${inputs}`, '--report', audit, ...forced]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\nVerified: PASS on 1 batch of --inputs, .*\('mul_4' overflowed in round 1\), after 2 rounds\n$/);
+    const report = JSON.parse(readFileSync(audit, 'utf8')) as AmpReport;
+    expect(pinnedBy(report)).toEqual(['gain2']);
+    expect(report.nodes.find((n) => n.node === 'gain2')?.reason).toBe("'mul_4' overflowed to inf in the emulated float16 run (its inputs finite), beyond float16's range (65504)");
+    expect(cli(['compare', model, out, '--inputs', `x=${inputs}`]).status).toBe(0);
   });
 
   it('a rewrite that passes as it is: the same bytes as --no-verify, and the verdict in --json and every audit', () => {

@@ -104,7 +104,10 @@ export function nodesSeeingOutOfRangeActivations(
       const seen = ranges.get(large) as number;
       pinned.set(node, {
         rule: 'activation-out-of-range',
-        reason: `'${large}' reached ${Number.isFinite(seen) ? seen.toExponential(3) : 'inf (overflow under emulated float16)'} in calibration, beyond float16's range (65504)${headroom}`,
+        // The figures come from a float32 run (calibration's or the verification's); inf marks a value that first overflowed in the emulated float16 run.
+        reason: Number.isFinite(seen)
+          ? `'${large}' reached ${seen.toExponential(3)} in the float32 run, beyond float16's range (65504)${headroom}`
+          : `'${large}' overflowed to inf in the emulated float16 run (its inputs finite), beyond float16's range (65504)`,
         inputIndex: -1,
       });
       continue;
@@ -113,7 +116,7 @@ export function nodesSeeingOutOfRangeActivations(
     if (tiny === undefined) continue;
     pinned.set(node, {
       rule: 'activation-out-of-range',
-      reason: `${((flushed.get(tiny) as number) * 100).toPrecision(2)}% of the magnitude of '${tiny}' in calibration is in values below float16's smallest subnormal (6e-8), which round to zero`,
+      reason: `${((flushed.get(tiny) as number) * 100).toPrecision(2)}% of the magnitude of '${tiny}' in the float32 run is in values below float16's smallest subnormal (6e-8), which round to zero`,
       inputIndex: -1,
     });
   }
