@@ -90,7 +90,7 @@ function median(values) {
  * process never holds a big model (its memory would otherwise sit beside the commands it times),
  * and returns its node count.
  */
-function writeTransformer(target, file) {
+export function writeTransformer(target, file) {
   const layers = Math.max(1, Math.round(target / NODES_PER_LAYER));
   const script = `import { writeFileSync } from 'node:fs';
 const { buildTransformer } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'dist/builder/recipes/transformer.js')).href)});

@@ -10,23 +10,12 @@ import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { writeTransformer } from './phase-breakdown.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = path.join(root, 'dist/cli/main.js');
-const NODES_PER_LAYER = 31;
 const { values: args } = parseArgs({ options: { sizes: { type: 'string', default: '12000,48000' }, runs: { type: 'string', default: '5' }, out: { type: 'string' } } });
 const runs = Number(args.runs);
-
-function writeTransformer(target, file) {
-  const layers = Math.max(1, Math.round(target / NODES_PER_LAYER));
-  const script = `import { writeFileSync } from 'node:fs';
-const { buildTransformer } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'dist/builder/recipes/transformer.js')).href)});
-const { encodeModel } = await import(${JSON.stringify(pathToFileURL(path.join(root, 'dist/index.js')).href)});
-const model = buildTransformer({ batch: 1, sequence: 4, model: 8, heads: 2, ffn: 16, layers: ${layers}, vocab: 0, seed: 1 });
-writeFileSync(process.argv[1], encodeModel(model));
-process.stdout.write(String(model.graph.node.length));`;
-  return Number(execFileSync(process.execPath, ['--max-old-space-size=8192', '--input-type=module', '-e', script, file], { encoding: 'utf8' }));
-}
 
 /** The float32 model's own run: a fresh process opens a CPU session on it and runs it once on the inputs the verification draws. */
 function fp32RunMs(file) {
