@@ -32,9 +32,11 @@ export interface ExpectedReport {
     /** The file each output's expected tensor came from. */
     files: Record<string, string>;
     inputs: 'test-data' | 'given';
-    /** .pb files of the folder that are no output of the model (not compared). */
+    /** .pb files of the folder named as an input of the model (not compared). */
     unmatched: string[];
   };
+  /** Golden outputs the model lacks (`pass` is then false): saved <name>.pb's name, or output_N of test data. */
+  missingOutputs: string[];
 }
 
 /** Runs the model (as it is, then under the numerics) and judges each output against the folder's expected tensor. */
@@ -43,8 +45,10 @@ export async function compareWithExpected(source: ModelSource, folder: string, o
   const model = modelOf(source);
   const ort = await loadOrt();
   const expected = readExpectedOutputs(ort, folder, model);
-  const { feeds, source: inputs } = expectedFeeds(ort, model, expected, Boolean(options.inputs?.length), () => comparisonFeeds(ort, model, options));
-  const result: ExpectedComparison = await compareWithExpectedOutputs(model, expected, feeds, inputs, settings);
+  // The command line's verdict and notices: the same inputs (files, a folder, or random ones that respect the model) and the same check.
+  const notices: string[] = [];
+  const { feeds, source: inputs } = expectedFeeds(ort, model, expected, Boolean(options.inputs?.length), () => comparisonFeeds(ort, model, options, notices, 'compareWithExpected'));
+  const result: ExpectedComparison = await compareWithExpectedOutputs(model, expected, feeds, inputs, settings, notices);
   const { skipped: _skipped, ...report } = result;
   return report;
 }

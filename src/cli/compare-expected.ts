@@ -60,20 +60,19 @@ export async function runCompareExpected(
   const expected = readExpectedOutputs(ort, args.expected as string, model);
   const notices: string[] = [];
   const { feeds, source } = expectedFeeds(ort, model, expected, args.inputs.length > 0, () => feedsOf(ort, model, args, notices));
-  if (expected.unmatched.length) notices.push(`--expected: ${expected.unmatched.map((f) => printable(f, 200)).join(', ')} ${expected.unmatched.length === 1 ? 'is' : 'are'} no output of the model (not compared)`);
-  const result = await compareWithExpectedOutputs(model, expected, feeds, source, {
-    providers: providersOf(args),
-    ...(asked ? { numerics: asked } : {}),
-    atol: args.atol,
-    rtol: args.rtol,
-    atolFloor: args.atolFloor,
-  });
+  const result = await compareWithExpectedOutputs(
+    model,
+    expected,
+    feeds,
+    source,
+    { providers: providersOf(args), ...(asked ? { numerics: asked } : {}), atol: args.atol, rtol: args.rtol, atolFloor: args.atolFloor },
+    notices,
+  );
   const tolerance = { atol: args.atol, atolFloor: args.atolFloor, rtol: args.rtol, rule: TOLERANCE_RULE };
-  notices.push(...result.notices);
   if (args.json) {
     const { skipped: _skipped, ...shown } = result;
-    print(`${JSON.stringify({ ...shown, tolerance, notices }, null, 2)}\n`);
-  } else if (!args.quiet) print(renderExpected(result, tolerance, notices, render));
+    print(`${JSON.stringify({ ...shown, tolerance }, null, 2)}\n`);
+  } else if (!args.quiet) print(renderExpected(result, tolerance, result.notices, render));
   return result.pass ? 0 : 1;
 }
 
@@ -89,5 +88,6 @@ function renderExpected(result: ExpectedComparison, { atol, atolFloor, rtol }: {
   ];
   if (result.candidateRefused !== null) return `${lines.join('\n')}\nFAIL: ONNX Runtime refuses the model as it is on ${result.provider}: ${result.candidateRefused}\n`;
   const passed = result.outputs.filter((r) => r.pass).length;
-  return `${lines.join('\n')}\n${render(result.outputs)}${result.pass ? 'PASS' : 'FAIL'}: ${passed} of ${result.outputs.length} outputs within tolerance of the expected outputs\n`;
+  const missing = result.missingOutputs.length ? `; the model lacks ${result.missingOutputs.length} of the golden outputs (${result.missingOutputs.map((n) => `'${printable(n, 120)}'`).join(', ')})` : '';
+  return `${lines.join('\n')}\n${render(result.outputs)}${result.pass ? 'PASS' : 'FAIL'}: ${passed} of ${result.outputs.length} outputs within tolerance of the expected outputs${missing}\n`;
 }

@@ -41,9 +41,11 @@ export interface ExpectedComparison {
     files: Record<string, string>;
     /** Where the inputs came from: the test data's input_N.pb, the caller's files, or random. */
     inputs: 'test-data' | 'given';
-    /** .pb files of the folder that are no output's. */
+    /** .pb files of the folder that are no output's (inputs kept beside the outputs). */
     unmatched: string[];
   };
+  /** Golden outputs the model lacks (then it fails): saved <name>.pb's name, or output_N of test data. */
+  missingOutputs: string[];
 }
 
 export interface ExpectedOptions {
@@ -78,7 +80,11 @@ export function expectedFeeds(ort: Ort, model: onnx.IModelProto, expected: Expec
   return { feeds: inputsFromFiles(ort, model, expected.inputFiles), source: 'test-data' };
 }
 
-export async function compareWithExpectedOutputs(model: onnx.IModelProto, expected: ExpectedOutputs, feeds: Feeds, source: 'test-data' | 'given', options: ExpectedOptions): Promise<ExpectedComparison> {
+/**
+ * The one check behind `compare --expected` and compareWithExpected: the verdict, and every notice
+ * (`feedNotices`: those made with the inputs).
+ */
+export async function compareWithExpectedOutputs(model: onnx.IModelProto, expected: ExpectedOutputs, feeds: Feeds, source: 'test-data' | 'given', options: ExpectedOptions, feedNotices: readonly string[] = []): Promise<ExpectedComparison> {
   checkExpectedAgainstDeclared(expected, model);
   // As it is first: the model that ships must load and run on the provider. A refusal is the
   // verdict FAIL, as compare's for a candidate, not an error of the command.
@@ -92,16 +98,21 @@ export async function compareWithExpectedOutputs(model: onnx.IModelProto, expect
   }
   const provider = asIs?.provider ?? options.providers[0] ?? 'cpu';
   const numerics = options.numerics ?? defaultNumerics(provider);
-  const notices: string[] = [];
+  const notices: string[] = [...feedNotices];
+  if (expected.unmatched.length) notices.push(`--expected: ${expected.unmatched.map((f) => printable(f, 200)).join(', ')} ${expected.unmatched.length === 1 ? 'is' : 'are'} named as an input of the model (not compared)`);
+  if (expected.missing.length) {
+    notices.push(`--expected: the model has no output ${expected.missing.map((name) => `'${printable(name, 200)}'`).join(', ')}, which the golden outputs hold: FAIL`);
+  }
   const judged = (outputs: OutputComparison[], candidateRefused: string | null): ExpectedComparison => ({
     provider,
     skipped: asIs?.skipped ?? [],
     numerics,
-    pass: candidateRefused === null && outputs.every((row) => row.pass),
+    pass: candidateRefused === null && expected.missing.length === 0 && outputs.every((row) => row.pass),
     candidateRefused,
     notices,
     outputs,
     expected: { folder: expected.folder, layout: expected.layout, files: expected.files, inputs: source, unmatched: expected.unmatched },
+    missingOutputs: expected.missing,
   });
   const emulates = modelForNumerics(model, numerics) !== model;
   // Only a kernel the provider lacks, under emulation, leaves something to judge (as compare does).

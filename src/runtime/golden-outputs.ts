@@ -35,8 +35,14 @@ export interface ExpectedOutputs {
   files: Record<string, string>;
   /** The ONNX test data's input files, in input order (empty for saved outputs). */
   inputFiles: string[];
-  /** .pb files of the folder that are no output's (saved outputs: another model's, or inputs kept beside them). */
+  /** .pb files of the folder that are no output's and no input's either: kept aside (inputs beside saved outputs). */
   unmatched: string[];
+  /**
+   * Golden outputs the model does not have: saved outputs (<name>.pb) that are neither an output's
+   * nor an input's, or test data's output_N.pb past the model's outputs. A model that lacks one
+   * FAILs: it does not give what the golden run gave.
+   */
+  missing: string[];
 }
 
 /** The file `run --save-outputs` writes an output to, and the one compare --expected looks for. */
@@ -112,14 +118,13 @@ function readExpectedTensor(ort: Ort, file: string, output: onnx.IValueInfoProto
 export function readExpectedOutputs(ort: Ort, folder: string, model: onnx.IModelProto): ExpectedOutputs {
   const files = pbFiles(folder);
   const outputs = model.graph?.output ?? [];
-  const result: ExpectedOutputs = { folder, layout: 'saved-outputs', outputs: {}, files: {}, inputFiles: [], unmatched: [] };
+  const result: ExpectedOutputs = { folder, layout: 'saved-outputs', outputs: {}, files: {}, inputFiles: [], unmatched: [], missing: [] };
   if (files.some((f) => TEST_DATA_FILE.exec(f)?.[1] === 'output')) {
     result.layout = 'test-data-set';
     const outputFiles = numbered(folder, files, 'output');
     result.inputFiles = numbered(folder, files, 'input');
-    if (outputFiles.length > outputs.length) {
-      throw badExpected(`--expected ${printable(outputFiles[outputs.length] as string, 400)}: the model has ${outputs.length} output${outputs.length === 1 ? '' : 's'}, the folder ${outputFiles.length}`, outputFiles[outputs.length] as string);
-    }
+    // Golden outputs past the model's own: it lacks them (judged FAIL, not an error of the folder).
+    result.missing = outputFiles.slice(outputs.length).map((file) => path.basename(file, '.pb'));
     outputs.forEach((output, index) => {
       const file = outputFiles[index];
       if (file === undefined) throw badExpected(`--expected ${printable(folder, 400)}: no output_${index}.pb for the model's output '${printable(output.name)}'`, output.name ?? '');
@@ -140,7 +145,11 @@ export function readExpectedOutputs(ort: Ort, folder: string, model: onnx.IModel
     result.files[output.name ?? ''] = file;
   }
   const used = new Set(Object.values(result.files).map((f) => path.basename(f)));
-  result.unmatched = files.filter((f) => !used.has(f)).map((f) => path.join(folder, f));
+  // A file named as one of the model's inputs is an input kept beside the outputs; any other is a golden output the model lacks.
+  const inputFiles = new Set((model.graph?.input ?? []).map((input) => savedOutputFileName(input.name ?? '')));
+  const others = files.filter((f) => !used.has(f));
+  result.unmatched = others.filter((f) => inputFiles.has(f)).map((f) => path.join(folder, f));
+  result.missing = others.filter((f) => !inputFiles.has(f)).map((f) => f.replace(/\.pb$/i, ''));
   return result;
 }
 

@@ -14,6 +14,7 @@ import { compareWithExpected } from '../../src/api/compare-expected.js';
 import { AmpError } from '../../src/onnx/errors.js';
 import { onnx } from '../../src/onnx/generated/onnx.js';
 import { corpusAvailable, corpusDir, repoRoot } from '../support/corpus.js';
+import { loadModel } from '../../src/onnx/model-io.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'amp-golden-'));
 const bin = path.join(repoRoot, 'dist/cli/main.js');
@@ -102,6 +103,25 @@ describe.skipIf(!corpusAvailable)('compare --expected on ONNX conformance test d
     copyFileSync(path.join(split, 'test_data_set_0/output_1.pb'), path.join(swapped, 'output_0.pb'));
     copyFileSync(path.join(split, 'test_data_set_0/output_0.pb'), path.join(swapped, 'output_1.pb'));
     expect(cli(['compare', path.join(split, 'model.onnx'), '--expected', swapped]).status).toBe(1);
+    // A golden output_N.pb past the model's outputs: the model lacks it, FAIL (exit 1), named in --json.
+    const extra = copyDataSet('test_split_equal_parts_1d', 'extra');
+    copyFileSync(path.join(split, 'test_data_set_0/output_0.pb'), path.join(extra, 'output_3.pb'));
+    const lacking = cli(['compare', path.join(split, 'model.onnx'), '--expected', extra, '--json']);
+    expect(lacking.status, lacking.stderr).toBe(1);
+    expect(JSON.parse(lacking.stdout)).toMatchObject({ pass: false, missingOutputs: ['output_3'] });
+  });
+
+  it('compareWithExpected takes an inputs folder as the command line does, with the same verdict', async () => {
+    const inputs = path.join(work, 'matmul-inputs');
+    cpSync(dataSet, inputs, { recursive: true });
+    rmSync(path.join(inputs, 'output_0.pb'));
+    const saved = path.join(work, 'matmul-saved');
+    expect(cli(['run', model, '--inputs', inputs, '--save-outputs', saved, '-q']).status).toBe(0);
+    const viaCli = JSON.parse(cli(['compare', model, '--expected', saved, '--inputs', inputs, '--json']).stdout);
+    const viaApi = await compareWithExpected(model, saved, { inputs: [inputs] });
+    expect(viaApi).toMatchObject({ pass: true, missingOutputs: [] });
+    expect(viaApi.pass).toBe(viaCli.pass);
+    expect(viaApi.notices).toEqual(viaCli.notices);
   });
 
   it('what does not fit is a typed one-line error naming the file and the output (exit 2)', async () => {
@@ -183,13 +203,27 @@ describe.skipIf(!corpusAvailable)('run --save-outputs, then compare --expected (
     await expect(compareWithExpected(amp, path.join(work, 'absent'))).rejects.toMatchObject({ code: 'FILE_NOT_FOUND' });
   });
 
-  it('a missing output file names the output; a .pb of no output is noted, not compared', () => {
+  it('a golden output the model lacks is FAIL (CLI and API alike); an input kept beside is noted; a missing output file names the output', async () => {
     const other = path.join(work, 'squeezenet-other');
     cpSync(golden, other, { recursive: true });
+    // The golden run had an output 'extra' that this model does not give: it cannot pass.
     writeFileSync(path.join(other, 'extra.pb'), readFileSync(path.join(golden, 'softmaxout_1.pb')));
+    const lacking = cli(['compare', squeezenet, '--expected', other]);
+    expect(lacking.status, lacking.stderr).toBe(1);
+    expect(lacking.stdout).toMatch(/notice: --expected: the model has no output 'extra', which the golden outputs hold: FAIL/);
+    expect(lacking.stdout).toMatch(/\nFAIL: 1 of 1 outputs within tolerance of the expected outputs; the model lacks 1 of the golden outputs \('extra'\)\n$/);
+    const json = JSON.parse(cli(['compare', squeezenet, '--expected', other, '--json']).stdout);
+    expect(json).toMatchObject({ pass: false, missingOutputs: ['extra'] });
+    const api = await compareWithExpected(squeezenet, other);
+    expect(api).toMatchObject({ pass: false, missingOutputs: ['extra'] });
+    expect(api.notices).toEqual(json.notices);
+    rmSync(path.join(other, 'extra.pb'));
+    // A file named as the model's input is the input kept beside the outputs: noted, not compared.
+    const inputName = loadModel(squeezenet).graph?.input?.[0]?.name as string;
+    writeFileSync(path.join(other, `${inputName.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`), readFileSync(path.join(golden, 'softmaxout_1.pb')));
     const noted = cli(['compare', squeezenet, '--expected', other]);
     expect(noted.status, noted.stderr).toBe(0);
-    expect(noted.stdout).toMatch(/notice: --expected: .*extra\.pb is no output of the model \(not compared\)/);
+    expect(noted.stdout).toMatch(/notice: --expected: .*\.pb is named as an input of the model \(not compared\)/);
     rmSync(path.join(other, 'softmaxout_1.pb'));
     expectTypedError(cli(['compare', squeezenet, '--expected', other]), 'BAD_EXPECTED_OUTPUT', "no softmaxout_1.pb for the model's output 'softmaxout_1'");
   });
