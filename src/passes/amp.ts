@@ -16,7 +16,7 @@ import { inferShapes } from '../onnx/shape-inference.js';
 import { planCasts, type CastStats, type TypeAfterPlan } from './amp/cast-plan.js';
 import { foldCasts } from './amp/cast-fold.js';
 import { castsPerLayer } from './amp/casts-per-layer.js';
-import { carriedFills, clampFills, readMaskFillRules, type CarriedFills } from './amp/mask-fill.js';
+import { carriedFills, clampFills, readMaskFillRules, type CarriedFills, type MaskGuarded } from './amp/mask-fill.js';
 import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decisions.js';
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
@@ -176,6 +176,11 @@ export interface AmpSummary {
    * to it by a Max before the Cast that takes them into float16 (rules/mask-fill.json); present only when some were.
    */
   masksClamped?: Array<{ clamp: string; value: string; fill: string; cast: string }>;
+  /**
+   * Mask fills left unclamped because they reach only Softmaxes whose fully masked rows the exporter
+   * guards (IsNaN -> Where): the row turns NaN and the guard zeroes it, as in float32; present only when some were.
+   */
+  masksGuarded?: Array<{ value: string; fill: string; readers: string[] }>;
   /** Activation Casts (not of weights) by layer, the name prefix of repeated blocks ('' outside any); present when two or more layers have some. */
   castsPerLayer?: Array<{ layer: string; casts: number }>;
   weightsConverted: string[];
@@ -587,8 +592,10 @@ function tidyPlannedCasts(
     stats.castsToFloat32 -= folds.removedToFloat32;
     stats.castsFolded = folds.folded;
   }
-  const clamps = clampFills({ graph, carried, lowest: readMaskFillRules().lowest.float16, decisionOf, typeOf: typeAfter, opset });
+  const guarded: MaskGuarded[] = [];
+  const clamps = clampFills({ graph, carried, lowest: readMaskFillRules().lowest.float16, decisionOf, typeOf: typeAfter, opset }, guarded);
   if (clamps.length) stats.masksClamped = clamps;
+  if (guarded.length) stats.masksGuarded = guarded;
   const perLayer = castsPerLayer(graph, (scope, node) => decisionOf(scope, node) === undefined, isWeight);
   if (perLayer) stats.castsPerLayer = perLayer.layers;
   return stats;
@@ -787,6 +794,7 @@ function summarize(
     castsRetargeted: stats?.castsRetargeted ?? 0,
     ...(stats?.castsFolded?.length ? { castsFolded: stats.castsFolded } : {}),
     ...(stats?.masksClamped?.length ? { masksClamped: stats.masksClamped } : {}),
+    ...(stats?.masksGuarded?.length ? { masksGuarded: stats.masksGuarded } : {}),
     ...(stats?.castsPerLayer ? { castsPerLayer: stats.castsPerLayer } : {}),
     weightsConverted: stats?.weightsConverted ?? [],
     weightsKeptFp32: stats?.weightsKept ?? [],

@@ -63,6 +63,12 @@ function renderPassSummary(summary: AmpSummary): string {
       `Mask fills clamped to ${low}'s lowest finite value (-65504) before entering ${low}: ${summary.masksClamped.length} (e.g. '${printable(first.value)}', from '${printable(first.fill)}', before '${printable(first.cast)}')`,
     );
   }
+  if (summary.masksGuarded?.length) {
+    const first = summary.masksGuarded[0] as { value: string; readers: string[] };
+    lines.push(
+      `Mask fills entering ${low} unclamped, before Softmaxes whose fully masked rows the model guards (IsNaN -> Where): ${summary.masksGuarded.length} (e.g. '${printable(first.value)}' into '${printable(first.readers[0] ?? '')}')`,
+    );
+  }
   if (summary.castsPerLayer) lines.push(renderLayerCasts({ layers: summary.castsPerLayer }));
   if (summary.castsFolded?.length) {
     const first = summary.castsFolded[0] as { cast: string; into: string; chain: string };

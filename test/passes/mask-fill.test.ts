@@ -157,3 +157,44 @@ describe('a TorchScript LLaMA-style decoder with a Hugging Face padding mask (te
     expect(nanCount(unclamped)).toBe(reference.length / 2);
   });
 });
+
+describe("torch's scaled_dot_product_attention export with left padding (test/models/sdpa-left-padding.onnx)", () => {
+  it('under --target cuda the guarded Softmax takes the fill unclamped: fully masked rows are 0 as in float32, not uniform', async () => {
+    const model = loadModel(path.join(repoRoot, 'test/models/sdpa-left-padding.onnx'));
+    // The export guards its Softmax: Where(IsNaN(p), 0, p).
+    const ops = (model.graph?.node ?? []).map((n) => n.op_type);
+    expect(ops).toContain('IsNaN');
+    const ort = await loadOrt();
+    const input: Feeds = {
+      x: new ort.Tensor('float32', Float32Array.from({ length: 2 * 6 * 16 }, (_, i) => Math.sin(i * 0.61)), [2, 6, 16]),
+      // Sequence 0 is left-padded by 2: its first 2 query rows see no key at all.
+      mask: new ort.Tensor('int64', BigInt64Array.of(0n, 0n, 1n, 1n, 1n, 1n, 1n, 1n, 1n, 1n, 1n, 1n), [2, 6]),
+    };
+    const { model: rewritten, report } = ampRewrite(model, { target: 'cuda' });
+    expect(report.summary.masksGuarded).toEqual([{ value: '/Add_output_0', fill: '/Constant_16_output_0', readers: ['/Softmax'] }]);
+    expect(report.summary.masksClamped).toBeUndefined();
+    expect(renderSummary(report.summary)).toContain("Mask fills entering FP16 unclamped, before Softmaxes whose fully masked rows the model guards (IsNaN -> Where): 1 (e.g. '/Add_output_0' into '/Softmax')");
+    // The Softmax runs in float16 (the target's kernel), and no Max clamps what it reads.
+    expect(report.nodes.find((n) => n.node === '/Softmax')?.precision).toBe('fp16');
+    expect((rewritten.graph?.node ?? []).some((n) => n.op_type === 'Max')).toBe(false);
+    const reference = await run(model, input);
+    const emulated = await run(emulateNumerics(rewritten).model, input);
+    let worst = 0;
+    for (let i = 0; i < reference.length; i++) worst = Math.max(worst, Math.abs((reference[i] as number) - (emulated[i] as number)));
+    expect(worst).toBeLessThan(0.01);
+  });
+
+  it('a Softmax output read by anything besides its guard (Where(IsNaN(p), 0, p)) is clamped as before', () => {
+    const model = loadModel(path.join(repoRoot, 'test/models/sdpa-left-padding.onnx'));
+    // The guard's Where replaced by an Identity of the probabilities: a NaN row would escape, so the fill is clamped.
+    const nodes = model.graph?.node ?? [];
+    const softmax = nodes.find((n) => n.op_type === 'Softmax') as onnx.NodeProto;
+    const isNaN = nodes.find((n) => n.op_type === 'IsNaN') as onnx.NodeProto;
+    const select = nodes.find((n) => n.op_type === 'Where' && n.input?.[0] === isNaN.output?.[0]) as onnx.NodeProto;
+    select.op_type = 'Identity';
+    select.input = [softmax.output?.[0] as string];
+    const { report } = ampRewrite(model, { target: 'cuda' });
+    expect(report.summary.masksGuarded).toBeUndefined();
+    expect(report.summary.masksClamped?.map((c) => c.value)).toEqual(['/Add_output_0']);
+  });
+});

@@ -88,6 +88,14 @@ describe('the plain rewrite verifies its output', () => {
     expect(cli(['compare', model, out, '--inputs', `x=${inputs}`]).status).toBe(0);
   });
 
+  it("--target cuda on torch's SDPA export with left padding: verified PASS with fully masked rows in the random mask", () => {
+    const model = path.join(repoRoot, 'test/models/sdpa-left-padding.onnx');
+    const run = cli([model, '-o', path.join(work, 'sdpa.cuda.onnx'), '--target', 'cuda', '--dim', 'batch=2', '--dim', 'sequence=6']);
+    expect(run.status, run.stdout).toBe(0);
+    expect(run.stdout).toContain('Mask fills entering FP16 unclamped, before Softmaxes whose fully masked rows the model guards');
+    expect(run.stdout).toMatch(/\nVerified: PASS on 1 batch of random inputs \(seed 0\)/);
+  });
+
   it('a rewrite that passes as it is: the same bytes as --no-verify, and the verdict in --json and every audit', () => {
     const model = path.join(fixturesDir, 'transformer-block/model.onnx');
     const plain = path.join(work, 'tb.static.onnx');

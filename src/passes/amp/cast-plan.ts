@@ -50,6 +50,8 @@ export interface CastStats {
   castsFolded?: Array<{ cast: string; into: string; chain: string }>;
   /** Mask fills clamped to float16's lowest finite value before a Cast to float16 (mask-fill.ts). */
   masksClamped?: Array<{ clamp: string; value: string; fill: string; cast: string }>;
+  /** Mask fills left unclamped before guarded Softmaxes (mask-fill.ts). */
+  masksGuarded?: Array<{ value: string; fill: string; readers: string[] }>;
   /** Activation Casts by layer (casts-per-layer.ts). */
   castsPerLayer?: Array<{ layer: string; casts: number }>;
 }

@@ -16,7 +16,7 @@ import { readFileSync } from 'node:fs';
 import { dtypeAttribute, findAttribute } from '../../onnx/attributes.js';
 import { DataType } from '../../onnx/data-types.js';
 import { onnx } from '../../onnx/generated/onnx.js';
-import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
+import type { GraphScope, ModelGraph, ValueUse } from '../../onnx/graph.js';
 import { externalRefOf, isExternal } from '../../onnx/external-data.js';
 import { readFloat32 } from '../../onnx/tensor-data.js';
 import { castNode } from './cast-node.js';
@@ -29,10 +29,20 @@ interface Carrier {
   reason: string;
 }
 
+/** A reader whose result the exporter guards against the NaN a fully masked row gives (rules/mask-fill.json). */
+interface GuardedReader {
+  op: string;
+  /** The op that tests the reader's output for NaN, and the op that then selects another value where it is. */
+  test: string;
+  select: string;
+  reason: string;
+}
+
 interface MaskFillRules {
   lowest: { float16: number };
   sourceMaxElements: number;
   carriers: Carrier[];
+  guardedReaders: GuardedReader[];
 }
 
 let cached: MaskFillRules | undefined;
@@ -53,6 +63,15 @@ export interface MaskClamp {
   fill: string;
   /** The Cast to float16 that now reads the clamped value. */
   cast: string;
+}
+
+/** A fill left as it is because it reaches only guarded readers, for the summary and the audit. */
+export interface MaskGuarded {
+  /** The value that enters float16 unclamped, and the fill constant it carries. */
+  value: string;
+  fill: string;
+  /** The guarded readers it reaches (Softmax nodes). */
+  readers: string[];
 }
 
 /** The smallest value of a small float32 tensor, or undefined when it is not one (or too big to scan). */
@@ -140,8 +159,68 @@ export interface ClampContext {
   opset: number;
 }
 
-/** Step 2: Max(value, lowest) before each Cast to float16 of a carried float32 value that the pass made or retargeted. */
-export function clampFills(context: ClampContext): MaskClamp[] {
+/**
+ * The guarded readers `start` reaches through the carriers, or undefined when some path reaches
+ * anything else (another op, a graph output): then a fully masked row's NaN would escape, and the
+ * fill must be clamped. A reader is guarded when every use of its output (looked at through Casts)
+ * is the NaN test or the select that the test's result drives: Where(IsNaN(p), 0, p).
+ */
+export function guardedReadersOf(scope: GraphScope, start: string): string[] | undefined {
+  const rules = readMaskFillRules();
+  const carriers = new Map(rules.carriers.map((c) => [c.op, c]));
+  const guards = new Map((rules.guardedReaders ?? []).map((g) => [g.op, g]));
+  const readers = new Set<string>();
+  const seen = new Set<string>();
+  const pending = [start];
+  while (pending.length) {
+    const value = pending.pop() as string;
+    if (seen.has(value)) continue;
+    seen.add(value);
+    const uses = scope.consumersOf(value);
+    if (!uses.length || scope.outputs.has(value)) return undefined;
+    for (const { node, index } of uses) {
+      const op = node.domain ? undefined : (node.op_type ?? '');
+      const guard = op === undefined ? undefined : guards.get(op);
+      if (guard && index === 0 && isGuarded(scope, node.output?.[0] ?? '', guard)) {
+        readers.add(node.name || (node.output?.[0] ?? ''));
+        continue;
+      }
+      const carrier = op === undefined ? undefined : carriers.get(op);
+      if (!carrier || index < 0 || (carrier.inputs && !carrier.inputs.includes(index))) return undefined;
+      for (const output of node.output ?? []) if (output) pending.push(output);
+    }
+  }
+  return readers.size ? [...readers] : undefined;
+}
+
+/** Whether every use of `output` (and of its Casts) is `guard.test` or the `guard.select` it drives with the output as the value kept otherwise. */
+function isGuarded(scope: GraphScope, output: string, guard: GuardedReader): boolean {
+  const names = new Set<string>();
+  const collect = (name: string): void => {
+    names.add(name);
+    for (const { node } of scope.consumersOf(name)) if (node.op_type === 'Cast' && !node.domain && node.output?.[0]) collect(node.output[0]);
+  };
+  collect(output);
+  const tests = new Set<string>();
+  const uses: Array<ValueUse | undefined> = [...names].flatMap((name): Array<ValueUse | undefined> => (scope.outputs.has(name) ? [undefined] : [...scope.consumersOf(name)]));
+  for (const use of uses) if (use && use.node.op_type === guard.test && !use.node.domain && use.node.output?.[0]) tests.add(use.node.output[0]);
+  if (!tests.size) return false;
+  return uses.every((use) => {
+    if (!use) return false;
+    if (use.node.op_type === 'Cast' && !use.node.domain) return true;
+    if (use.node.op_type === guard.test && !use.node.domain) return true;
+    // The select keeps the reader's output where the test is false: Where(isnan, fallback, p).
+    const inputs = use.node.input ?? [];
+    return use.node.op_type === guard.select && !use.node.domain && use.index === 2 && tests.has(inputs[0] ?? '');
+  });
+}
+
+/**
+ * Step 2: Max(value, lowest) before each Cast to float16 of a carried float32 value that the pass
+ * made or retargeted, except where the value reaches only guarded readers (guardedReadersOf): those
+ * fills enter float16 as they are, and `guarded` collects them.
+ */
+export function clampFills(context: ClampContext, guarded: MaskGuarded[] = []): MaskClamp[] {
   const clamps: MaskClamp[] = [];
   if (!context.carried.size || context.opset < 8) return clamps;
   for (const [scope, values] of context.carried) {
@@ -155,6 +234,11 @@ export function clampFills(context: ClampContext): MaskClamp[] {
       const decision = context.decisionOf(scope, cast);
       // The model's own Casts to float16 are the model's business; the pass's and the retargeted ones are ours.
       if (decision && decision.rule !== 'cast-retarget') continue;
+      const readers = guardedReadersOf(scope, cast.output?.[0] ?? '');
+      if (readers) {
+        guarded.push({ value: read, fill, readers });
+        continue;
+      }
       let output = clamped.get(read);
       let max: onnx.INodeProto | undefined;
       if (!output) {
