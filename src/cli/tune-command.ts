@@ -16,6 +16,7 @@ import { DEFAULT_TOLERANCE, TOLERANCE_RULE } from '../runtime/compare.js';
 import { defaultNumerics, parseNumerics } from '../runtime/numerics.js';
 import { loadOrt } from '../runtime/ort.js';
 import { looksLikeTrainingGraph } from '../passes/training/contract.js';
+import { writeStderr } from './standard-streams.js';
 import { METRICS, overridesFile, tune, type Metric, type TuneResult } from '../runtime/tune.js';
 
 export interface TuneArgs extends RewriteArgs, RuntimeArgs {
@@ -38,7 +39,7 @@ export function tuneOptions(yargs: Argv): Argv<TuneArgs> {
     .option('budget-seconds', { type: 'number', describe: 'stop searching after this long' })
     .option('overrides', { type: 'string', describe: 'where to write the --rules file that reproduces the result (default <out>.overrides.json)' })
     .option('tune-report', { type: 'string', describe: 'where to write the tune report, .json or .md (default <out>.tune.json)' })
-    .epilogue(`Tolerance (allclose, atol-floor ${DEFAULT_TOLERANCE.atolFloor}): ${TOLERANCE_RULE}. The result holds for the inputs tuned on: pass real inputs with --inputs (files, a folder, or a folder of batch folders).\nExit codes: 0 tuned model written, 1 no set of fp32 nodes passes (nothing written), 2 bad input or options.`) as unknown as Argv<TuneArgs>;
+    .epilogue(`Tolerance (allclose, atol-floor ${DEFAULT_TOLERANCE.atolFloor}): ${TOLERANCE_RULE}. The result holds for the inputs tuned on: pass real inputs with --inputs (files, a folder, or a folder of batch folders).\nExit codes: 0 tuned model written (at worst every node kept fp32, with a warning), 1 not even every node fp32 passes (nothing written), 2 bad input or options.`) as unknown as Argv<TuneArgs>;
 }
 
 const stem = (file: string): string => file.replace(/\.onnx$/i, '');
@@ -131,6 +132,10 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
   else if (!args.quiet) {
     for (const notice of notices) print(`notice: ${notice}\n`);
     print(renderTune(result, holdsFor));
+  }
+  if (result.pass && result.extent.everything) {
+    // The promise kept, but nothing gained: say so where a pipeline's log shows it.
+    writeStderr(`amp-rewrite: warning: tune: no set of fp32 nodes short of all ${result.extent.converted} converted nodes passed; the written model keeps every node float32 (nothing stays converted)\n`);
   }
   if (!result.pass) {
     throw new AmpError('VALIDATION_FAILED', `tune found no set of fp32 nodes that passes the tolerance${result.budgetExhausted ? ' within --budget-seconds' : ''}; nothing written`);

@@ -24,7 +24,7 @@ import { DEFAULT_TOLERANCE, judgeTensors, numericValues, scaledTolerance, type O
 import type { Feeds } from './inputs.js';
 import { instrument } from './instrument.js';
 import { modelForNumerics, type Numerics } from './numerics.js';
-import { openSession, type Provider } from './session.js';
+import { AS_WRITTEN, openSession, type Provider } from './session.js';
 import { compareText } from '../onnx/collation.js';
 import type { NodeEvidence } from './result-types.js';
 
@@ -124,7 +124,7 @@ function judgeAll(references: ReadonlyArray<Record<string, Tensor>>, candidates:
 async function runBatches(bytes: Uint8Array, batches: readonly Feeds[], providers: readonly Provider[], role: string): Promise<Array<Record<string, Tensor>>> {
   let opened;
   try {
-    opened = await openSession(bytes, providers);
+    opened = await openSession(bytes, providers, AS_WRITTEN);
   } catch (error) {
     throw new AmpError('RUNTIME_FAILED', `tune: the ${role} model cannot be loaded by ONNX Runtime: ${(error as Error).message}`, { cause: error });
   }
@@ -195,12 +195,19 @@ export function rankCandidates(
   };
   const ranked: NodeEvidence[] = [];
   rankInBodies(graph, converted, factsOf, ranked);
+  /** Converted nodes of the main graph with no float32 output the run observed: ranked after all the others. */
+  const unobserved: NodeEvidence[] = [];
   for (const node of graph.main.currentNodes()) {
     const name = node.name ?? '';
     if (!converted.has(name)) continue;
     const inputs = (node.input ?? []).filter(Boolean).map(factsOf).filter((f): f is ValueFacts => f !== undefined);
     const outputs = (node.output ?? []).filter(Boolean).map(factsOf).filter((f): f is ValueFacts => f !== undefined);
-    if (!outputs.length) continue;
+    if (!outputs.length) {
+      // Every converted node can be pinned: one whose outputs the run did not see (not float32 in the
+      // model, or not produced on these inputs) comes last, in graph order, rather than never.
+      unobserved.push({ node: name, op: node.op_type ?? '', evidence: 'no float32 output of its own observed in the runs: ranked after every node with evidence', errorJump: 0, nearLimit: 0, nonFiniteOrigin: false, flushedShare: 0 });
+      continue;
+    }
     const inputError = Math.max(0, ...inputs.map((f) => f.error));
     const outputError = Math.max(0, ...outputs.map((f) => f.error));
     const nonFiniteOrigin = outputs.some((f) => f.nonFinite) && !inputs.some((f) => f.nonFinite);
@@ -227,7 +234,7 @@ export function rankCandidates(
     placeInBody.set(e.scope, place + 1);
     bodyOrder.set(e, place * bodies.length + bodies.indexOf(e.scope));
   }
-  return ranked.sort(
+  ranked.sort(
     (a, b) =>
       strength(b) - strength(a) ||
       b.errorJump - a.errorJump ||
@@ -235,6 +242,7 @@ export function rankCandidates(
       (bodyOrder.has(a) ? 1 : 0) - (bodyOrder.has(b) ? 1 : 0) ||
       (bodyOrder.has(a) ? (bodyOrder.get(a) as number) - (bodyOrder.get(b) as number) : compareText(a.node, b.node)),
   );
+  return [...ranked, ...unobserved];
 }
 
 /**
@@ -304,12 +312,17 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
   runs.instrumented += options.batches.length;
   runs.sessions++;
   const outputNames = (model.graph?.output ?? []).map((o) => o.name ?? '');
+  // Every session opens its model as written (AS_WRITTEN): with every value exposed ONNX Runtime
+  // would otherwise fuse less in the instrumented reference than in the attempts, and outputs that
+  // sort or threshold (a detector's TopK, score filters) could differ even with nothing converted,
+  // failing the all-float32 attempt itself. As written, the instrumented run's outputs are the model's.
+  const judgedAgainst = references;
   const base = rewrite([]);
   const candidateProbe = instrument(modelForNumerics(base.model, options.numerics), new Set([...probe.watched, ...outputNames]));
   const baseRuns = await runBatches(encodeModel(candidateProbe.model), options.batches, options.providers, 'rewritten');
   runs.instrumented += options.batches.length;
   runs.sessions++;
-  const baseJudged = judgeAll(references, baseRuns, outputNames, options);
+  const baseJudged = judgeAll(judgedAgainst, baseRuns, outputNames, options);
   attempts.push({ pinned: [], pass: baseJudged.pass, worst: baseJudged.worst });
   const converted = convertedNodes(base);
   const ranking = rankCandidates(model, new Set(converted), references[0] as Record<string, Tensor>, baseRuns[0] as Record<string, Tensor>, options.batches[0] as Feeds, lowIsFloat16);
@@ -343,7 +356,7 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
     const outputs = await runBatches(encodeModel(modelForNumerics(result.model, options.numerics)), options.batches, options.providers, 'tuned');
     runs.full += options.batches.length;
     runs.sessions++;
-    const judged = judgeAll(references, outputs, outputNames, options);
+    const judged = judgeAll(judgedAgainst, outputs, outputNames, options);
     attempts.push({ pinned: pins, pass: judged.pass, worst: judged.worst });
     return { result, ...judged };
   };
@@ -374,13 +387,13 @@ export async function tune(model: onnx.IModelProto, options: TuneOptions): Promi
     if (size === ranking.length) break;
     size = sizes.shift() ?? Math.min(ranking.length, size * 2);
   }
-  if (!best && !exhausted && elapsed() <= budget) {
-    // The guarantee: when keeping every node fp32 passes, tune passes with (at worst) that set.
-    // Pins of every ranked node can still leave nodes converted that no pin names (unnamed, or
-    // converted only once their neighbours were pinned).
+  if (!best) {
+    // The guarantee: when keeping every node fp32 passes, tune passes with (at worst) that set,
+    // budget or not (one run more). Pins of every ranked node can still leave nodes converted that
+    // no pin names (unnamed, or converted only once their neighbours were pinned).
     const attempt = await verify([EVERY_NODE]);
     lastOutputs = attempt.outputs;
-    if (attempt.pass) return finish(attempt.result, true, [EVERY_NODE], attempt.outputs, false);
+    if (attempt.pass) return finish(attempt.result, true, [EVERY_NODE], attempt.outputs, exhausted);
   }
   if (!best) {
     const pins = ranking.slice(0, lastFailed).map((e) => e.node);

@@ -37,18 +37,7 @@ import { instrument } from './instrument.js';
 import { defaultNumerics, type Numerics } from './numerics.js';
 import type { Ort } from './ort.js';
 import type { Verification } from './result-types.js';
-import { openSession, type Provider } from './session.js';
-
-/**
- * Every session here opens the model as written, without ONNX Runtime's graph optimizations: each
- * op computes what its ONNX definition says (the emulation's rounding Casts are ops of their own,
- * and fusing the float32 ops would only move the reference away from the definition), and a big
- * graph's session opens several times faster (12k-node transformer: float32 0.41 s instead of
- * 2.2 s, its float16 rewrite 1.9 s instead of 4.6 s). The check that ONNX Runtime takes the rewrite
- * as it is sees what the runtime refuses (types, kernels), not a crash of one of its optimizers at
- * the default level (onnxruntime-releases.md): `compare` opens both models at the default level.
- */
-const AS_WRITTEN: InferenceSession.SessionOptions = { graphOptimizationLevel: 'disabled' };
+import { AS_WRITTEN, openSession, type Provider } from './session.js';
 
 export interface VerifyOptions {
   /** The rewrite's options, as the command line or the API passes them to the pass. */

@@ -23,7 +23,7 @@ import { ampRewrite } from '../../src/passes/amp.js';
 import { readRulesFile } from '../../src/passes/amp/op-lists.js';
 import { modelAwareRandomInputs } from '../../src/runtime/calibration.js';
 import { loadOrt } from '../../src/runtime/ort.js';
-import { judgeOutput, tune } from '../../src/runtime/tune.js';
+import { judgeOutput, rankCandidates, tune } from '../../src/runtime/tune.js';
 import { repoRoot } from '../support/corpus.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'amp-tune-'));
@@ -77,14 +77,28 @@ describe('amp-rewrite tune', () => {
     expect(result.result.report.summary.mode).toBe('mixed_bfloat16');
   });
 
-  it('a spent budget writes nothing and exits 1', () => {
+  it('every converted node is ranked: one whose outputs the runs did not observe comes last, in graph order, never left out', () => {
+    const model = buildOverflowBeforeNorm();
+    const converted = ampRewrite(model).report.nodes.filter((n) => n.color === 'ALLOW').map((n) => n.node);
+    expect(converted.length).toBeGreaterThan(3);
+    // No value observed at all (as for nodes whose outputs are no float32 value of the run).
+    const ranking = rankCandidates(model, new Set(converted), {}, {}, {}, true);
+    const order = (model.graph?.node ?? []).map((n) => n.name).filter((name) => converted.includes(name as string));
+    expect(ranking.map((e) => e.node)).toEqual(order);
+    expect(ranking.every((e) => /^no float32 output of its own observed/.test(e.evidence))).toBe(true);
+  });
+
+  it('a spent budget still ends with the all-float32 attempt: exit 0, written, with a warning that nothing stays converted', () => {
     const original = path.join(work, 'budget.onnx');
     saveModel(buildOverflowBeforeNorm(), original);
     const out = path.join(work, 'budget.tuned.onnx');
     const run = cli(['tune', original, '-o', out, '--budget-seconds', '0.000001']);
-    expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/within --budget-seconds; nothing written/);
-    expect(existsSync(out)).toBe(false);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/^amp-rewrite: warning: tune: no set of fp32 nodes short of all \d+ converted nodes passed; the written model keeps every node float32 \(nothing stays converted\)$/m);
+    expect(run.stdout).toMatch(/kept every node fp32/);
+    expect(run.stdout).toMatch(/\(budget exhausted\)/);
+    expect(existsSync(out)).toBe(true);
+    expect(cli(['compare', original, out]).status).toBe(0);
   });
 
   it('a rules file pins nodes with forceFp32 (notes under $ keys); a malformed list is an error naming the file', () => {
