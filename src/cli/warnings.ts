@@ -21,7 +21,7 @@ export function unmatchedPatterns(flag: string, patterns: readonly string[], nod
  * run in the target type (a deny-list op keeps its list then), --force-fp32 on the same node, a
  * value beyond the target type's range. (A node with no float32 compute has nothing to convert.)
  */
-const PIN_NOT_APPLIED: ReadonlySet<string> = new Set(['schema-forbids', 'deny-list', 'force-fp32', 'weight-out-of-range', 'activation-out-of-range', 'integer-valued', 'angle-input']);
+const PIN_NOT_APPLIED: ReadonlySet<string> = new Set(['schema-forbids', 'deny-list', 'force-fp32', 'weight-out-of-range', 'activation-out-of-range']);
 
 /** Nodes a --force-fp16 pattern names that stay in float32 all the same, with why. */
 export function unappliedForceFp16(patterns: readonly string[], nodes: ReadonlyArray<{ node: string; op: string; rule: string; reason: string }>): string[] {

@@ -448,8 +448,12 @@ function planRewrite(
   const opsets = opsetsOf(model);
   const types = phase('typeInferenceMs', () => inferElemTypes(graph, opsets));
   const weightPins = target === DataType.FLOAT16 ? phase('weightRangeMs', () => nodesReadingOutOfRangeWeights(graph)) : new Map<onnx.INodeProto, PinnedNode>();
-  // Integer-valued floats and angles (integer-valued.ts) in both modes; a weight's pin names the weight.
-  const staticPins = new Map([...exactnessPins(graph, types, mode), ...weightPins]);
+  const forceFp16 = nodeMatcher(options.forceFp16 ?? [], 'forceFp16 (--force-fp16)');
+  // Integer-valued floats and angles (integer-valued.ts) in both modes, but where --force-fp16 names
+  // the node: a hazard of the values, not of the type's range, so the user's pin wins. A weight's pin names the weight.
+  const exactPins = exactnessPins(graph, types, mode);
+  for (const node of [...exactPins.keys()]) if (forceFp16(node)) exactPins.delete(node);
+  const staticPins = new Map([...exactPins, ...weightPins]);
   const weightInputs = new Set(options.weightInputs ?? []);
   const paintOptions = {
     target,
@@ -459,7 +463,7 @@ function planRewrite(
       ...(options.listChanges ?? []).map((layer) => nodeMatcher(layer.forceFp32 ?? [], `${printable(layer.origin, 200)}: forceFp32`)),
     ]),
     pinned: staticPins,
-    forceFp16: nodeMatcher(options.forceFp16 ?? [], 'forceFp16 (--force-fp16)'),
+    forceFp16,
     weightInputs: weightInputs as ReadonlySet<string>,
     targetPolicy: targetPolicy(options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
   };

@@ -142,6 +142,14 @@ describe('angles: Cos and Sin, and the carriers back to the product that made th
   });
 });
 
+describe('--force-fp16 wins over the exactness pins (the user knows the range)', () => {
+  it('a forced MatMul reading an int64 Cast converts (and the Cast, read by it alone, casts to float16 directly)', () => {
+    const { report } = ampRewrite(integersIntoMatMul(DataType.INT64), { forceFp16: ['mm'] });
+    expect(decisionOf(report, 'mm')).toMatchObject({ color: 'ALLOW', rule: 'force-fp16' });
+    expect(decisionOf(report, 'cast_p')?.rule).toBe('cast-retarget');
+  });
+});
+
 describe('the rotary block of a Hugging Face LlamaForCausalLM export (test/models/llama-rotary.onnx)', () => {
   const source = loadModel(path.join(repoRoot, 'test/models/llama-rotary.onnx'));
   const rotary = (name: string) => `/m/model/rotary_emb/${name}`;
