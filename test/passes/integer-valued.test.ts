@@ -5,6 +5,7 @@
  * them stay float32. On small graphs for the bounds, then on a Hugging Face LlamaForCausalLM
  * export (test/models/llama-rotary.onnx) for the rotary block.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { GraphBuilder, attr } from '../../src/builder/graph-builder.js';
@@ -38,6 +39,21 @@ function castTo(model: onnx.ModelProto, name: string): number | undefined {
   const cast = model.graph?.node?.find((n) => n.name === name);
   return cast ? dtypeAttribute(cast, 'to') : undefined;
 }
+
+describe('rules/integer-valued.json', () => {
+  const rules = JSON.parse(readFileSync(path.join(repoRoot, 'rules/integer-valued.json'), 'utf8'));
+  it('holds the exact-integer limits (2^11 for float16\'s 11 significant bits, 2^8 for bfloat16\'s 8), and a reason for every entry of its op tables, sorted', () => {
+    expect(rules.exactIntegersUpTo).toEqual({ float16: 2048, bfloat16: 256 });
+    for (const table of ['sources', 'carriers', 'angleReaders', 'angleCarriers']) {
+      const entries: Array<{ op: string; reason: string; bound?: string }> = rules[table];
+      expect(entries.length, table).toBeGreaterThan(1);
+      for (const entry of entries) expect(entry.reason.length, `${table} ${entry.op}`).toBeGreaterThan(5);
+      const ops = entries.map((e) => e.op);
+      expect(ops, table).toEqual([...ops].sort());
+      if (table === 'carriers') for (const entry of entries) expect(['same', 'max', 'sum', 'product', 'unbounded'], entry.op).toContain(entry.bound);
+    }
+  });
+});
 
 describe('integer-valued floats: kept float32 while their range is not known to fit the low type', () => {
   // Whether the MatMul reading Cast(p) converts, per source type and mode.
