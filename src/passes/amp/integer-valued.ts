@@ -11,12 +11,11 @@
  *     all pinned; Cos's output (in [-1, 1]) may enter float16 after.
  */
 import { readFileSync } from 'node:fs';
-import { dtypeAttribute } from '../../onnx/attributes.js';
+import { dtypeAttribute, findAttribute } from '../../onnx/attributes.js';
 import { DataType, dataTypeName } from '../../onnx/data-types.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
 import { externalRefOf, isExternal } from '../../onnx/external-data.js';
-import { findAttribute } from '../../onnx/attributes.js';
 import { readFloat32 } from '../../onnx/tensor-data.js';
 import type { ElemTypes } from '../../onnx/type-inference.js';
 import { describeNode } from './decisions.js';
