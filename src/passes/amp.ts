@@ -21,6 +21,7 @@ import { computesOnFloat32, type NodeDecision, type RuleCode } from './amp/decis
 import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer, type ListName, type OpLists } from './amp/op-lists.js';
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type PinnedNode } from './amp/weight-range.js';
+import { exactnessPins } from './amp/integer-valued.js';
 import { validateModel } from '../onnx/validate.js';
 import { phase } from '../onnx/phases.js';
 import { sortGraph } from './amp/graph-order.js';
@@ -400,7 +401,7 @@ function retypeIo(graph: ModelGraph, model: onnx.ModelProto, boundary: BoundaryV
 }
 
 /** Rules that keep a node fp32 before painting: by the user (--force-fp32), a weight's range, a calibration. */
-const PINNED_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['force-fp32', 'weight-out-of-range', 'activation-out-of-range']);
+const PINNED_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['force-fp32', 'weight-out-of-range', 'activation-out-of-range', 'integer-valued', 'angle-input']);
 
 /** The report's summary of a finished plan (its decisions final, its Casts counted). */
 function summaryOf(plan: PlannedRewrite, mode: 'fp16' | 'bf16', modified: boolean, target: Target): AmpSummary {
@@ -452,6 +453,12 @@ function planRewrite(
   const opsets = opsetsOf(model);
   const types = phase('typeInferenceMs', () => inferElemTypes(graph, opsets));
   const weightPins = target === DataType.FLOAT16 ? phase('weightRangeMs', () => nodesReadingOutOfRangeWeights(graph)) : new Map<onnx.INodeProto, PinnedNode>();
+  const forceFp16 = nodeMatcher(options.forceFp16 ?? [], 'forceFp16 (--force-fp16)');
+  // Integer-valued floats and angles (integer-valued.ts) in both modes, but where --force-fp16 names
+  // the node: a hazard of the values, not of the type's range, so the user's pin wins. A weight's pin names the weight.
+  const exactPins = exactnessPins(graph, types, mode);
+  for (const node of [...exactPins.keys()]) if (forceFp16(node)) exactPins.delete(node);
+  const staticPins = new Map([...exactPins, ...weightPins]);
   const weightInputs = new Set(options.weightInputs ?? []);
   const paintOptions = {
     target,
@@ -460,8 +467,8 @@ function planRewrite(
       nodeMatcher(options.forceFp32 ?? [], 'forceFp32 (--force-fp32)'),
       ...(options.listChanges ?? []).map((layer) => nodeMatcher(layer.forceFp32 ?? [], `${printable(layer.origin, 200)}: forceFp32`)),
     ]),
-    pinned: weightPins,
-    forceFp16: nodeMatcher(options.forceFp16 ?? [], 'forceFp16 (--force-fp16)'),
+    pinned: staticPins,
+    forceFp16,
     weightInputs: weightInputs as ReadonlySet<string>,
     targetPolicy: targetPolicy(options.target ?? 'any', mode === 'bf16' ? 'bfloat16' : 'float16'),
   };
@@ -475,9 +482,9 @@ function planRewrite(
   const alsoSeen = new Map<onnx.INodeProto, PinnedNode>();
   if (activationPins.size) {
     const converted = new Set([...paintAll().values()].flatMap((paint) => paint.decisions).filter((d) => d.color === 'ALLOW').map((d) => d.node));
-    const newlyPinned = new Map(weightPins);
+    const newlyPinned = new Map(staticPins);
     for (const [node, pin] of activationPins) {
-      if (converted.has(node) && !weightPins.has(node)) newlyPinned.set(node, pin);
+      if (converted.has(node) && !staticPins.has(node)) newlyPinned.set(node, pin);
       else alsoSeen.set(node, pin);
     }
     paintOptions.pinned = newlyPinned;

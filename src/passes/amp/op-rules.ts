@@ -1,6 +1,6 @@
 /**
- * Tables in rules/ keyed by op (`{"ops": [{"op", "domain"?, …}]}`): read once, on first use, and
- * looked up by the node's domain and op type.
+ * Tables in rules/ keyed by op (`{"ops": [{"op", "domain"?, …}]}`, or another key for a file that holds
+ * several tables): read once, on first use, and looked up by the node's domain and op type.
  */
 import { readFileSync } from 'node:fs';
 import { normalizeDomain } from '../../onnx/opsets.js';
@@ -10,12 +10,12 @@ interface OpEntry {
   domain?: string;
 }
 
-/** A lookup into rules/`file`: each entry's `value`, by domain and op; undefined for an op it does not list. */
-export function opRuleTable<E extends OpEntry, V>(file: string, value: (entry: E) => V): (domain: string | null | undefined, op: string | null | undefined) => V | undefined {
+/** A lookup into rules/`file` (its table `key`): each entry's `value`, by domain and op; undefined for an op it does not list. */
+export function opRuleTable<E extends OpEntry, V>(file: string, value: (entry: E) => V, key = 'ops'): (domain: string | null | undefined, op: string | null | undefined) => V | undefined {
   let table: Map<string, V> | undefined;
   return (domain, op) => {
     if (!table) {
-      const { ops } = JSON.parse(readFileSync(new URL(`../../../rules/${file}`, import.meta.url), 'utf8')) as { ops: E[] };
+      const ops = (JSON.parse(readFileSync(new URL(`../../../rules/${file}`, import.meta.url), 'utf8')) as Record<string, E[]>)[key] ?? [];
       table = new Map(ops.map((entry) => [`${normalizeDomain(entry.domain)}:${entry.op}`, value(entry)]));
     }
     return table.get(`${normalizeDomain(domain)}:${op ?? ''}`);

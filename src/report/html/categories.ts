@@ -51,6 +51,13 @@ export const DECISION_CATEGORIES: readonly DecisionCategory[] = [
     rules: ['weight-out-of-range'],
   },
   {
+    id: 'pinned-exact',
+    label: 'kept exact',
+    color: '#2f4f6f',
+    meaning: 'kept fp32 because it makes or reads floats that hold integers beyond the target type\'s exact integers (positions: 2048 for float16, 256 for bfloat16), or an angle Cos or Sin reads (rules/integer-valued.json)',
+    rules: ['integer-valued', 'angle-input'],
+  },
+  {
     id: 'pinned',
     label: 'pinned by calibration',
     color: '#e8833a',
