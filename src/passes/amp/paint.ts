@@ -22,6 +22,10 @@ import { longToNumber } from '../../onnx/external-data.js';
 import { printable } from '../../onnx/printable.js';
 import type { ScopePromotions, TargetPolicy } from './target-policy.js';
 import { quantizedUnitMembers } from './quantized-units.js';
+import { opRuleTable } from './op-rules.js';
+
+/** Ops whose output is a weight when every input is one (rules/weight-carriers.json), with the reason. */
+const weightCarrier = opRuleTable<{ op: string; domain?: string; reason: string }, string>('weight-carriers.json', (entry) => entry.reason);
 
 export interface PaintOptions {
   target: number;
@@ -658,6 +662,14 @@ class ScopePainting {
         decision.reason = 'creates float values from attributes or shapes; its readers decide their precision';
         continue;
       }
+      const carries = weightCarrier(node.domain, node.op_type);
+      if (carries !== undefined && this.readsOnlyWeights(node, position)) {
+        // A weight moved by Identity, Reshape, Transpose... (rules/weight-carriers.json) is a weight:
+        // one shared Cast where a float16 reader needs it, never an activation's Cast pair.
+        decision.rule = 'constant-source';
+        decision.reason = `${carries} (rules/weight-carriers.json); its readers decide its precision, as a weight's`;
+        continue;
+      }
       decision.processable = true;
       flags[position] |= PROCESSABLE;
       processableInputs += inputTypes.length;
@@ -926,6 +938,26 @@ class ScopePainting {
       }
     }
     return downstreamOfAllow;
+  }
+
+  /**
+   * Whether every input of the node at `position` is a weight: made by an earlier node of this
+   * scope that is a constant source (the order is topological), or a weight from outside it.
+   */
+  private readsOnlyWeights(node: onnx.INodeProto, position: number): boolean {
+    const inputs = node.input ?? [];
+    if (!inputs.some(Boolean)) return false;
+    for (const name of inputs) {
+      if (!name) continue;
+      const producer = this.scope.producerNodeOf(name);
+      if (!producer) {
+        if (!this.isOutsideWeight(name)) return false;
+        continue;
+      }
+      const at = this.painted.positionOf(producer);
+      if (at === undefined || at >= position || (this.decisions[at] as PaintedDecision | undefined)?.rule !== 'constant-source') return false;
+    }
+    return true;
   }
 
   /**
