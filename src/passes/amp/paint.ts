@@ -563,6 +563,8 @@ class ScopePainting {
     // Quantized node units are left as they are (rules/quantized-units.json): found before painting.
     const quantizedUnits = quantizedUnitMembers(scope, nodes, types);
     let processableInputs = 0;
+    /** The outputs of this scope's constant sources so far (the order is topological): weights their carriers move on. */
+    const weightValues = new Set<string>();
     const hints = scope.valueIdHints(nodes);
     this.hints = hints;
     let at = 0;
@@ -660,14 +662,16 @@ class ScopePainting {
         // (Constant, ConstantOfShape, RandomNormal) is a weight source; its readers decide.
         decision.rule = 'constant-source';
         decision.reason = 'creates float values from attributes or shapes; its readers decide their precision';
+        for (const output of node.output ?? []) if (output) weightValues.add(output);
         continue;
       }
       const carries = weightCarrier(node.domain, node.op_type);
-      if (carries !== undefined && this.readsOnlyWeights(node, position)) {
+      if (carries !== undefined && this.readsOnlyWeights(node, weightValues)) {
         // A weight moved by Identity, Reshape, Transpose... (rules/weight-carriers.json) is a weight:
         // one shared Cast where a float16 reader needs it, never an activation's Cast pair.
         decision.rule = 'constant-source';
         decision.reason = `${carries} (rules/weight-carriers.json); its readers decide its precision, as a weight's`;
+        for (const output of node.output ?? []) if (output) weightValues.add(output);
         continue;
       }
       decision.processable = true;
@@ -940,22 +944,13 @@ class ScopePainting {
     return downstreamOfAllow;
   }
 
-  /**
-   * Whether every input of the node at `position` is a weight: made by an earlier node of this
-   * scope that is a constant source (the order is topological), or a weight from outside it.
-   */
-  private readsOnlyWeights(node: onnx.INodeProto, position: number): boolean {
+  /** Whether every input of `node` is a weight: an output of an earlier constant source of this scope, or a weight from outside it. */
+  private readsOnlyWeights(node: onnx.INodeProto, weightValues: ReadonlySet<string>): boolean {
     const inputs = node.input ?? [];
     if (!inputs.some(Boolean)) return false;
     for (const name of inputs) {
-      if (!name) continue;
-      const producer = this.scope.producerNodeOf(name);
-      if (!producer) {
-        if (!this.isOutsideWeight(name)) return false;
-        continue;
-      }
-      const at = this.painted.positionOf(producer);
-      if (at === undefined || at >= position || (this.decisions[at] as PaintedDecision | undefined)?.rule !== 'constant-source') return false;
+      if (!name || weightValues.has(name)) continue;
+      if (this.scope.producerNodeOf(name) || !this.isOutsideWeight(name)) return false;
     }
     return true;
   }
