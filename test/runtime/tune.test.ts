@@ -18,7 +18,7 @@ import {
 } from '../../src/builder/recipes/fp16-failures.js';
 import { buildMlpInference } from '../../src/builder/recipes/mlp.js';
 import { buildTransformer } from '../../src/builder/recipes/transformer.js';
-import { saveModel } from '../../src/onnx/model-io.js';
+import { loadModel, saveModel } from '../../src/onnx/model-io.js';
 import { ampRewrite } from '../../src/passes/amp.js';
 import { readRulesFile } from '../../src/passes/amp/op-lists.js';
 import { modelAwareRandomInputs } from '../../src/runtime/calibration.js';
@@ -86,6 +86,22 @@ describe('amp-rewrite tune', () => {
     const order = (model.graph?.node ?? []).map((n) => n.name).filter((name) => converted.includes(name as string));
     expect(ranking.map((e) => e.node)).toEqual(order);
     expect(ranking.every((e) => /^no float32 output of its own observed/.test(e.evidence))).toBe(true);
+  });
+
+  it("a detector whose TopK ranks scores below float16's resolution (torch export): the plain rewrite fails, tune ranks every converted node and passes", () => {
+    const model = path.join(repoRoot, 'test/models/ssd-topk.onnx');
+    const plain = path.join(work, 'ssd-topk.amp.onnx');
+    expect(cli([model, '-o', plain, '-q', '--no-verify']).status).toBe(0);
+    expect(cli(['compare', model, plain]).status).toBe(1);
+    const out = path.join(work, 'ssd-topk.tuned.onnx');
+    const run = cli(['tune', model, '-o', out, '--json']);
+    expect(run.status, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as { pass: boolean; extent: { converted: number }; ranking: Array<{ node: string }> };
+    expect(report.pass).toBe(true);
+    const converted = ampRewrite(loadModel(model)).report.nodes.filter((n) => n.color === 'ALLOW').map((n) => n.node).sort();
+    expect(report.extent.converted).toBe(converted.length);
+    expect(report.ranking.map((e) => e.node).sort()).toEqual(converted);
+    expect(cli(['compare', model, out]).status).toBe(0);
   });
 
   it('a spent budget still ends with the all-float32 attempt: exit 0, written, with a warning that nothing stays converted', () => {
