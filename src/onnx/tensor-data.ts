@@ -10,6 +10,22 @@ import { float32Count, forEachFloat32Chunk } from './tensor-chunks.js';
 
 const MAX_BUFFER_BYTES = bufferConstants.MAX_LENGTH;
 
+/**
+ * The values of a small float32 tensor (at most `maxElements`), or undefined for any other: another
+ * type, too many elements, external data that cannot be read, or data that is no whole float32
+ * values (a damaged file the input checks let through). For the passes that look into constants.
+ */
+export function readSmallFloat32(tensor: onnx.ITensorProto, maxElements: number): Float32Array | undefined {
+  if (tensor.data_type !== DataType.FLOAT || (isExternal(tensor) && !externalRefOf(tensor))) return undefined;
+  const count = (tensor.dims ?? []).reduce<number>((product, dim) => product * Number(dim), 1);
+  if (count > maxElements) return undefined;
+  try {
+    return readFloat32(tensor);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The values of a float32 tensor, wherever they are stored (raw_data, float_data, external file). */
 export function readFloat32(tensor: onnx.ITensorProto): Float32Array {
   if (tensor.data_type !== DataType.FLOAT) throw new Error(`tensor '${tensor.name}' is not float32`);

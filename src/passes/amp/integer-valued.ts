@@ -15,8 +15,7 @@ import { dtypeAttribute, findAttribute } from '../../onnx/attributes.js';
 import { DataType, dataTypeName } from '../../onnx/data-types.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { GraphScope, ModelGraph } from '../../onnx/graph.js';
-import { externalRefOf, isExternal } from '../../onnx/external-data.js';
-import { readFloat32 } from '../../onnx/tensor-data.js';
+import { readSmallFloat32 } from '../../onnx/tensor-data.js';
 import type { ElemTypes } from '../../onnx/type-inference.js';
 import { describeNode } from './decisions.js';
 import { opRuleTable } from './op-rules.js';
@@ -81,15 +80,8 @@ function integerConstantMagnitude(scope: GraphScope, name: string, maxElements: 
   const producer = scope.producerNodeOf(name);
   const constant = producer && !producer.domain && producer.op_type === 'Constant' ? findAttribute(producer, 'value')?.t : undefined;
   const tensor = scope.initializers.get(name) ?? constant;
-  if (!tensor || tensor.data_type !== DataType.FLOAT || (isExternal(tensor) && !externalRefOf(tensor))) return undefined;
-  const count = (tensor.dims ?? []).reduce<number>((product, dim) => product * Number(dim), 1);
-  if (count > maxElements) return undefined;
-  let values: Float32Array;
-  try {
-    values = readFloat32(tensor);
-  } catch {
-    return undefined;
-  }
+  const values = tensor ? readSmallFloat32(tensor, maxElements) : undefined;
+  if (!values) return undefined;
   let largest = 0;
   for (let i = 0; i < values.length; i++) {
     const value = values[i] as number;

@@ -17,8 +17,7 @@ import { dtypeAttribute, findAttribute } from '../../onnx/attributes.js';
 import { DataType } from '../../onnx/data-types.js';
 import { onnx } from '../../onnx/generated/onnx.js';
 import type { GraphScope, ModelGraph, ValueUse } from '../../onnx/graph.js';
-import { externalRefOf, isExternal } from '../../onnx/external-data.js';
-import { readFloat32 } from '../../onnx/tensor-data.js';
+import { readSmallFloat32 } from '../../onnx/tensor-data.js';
 import { castNode } from './cast-node.js';
 import type { NodeDecision } from './decisions.js';
 
@@ -76,17 +75,8 @@ export interface MaskGuarded {
 
 /** The smallest value of a small float32 tensor, or undefined when it is not one (or too big to scan). */
 function smallestValue(tensor: onnx.ITensorProto, maxElements: number): number | undefined {
-  if (tensor.data_type !== DataType.FLOAT) return undefined;
-  if (isExternal(tensor) && !externalRefOf(tensor)) return undefined;
-  const count = (tensor.dims ?? []).reduce<number>((product, dim) => product * Number(dim), 1);
-  if (count > maxElements) return undefined;
-  let values: Float32Array;
-  try {
-    values = readFloat32(tensor);
-  } catch {
-    // Data that is no whole float32 values (a damaged file the input checks let through): no fill to find.
-    return undefined;
-  }
+  const values = readSmallFloat32(tensor, maxElements);
+  if (!values) return undefined;
   let smallest = Infinity;
   for (let i = 0; i < values.length; i++) if ((values[i] as number) < smallest) smallest = values[i] as number;
   return smallest;
