@@ -109,6 +109,28 @@ export async function calibrate(ort: Ort, model: onnx.IModelProto, batches: read
 }
 
 /**
+ * Where overflows start, into `origins`: the exposed outputs that hold an inf or NaN (and did not in
+ * float32) of nodes whose exposed inputs are all finite, not everything downstream of them.
+ * Calibration and the rewrite's verification both read a run of the emulated rewrite this way.
+ */
+export function addOverflowOrigins(
+  nodes: Iterable<onnx.INodeProto>,
+  exposed: ReadonlySet<string>,
+  dataOf: (name: string) => unknown,
+  nonFiniteInFp32: ReadonlySet<string>,
+  origins: Set<string>,
+): void {
+  const bad = (name: string): boolean => {
+    const data = dataOf(name);
+    return data instanceof Float32Array && hasNonFinite(data);
+  };
+  for (const node of nodes) {
+    if (!(node.input ?? []).every((name) => !name || !exposed.has(name) || !bad(name))) continue;
+    for (const name of node.output ?? []) if (exposed.has(name) && !nonFiniteInFp32.has(name) && bad(name)) origins.add(name);
+  }
+}
+
+/**
  * Runs the emulated list-based rewrite with the original values exposed and returns the values that
  * became non-finite there (finite in fp32) while every float input of their producer was finite:
  * where an overflow starts, not everything downstream of it.
@@ -133,15 +155,7 @@ async function emulatedOverflows(
     for (const [index, feeds] of batches.entries()) {
       const outputs = await session.run(feeds);
       onProgress?.({ phase: 'calibration batch', done: batches.length + index + 1, total: 2 * batches.length });
-      const bad = (name: string): boolean => {
-        const data = (outputs[name] ?? feeds[name])?.data;
-        return data instanceof Float32Array && hasNonFinite(data);
-      };
-      for (const node of graph.main.currentNodes()) {
-        const inputsFinite = (node.input ?? []).every((name) => !name || !exposed.has(name) || !bad(name));
-        if (!inputsFinite) continue;
-        for (const name of node.output ?? []) if (exposed.has(name) && !nonFiniteInFp32.has(name) && bad(name)) origins.add(name);
-      }
+      addOverflowOrigins(graph.main.currentNodes(), exposed, (name) => (outputs[name] ?? feeds[name])?.data, nonFiniteInFp32, origins);
     }
   } finally {
     await session.release();

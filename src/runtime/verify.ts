@@ -33,6 +33,7 @@ import { feedsForEachSide } from './compare-inputs.js';
 import { inputBatchSpecs } from './input-folders.js';
 import { modelAwareRandomInputs } from './input-roles.js';
 import { inputsFromFiles, type Feeds } from './inputs.js';
+import { addOverflowOrigins } from './calibration.js';
 import { instrument } from './instrument.js';
 import { defaultNumerics, type Numerics } from './numerics.js';
 import type { Ort } from './ort.js';
@@ -266,14 +267,7 @@ async function overflowOrigins(original: onnx.IModelProto, candidate: onnx.IMode
   // The original's nodes: their inputs are the float32 values exposed (the rewrite's read Casts).
   const nodes = new ModelGraph(original).main.currentNodes();
   for (const [batch, outputs] of runs.entries()) {
-    const bad = (name: string): boolean => {
-      const data = (outputs[name] ?? feeds[batch]?.[name])?.data;
-      return data instanceof Float32Array && data.some((v) => !Number.isFinite(v));
-    };
-    for (const node of nodes) {
-      if (!(node.input ?? []).every((name) => !name || !exposed.has(name) || !bad(name))) continue;
-      for (const name of node.output ?? []) if (exposed.has(name) && !reference.nonFinite.has(name) && bad(name)) origins.add(name);
-    }
+    addOverflowOrigins(nodes, exposed, (name) => (outputs[name] ?? feeds[batch]?.[name])?.data, reference.nonFinite, origins);
   }
   return reference.watched.filter((name) => origins.has(name));
 }
