@@ -403,6 +403,16 @@ function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveO
   return [saveModel(sidecar, stateSidecarPath(output), { ...written, ...saveOptions(sidecarData) }), saveModel(stepGraph, output, written)];
 }
 
+/** What the pass finds wrong with the model names the model's file, as the loader's errors do. */
+function namingTheModel(error: unknown, file: string): unknown {
+  if (!(error instanceof AmpError) || !MODEL_FAULTS.has(error.code)) return error;
+  const prefix = `${printable(file)}: `;
+  if (error.message.startsWith(prefix)) return error;
+  return new AmpError(error.code, prefix + error.message, { ...(error.subject === undefined ? {} : { subject: error.subject }), cause: error });
+}
+
+const MODEL_FAULTS: ReadonlySet<string> = new Set(['BAD_GRAPH', 'INVALID_MODEL', 'UNKNOWN_OP']);
+
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   const endProgress = rewritePhaseProgress(args.quiet || args.json, setPhaseListener);
   try {
@@ -466,7 +476,7 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
       if (error instanceof AmpError && error.code === 'VALIDATION_FAILED' && options.check) {
         checkModel(repairTolerated(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { inPlace: true }).model, { ...options.check, structure: false });
       }
-      throw error;
+      throw namingTheModel(error, args.model);
     }
   });
   const { model: rewritten } = rewrite;

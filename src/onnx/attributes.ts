@@ -19,6 +19,11 @@ export function intAttribute(node: onnx.INodeProto, name: string): number | unde
   return attribute && attribute.i != null ? longToNumber(attribute.i) : undefined;
 }
 
+export function intsAttribute(node: onnx.INodeProto, name: string): number[] | undefined {
+  const attribute = findAttribute(node, name);
+  return attribute?.ints ? attribute.ints.map((value) => longToNumber(value)) : undefined;
+}
+
 /**
  * A data-type attribute: an int (Cast-6 and later, dtype attributes) or, in Cast-1, a string
  * such as "FLOAT16".

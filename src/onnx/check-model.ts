@@ -51,7 +51,7 @@ export function checkModel(model: onnx.IModelProto, options: CheckOptions = {}):
     const first = problems[0];
     if (first) {
       const more = problems.length > 1 ? ` (and ${problems.length - 1} more problems)` : '';
-      throw invalid(`the input model is invalid: ${printable(first.message, 400)}${more}`, first.node);
+      throw invalid(`${options.source ? `${printable(options.source)}: ` : ''}the input model is invalid: ${printable(first.message, 400)}${more}`, first.node);
     }
   }
 }

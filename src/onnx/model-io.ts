@@ -146,6 +146,19 @@ interface Placement {
   source: { bytes: Uint8Array } | { ref: ExternalDataRef } | { conversion: PendingConversion };
 }
 
+/**
+ * Reads every external tensor's bytes into the model (in place): a model that must travel as one
+ * message, to ONNX Runtime from memory, which resolves no data file of a model given as bytes.
+ */
+export function embedExternalData(model: onnx.IModelProto): void {
+  forEachTensor(model, (tensor) => {
+    if (!isExternal(tensor)) return;
+    tensor.raw_data = tensorRawBytes(tensor) ?? new Uint8Array();
+    delete tensor.data_location;
+    tensor.external_data = [];
+  });
+}
+
 export function saveModel(model: onnx.IModelProto, file: string, options: SaveOptions = {}): SaveResult {
   const target = path.resolve(file);
   const targetDir = path.dirname(target);
@@ -198,12 +211,7 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
     });
     toWrite = cloneMessage(model);
     if (mode === 'embed') {
-      forEachTensor(toWrite, (tensor) => {
-        if (!isExternal(tensor)) return;
-        tensor.raw_data = tensorRawBytes(tensor) ?? new Uint8Array();
-        delete tensor.data_location;
-        tensor.external_data = [];
-      });
+      embedExternalData(toWrite);
     } else {
       layOutNewDataFile(toWrite, mode, targetDir, dataFiles, locations);
     }

@@ -82,14 +82,19 @@ function checkValue(
   report: ((violation: TypeConstraintViolation) => void) | undefined,
 ): boolean {
   if (!formal || !name || formal.heterogeneous || type === undefined) return true;
-  const allowed = allowedTensorTypes(schema, formal);
+  let at = 0;
+  while (at < boundCount && boundVariables[at] !== formal.typeStr) at++;
+  // ONNX Runtime checks inputs against the schema and takes an output's type from inference as it
+  // comes: an output whose type variable no input binds (a Constant's value, a Cast's `to`, a
+  // dtype attribute) may hold any type its kernel makes, and ONNX Runtime loads a Constant-1 that
+  // holds class-label strings. Its readers' inputs are checked where they are read.
+  const typedByAttributes = role === 'output' && at === boundCount;
+  const allowed = typedByAttributes ? null : allowedTensorTypes(schema, formal);
   if (allowed && !allowed.has(type)) {
     report?.({ kind: 'not-allowed', role, name, type, formal });
     return false;
   }
   if (!(formal.typeStr in schema.typeConstraints)) return true;
-  let at = 0;
-  while (at < boundCount && boundVariables[at] !== formal.typeStr) at++;
   if (at === boundCount) {
     boundVariables[at] = formal.typeStr;
     boundTypes[at] = type;

@@ -22,6 +22,7 @@ import { buildOpLists, changesFromEnvironment, LIST_NAMES, type ListChangeLayer,
 import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type PinnedNode } from './amp/weight-range.js';
 import { exactnessPins } from './amp/integer-valued.js';
+import { runtimeHazardPins } from './amp/runtime-hazards.js';
 import { validateModel } from '../onnx/validate.js';
 import { phase } from '../onnx/phases.js';
 import { sortGraph } from './amp/graph-order.js';
@@ -401,7 +402,7 @@ function retypeIo(graph: ModelGraph, model: onnx.ModelProto, boundary: BoundaryV
 }
 
 /** Rules that keep a node fp32 before painting: by the user (--force-fp32), a weight's range, a calibration. */
-const PINNED_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['force-fp32', 'weight-out-of-range', 'activation-out-of-range', 'integer-valued', 'angle-input']);
+const PINNED_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['force-fp32', 'weight-out-of-range', 'activation-out-of-range', 'integer-valued', 'angle-input', 'runtime-hazard']);
 
 /** The report's summary of a finished plan (its decisions final, its Casts counted). */
 function summaryOf(plan: PlannedRewrite, mode: 'fp16' | 'bf16', modified: boolean, target: Target): AmpSummary {
@@ -457,6 +458,8 @@ function planRewrite(
   // Integer-valued floats and angles (integer-valued.ts) in both modes, but where --force-fp16 names
   // the node: a hazard of the values, not of the type's range, so the user's pin wins. A weight's pin names the weight.
   const exactPins = exactnessPins(graph, types, mode);
+  // Patterns a released ONNX Runtime crashes on in the low type (runtime-hazards.ts), the user's pin winning too.
+  for (const [node, pin] of runtimeHazardPins(graph)) if (!exactPins.has(node)) exactPins.set(node, pin);
   for (const node of [...exactPins.keys()]) if (forceFp16(node)) exactPins.delete(node);
   const staticPins = new Map([...exactPins, ...weightPins]);
   const weightInputs = new Set(options.weightInputs ?? []);

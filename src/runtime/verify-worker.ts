@@ -7,7 +7,7 @@
  */
 import { decodeModel } from '../onnx/codec.js';
 import { isAmpError } from '../onnx/errors.js';
-import { loadModelFile } from '../onnx/model-io.js';
+import { embedExternalData, loadModelFile } from '../onnx/model-io.js';
 import { repairTolerated } from '../onnx/repair.js';
 import { frame, unframe } from './framed.js';
 import { loadOrt } from './ort.js';
@@ -29,6 +29,8 @@ try {
   const model = job.modelPath
     ? loadModelFile(job.modelPath, { allowNewerIr: job.allowNewerIr, allowExternalOutside: job.allowExternalOutside }).model
     : decodeModel(blobs[0] as Buffer, { allowNewerIr: job.allowNewerIr });
+  // The runs hand ONNX Runtime the model as bytes (instrumented, rewritten), with its weights in them.
+  if (job.modelPath) embedExternalData(model);
   // The rewrite repaired the same faults before its pass: the same model is verified.
   repairTolerated(model, { inPlace: true });
   let ort;

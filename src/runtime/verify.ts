@@ -86,8 +86,16 @@ export async function verifyRewrite(ort: Ort, model: onnx.IModelProto, options: 
   };
   const finish = (verification: Verification): VerifyResult => ({ verification, ranges, limit });
 
-  // 1. The inputs.
-  const batches = referenceBatches(ort, model, options, notices);
+  // 1. The inputs. Random ones a model's input type does not allow (uint16, strings) leave the
+  // rewrite unverified, not refused: the rewrite itself needs no inputs. Files that do not fit are
+  // the user's mistake and stay an error.
+  let batches: Feeds[];
+  try {
+    batches = referenceBatches(ort, model, options, notices);
+  } catch (error) {
+    if (!isAmpError(error) || error.code !== 'BAD_OPTION' || options.inputs.length) throw error;
+    return finish({ ...base, reason: `${printable(error.message, 300)} to verify` });
+  }
   base.batches = batches.length;
 
   // 2. The reference.

@@ -5,7 +5,7 @@
  * loaded, checked, rewritten and saved as the CLI does; and at the attribute and scope level (attributes
  * duplicated, retyped, dropped or made up, outputs named '', shadowing subgraphs, unimported domains,
  * huge opsets, recursive functions). Every input the rewrite accepts is also run through ONNX's
- * checker (/work/venv's), which must accept it too, except what TOLERATED names (README, Safety). Every case must end in a written model or
+ * checker (onnx >= 1.16: test/support/python.ts), which must accept it too, except what TOLERATED names (README, Safety). Every case must end in a written model or
  * a typed error (exit 1 or 2): no exit-3 crash, no output that ONNX Runtime cannot load when it
  * loads the input, no file touched outside the output paths. Bounded by case count and time.
  */
@@ -25,6 +25,7 @@ import { loadModelFile, saveModel } from '../../src/onnx/model-io.js';
 import { rewriteModel } from '../../src/passes/pipeline.js';
 import { loadOrt, type Ort } from '../../src/runtime/ort.js';
 import { corpusAvailable, corpusModels, corpusDir, fixturesDir, repoRoot } from '../support/corpus.js';
+import { PYTHON_HINT, pythonWithOnnx } from '../support/python.js';
 
 const SEED = Number(process.env.AMP_FUZZ_SEED ?? 20261123);
 const MAX_CASES = Number(process.env.AMP_FUZZ_CASES ?? 600);
@@ -217,10 +218,10 @@ async function ortLoads(ort: Ort, bytes: Uint8Array): Promise<boolean> {
   }
 }
 
-/** The newest ONNX checker at hand: /work/venv's (python3-onnx 1.12 knows no IR past 8, which most fixtures use). */
-const checkerPython = ['/work/venv/bin/python', '/usr/bin/python3'].find((python) => spawnSync(python, ['-c', 'import onnx, sys; sys.exit(0 if tuple(map(int, onnx.__version__.split(".")[:2])) >= (1, 16) else 1)'], { encoding: 'utf8' }).status === 0);
+/** The newest ONNX checker at hand (python3-onnx 1.12 knows no IR past 8, which most fixtures use). */
+const checkerPython = pythonWithOnnx([1, 16]);
 const checkerName = checkerPython ? spawnSync(checkerPython, ['-c', 'import onnx; print("onnx " + onnx.__version__)'], { encoding: 'utf8' }).stdout.trim() : undefined;
-if (!checkerPython) console.warn('[fuzz] no ONNX checker >= 1.16 (/work/venv): accepted inputs are not compared with it');
+if (!checkerPython) console.warn(`[fuzz] no ONNX checker >= 1.16 (${PYTHON_HINT}): accepted inputs are not compared with it`);
 
 /** ONNX's checker's verdict on each file: 'ok', or its first line of complaint. */
 function checkerVerdicts(files: readonly string[]): Map<string, string> {

@@ -1,7 +1,7 @@
 /**
  * Checker parity at the attribute and scope level (issue #26): models ONNX's checker rejects are
  * INVALID_MODEL (exit 2) naming the node, attribute or function, never accepted, never exit 3.
- * Where ONNX's own checker is installed (Debian's python3-onnx 1.12, /work/venv's newer one),
+ * Where ONNX's own checker is installed (Debian's python3-onnx 1.12, the newest at hand: test/support/python.ts),
  * each hand-built case is also run through it and must be rejected there too, except where the
  * old checker is known not to look (marked per case).
  */
@@ -18,6 +18,7 @@ import { rewriteModel } from '../../src/passes/pipeline.js';
 import { floatTensor, mainGraph, model, node, valueInfo } from '../support/models.js';
 import { errorOf } from '../support/errors.js';
 import { repoRoot } from '../support/corpus.js';
+import { PYTHON_HINT, pythonWithOnnx } from '../support/python.js';
 
 /** A call of a model-local function F of domain 'local'. */
 function withFunctions(functions: Array<{ name: string; calls: string[] }>): onnx.ModelProto {
@@ -64,12 +65,14 @@ describe('model-local functions', () => {
 });
 
 const ATTR = onnx.AttributeProto.AttributeType;
-const venvPython = '/work/venv/bin/python';
+// Debian's python3-onnx 1.12 (the old checker CI installs) and the newest one at hand (AMP_PYTHON or the PATH).
+const newest = pythonWithOnnx([1, 16]);
 const checkers = [
   { name: 'python3-onnx 1.12', python: '/usr/bin/python3' },
-  { name: 'venv onnx', python: venvPython },
+  ...(newest ? [{ name: 'onnx >= 1.16', python: newest }] : []),
 ].filter(({ python }) => existsSync(python) && spawnSync(python, ['-c', 'import onnx'], { encoding: 'utf8' }).status === 0);
-if (!checkers.length) console.warn('[checker-parity] no ONNX checker installed (python3-onnx, /work/venv): checking our side only');
+if (!checkers.length) console.warn(`[checker-parity] no ONNX checker installed (python3-onnx; ${PYTHON_HINT}): checking our side only`);
+else if (!newest) console.warn(`[checker-parity] no onnx >= 1.16 (${PYTHON_HINT}): checked against python3-onnx 1.12 only`);
 
 /** y = Transpose(x) with the given attributes. */
 function transpose(attribute: onnx.IAttributeProto[]): onnx.ModelProto {

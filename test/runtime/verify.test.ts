@@ -157,6 +157,36 @@ describe('the plain rewrite verifies its output', () => {
   });
 });
 
+describe('the verification of models the loader reads in parts', () => {
+  it("a model with external data (the dynamo exporter's default) is verified from its files, wherever the command runs", () => {
+    const folder = path.join(work, 'external');
+    mkdirSync(folder, { recursive: true });
+    const model = path.join(folder, 'encoder.onnx');
+    saveModel(loadModel(path.join(repoRoot, 'test/models/torch-encoder-dynamo.onnx')), model, { externalData: { location: 'encoder.onnx.data', sizeThreshold: 0 } });
+    expect(existsSync(path.join(folder, 'encoder.onnx.data'))).toBe(true);
+    // Run from another folder: ONNX Runtime resolves a model's data files relative to the model, not to the working folder.
+    const run = spawnSync(process.execPath, [bin, model, '-o', path.join(work, 'encoder.amp.onnx'), '--dim', 'batch=2'], { encoding: 'utf8', cwd: tmpdir() });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\nVerified: PASS on 1 batch of random inputs/);
+  });
+
+  it('random inputs of a type the generator cannot make leave the rewrite unverified, not refused', () => {
+    const b = new GraphBuilder('uint16_input');
+    const x = b.input('x', DataType.FLOAT, [2, 4]);
+    const codes = b.input('codes', DataType.UINT16, [2]);
+    const w = b.initializer('w', [4, 4], Float32Array.from({ length: 16 }, (_, i) => i / 16));
+    b.op('MatMul', [x, w], {}, { name: 'mm', outputs: ['y'] });
+    b.op('Identity', [codes], {}, { name: 'id', outputs: ['codes_out'] });
+    b.output('y', DataType.FLOAT, [2, 4]);
+    b.output('codes_out', DataType.UINT16, [2]);
+    const model = path.join(work, 'uint16.onnx');
+    saveModel(b.model(), model);
+    const run = cli([model, '-o', path.join(work, 'uint16.amp.onnx')]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/\nNot verified: cannot make random uint16 inputs; pass them with --inputs to verify\n/);
+  });
+});
+
 describe('the verification worker', () => {
   const job: VerifyJob = {
     allowNewerIr: false, allowExternalOutside: false, amp: {}, inputs: [], dims: [], seed: 0, headroom: 2,

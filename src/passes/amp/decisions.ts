@@ -22,6 +22,7 @@ export type RuleCode =
   | 'activation-out-of-range'
   | 'integer-valued'
   | 'angle-input'
+  | 'runtime-hazard'
   | 'schema-forbids'
   | 'not-between-allow'
   | 'fp32-stream'
@@ -64,7 +65,7 @@ export interface NodeDecision {
 export { describeNode } from '../../onnx/printable.js';
 
 /** Rules that keep a node fp32 although it computes on float32 data (a Set made once: this is asked per node). */
-const KEPT_FLOAT32_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['force-fp32', 'weight-out-of-range', 'activation-out-of-range', 'integer-valued', 'angle-input', 'unknown-type', 'non-tensor-types']);
+const KEPT_FLOAT32_RULES: ReadonlySet<RuleCode> = new Set<RuleCode>(['force-fp32', 'weight-out-of-range', 'activation-out-of-range', 'integer-valued', 'angle-input', 'runtime-hazard', 'unknown-type', 'non-tensor-types']);
 
 /** Whether a node computes on float32 data at all (as opposed to moving ints or making constants). */
 export function computesOnFloat32(decision: NodeDecision): boolean {

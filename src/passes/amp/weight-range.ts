@@ -13,7 +13,7 @@ import { externalRefOf, isExternal } from '../../onnx/external-data.js';
 import { attributeTypedOps } from '../../onnx/type-inference.js';
 
 export interface PinnedNode {
-  rule: 'weight-out-of-range' | 'activation-out-of-range' | 'integer-valued' | 'angle-input';
+  rule: 'weight-out-of-range' | 'activation-out-of-range' | 'integer-valued' | 'angle-input' | 'runtime-hazard';
   reason: string;
   /** The input slot that reads the weight; -1 when the node is pinned whatever it converts. */
   inputIndex: number;

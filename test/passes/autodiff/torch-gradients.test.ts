@@ -1,7 +1,7 @@
 /**
  * make-training's gradients on the PyTorch-exported fixtures equal torch.autograd's on the same
- * model, weights and batch (mean cross-entropy of the logits). Needs torch in /work/venv (or
- * AMP_TORCH_PYTHON); skipped with a message when it is absent.
+ * model, weights and batch (mean cross-entropy of the logits). Needs a Python with torch
+ * (test/support/python.ts: AMP_PYTHON or the PATH); skipped with a message when there is none.
  *
  * Compared: every parameter whose ONNX initializer keeps PyTorch's name. Not compared, each for
  * a reason the exporter gives: parameters the dynamo exporter renamed or folded (pre-transposed
@@ -10,7 +10,7 @@
  * are stored once and read through Identity, so the graph trains them as one).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,22 +19,14 @@ import { encodeModel } from '../../../src/onnx/codec.js';
 import { loadModel } from '../../../src/onnx/model-io.js';
 import { makeTrainingStep } from '../../../src/passes/autodiff/make-training.js';
 import { loadOrt } from '../../../src/runtime/ort.js';
+import { PYTHON_HINT, pythonWith } from '../../support/python.js';
 
-const python = process.env.AMP_TORCH_PYTHON ?? '/work/venv/bin/python';
+const python = pythonWith('torch', 'onnx');
 const script = path.resolve('scripts/export-forward-fixtures.py');
 const fixtures = path.resolve('fixtures/torch-forward');
 
-function torchAvailable(): boolean {
-  if (!existsSync(python)) return false;
-  try {
-    execFileSync(python, ['-c', 'import torch'], { stdio: 'ignore', timeout: 60_000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const hasTorch = torchAvailable();
-if (!hasTorch) console.warn(`torch-gradients: skipped, no python with torch at ${python} (set AMP_TORCH_PYTHON)`);
+const hasTorch = python !== undefined;
+if (!hasTorch) console.warn(`[torch-gradients] skipped: no Python with torch (${PYTHON_HINT})`);
 
 interface Batch {
   model: 'mlp' | 'cnn' | 'encoder';
@@ -43,8 +35,16 @@ interface Batch {
   labels: number[];
 }
 
+/**
+ * The batch's seed. ReLU's derivative jumps at 0, and where a pre-activation lies within float32
+ * rounding of 0 the two frameworks may put it on different sides: seed 11 put one element of the CNN's
+ * residual sum at -4.7e-9 in torch and +3.7e-9 in ONNX Runtime, and that one element moved conv2's
+ * and conv1's gradients by 0.5%. No rule is wrong there; a batch away from the kink compares the rules.
+ */
+const BATCH_SEED = 12;
+
 function batchFor(model: Batch['model']): Batch {
-  const random = seededRandom(11);
+  const random = seededRandom(BATCH_SEED);
   const dims = model === 'mlp' ? [4, 784] : model === 'cnn' ? [3, 1, 28, 28] : [3, 8];
   const count = dims.reduce((a, d) => a * d, 1);
   // Token ids 0..7 (0 is padding: masked by the encoder's Where); pixels in [0, 1).
@@ -74,7 +74,7 @@ describe.skipIf(!hasTorch)('make-training gradients equal torch.autograd on the 
   it('torch computes the reference gradients', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'amp-torch-'));
     writeFileSync(path.join(dir, 'request.json'), JSON.stringify(batches));
-    reference = JSON.parse(execFileSync(python, [script, 'gradients', path.join(dir, 'request.json')], { encoding: 'utf8', timeout: 300_000, maxBuffer: 1 << 28 }));
+    reference = JSON.parse(execFileSync(python as string, [script, 'gradients', path.join(dir, 'request.json')], { encoding: 'utf8', timeout: 300_000, maxBuffer: 1 << 28 }));
     expect(reference).toHaveLength(CASES.length);
   }, 300_000);
 
