@@ -12,7 +12,7 @@ import { DataType } from '../onnx/data-types.js';
 import { longToNumber } from '../onnx/external-data.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ModelGraph, type GraphScope } from '../onnx/graph.js';
-import { inferShapes } from '../onnx/shape-inference.js';
+import { inferShapes, type Shape } from '../onnx/shape-inference.js';
 import { randomInputs, requiredInputs, type DimDefaults, type Feeds } from './inputs.js';
 import type { Ort } from './ort.js';
 import { newTensor } from './float16-bits.js';
@@ -23,6 +23,9 @@ interface IndexOpRule {
   indices: number;
   table: number;
   axisAttribute?: string;
+  /** Each index along the indices' last axis is one coordinate: component j within axis batch_dims + j. */
+  tuples?: boolean;
+  batchDimsAttribute?: string;
   reason: string;
 }
 
@@ -46,6 +49,8 @@ export interface InputRole {
   high: number;
   role: string;
   reason: string;
+  /** Index tuples: the element at flat position i is drawn from [low, components[i % components.length]). */
+  components?: number[];
 }
 
 const INTEGER_TYPES = new Set<number>([DataType.INT64, DataType.INT32, DataType.INT16, DataType.INT8, DataType.UINT8, DataType.UINT16, DataType.UINT32, DataType.UINT64]);
@@ -69,32 +74,64 @@ function sourceTable(scope: GraphScope, name: string, preserving: ReadonlySet<st
   return scope.initializers.get(name);
 }
 
+function indexRulesByOp(): Map<string, IndexOpRule[]> {
+  const byOp = new Map<string, IndexOpRule[]>();
+  for (const rule of roleRules().indexOps) byOp.set(opKey(rule.op, rule.domain), [...(byOp.get(opKey(rule.op, rule.domain)) ?? []), rule]);
+  return byOp;
+}
+
+/** A table's static dims: its initializer's (through value-preserving ops), else its inferred shape. */
+function tableDims(scope: GraphScope, name: string, preserving: ReadonlySet<string>, shapes: ReadonlyMap<string, Shape> | undefined): { dims: readonly number[]; label: string } | undefined {
+  const table = sourceTable(scope, name, preserving);
+  if (table?.dims?.length) return { dims: table.dims.map((d) => longToNumber(d)), label: `table '${table.name ?? ''}'` };
+  const shape = shapes?.get(name);
+  return shape?.length && shape.every((d) => d > 0) ? { dims: shape, label: `value '${name}'` } : undefined;
+}
+
+/** The role an index op's rule gives its indices, or undefined where the sizes are not known. */
+function indexRole(node: onnx.INodeProto, rule: IndexOpRule, table: { dims: readonly number[]; label: string }, indicesShape: Shape | undefined): InputRole | undefined {
+  const rank = table.dims.length;
+  const where = `${node.op_type} '${node.name ?? ''}' ${table.label}`;
+  if (rule.tuples) {
+    const width = indicesShape?.[indicesShape.length - 1];
+    const batchDims = rule.batchDimsAttribute ? (intAttribute(node, rule.batchDimsAttribute) ?? 0) : 0;
+    if (!width || batchDims + width > rank) return undefined;
+    const components = table.dims.slice(batchDims, batchDims + width);
+    return { low: 0, high: Math.min(...components), components, role: 'index', reason: `indexes ${where} of shape [${table.dims.join(', ')}], tuples of ${width} within [${components.join(', ')}]: ${rule.reason}` };
+  }
+  const axis = rule.axisAttribute ? (((intAttribute(node, rule.axisAttribute) ?? 0) % rank) + rank) % rank : 0;
+  const rows = table.dims[axis] as number;
+  return { low: 0, high: rows, role: 'index', reason: `indexes ${where} of ${rows} rows: ${rule.reason}` };
+}
+
 /**
  * The roles of the model's integer inputs (main graph): table indices bounded by the smallest table,
- * masks {0, 1}; then, for inputs no op bounded, the name rules (a mask or token-type name).
+ * masks {0, 1}; then, for inputs no op bounded, the name rules (a mask or token-type name). `shapes`
+ * (static shapes at the inputs' sizes) bound indices into computed tables and give index tuples their width.
  */
-export function inputRoles(model: onnx.IModelProto): Map<string, InputRole> {
+export function inputRoles(model: onnx.IModelProto, shapes?: ReadonlyMap<string, Shape>): Map<string, InputRole> {
   const rules = roleRules();
   const preserving = new Set(rules.valuePreserving.ops);
   const scope = new ModelGraph(model).main;
-  const indexRules = new Map<string, IndexOpRule[]>();
-  for (const rule of rules.indexOps) indexRules.set(opKey(rule.op, rule.domain), [...(indexRules.get(opKey(rule.op, rule.domain)) ?? []), rule]);
+  const indexRules = indexRulesByOp();
   const maskRules = new Map(rules.maskOps.map((r) => [opKey(r.op, r.domain), r]));
   const roles = new Map<string, InputRole>();
   const bound = (input: string, role: InputRole) => {
     const seen = roles.get(input);
     if (!seen || role.high < seen.high) roles.set(input, role);
   };
+  const declaredShape = (name: string): Shape | undefined => {
+    const dims = requiredInputs(model).find((info) => info.name === name)?.type?.tensor_type?.shape?.dim;
+    return dims?.every((d) => d.dim_value) ? dims.map((d) => longToNumber(d.dim_value)) : undefined;
+  };
   for (const node of scope.currentNodes()) {
     const key = opKey(node.op_type ?? '', node.domain);
     for (const rule of indexRules.get(key) ?? []) {
-      const input = sourceInput(scope, node.input?.[rule.indices] ?? '', preserving);
-      const table = sourceTable(scope, node.input?.[rule.table] ?? '', preserving);
-      if (!input || !table?.dims?.length) continue;
-      const rank = table.dims.length;
-      const axis = rule.axisAttribute ? (((intAttribute(node, rule.axisAttribute) ?? 0) % rank) + rank) % rank : 0;
-      const rows = longToNumber(table.dims[axis] as number);
-      bound(input, { low: 0, high: rows, role: 'index', reason: `indexes ${node.op_type} '${node.name ?? ''}' table '${table.name ?? ''}' of ${rows} rows: ${rule.reason}` });
+      const indices = node.input?.[rule.indices] ?? '';
+      const input = sourceInput(scope, indices, preserving);
+      const table = input ? tableDims(scope, node.input?.[rule.table] ?? '', preserving, shapes) : undefined;
+      const role = input && table ? indexRole(node, rule, table, shapes?.get(indices) ?? declaredShape(indices)) : undefined;
+      if (input && role) bound(input, role);
     }
     const mask = maskRules.get(key);
     const maskInput = mask ? sourceInput(scope, node.input?.[mask.input] ?? '', preserving) : undefined;
@@ -132,14 +169,15 @@ export function modelAwareRandomInputs(ort: Ort, model: onnx.IModelProto, option
   const feeds = randomInputs(ort, model, options);
   const random = seededRandom(((options.seed ?? 0) * 7919 + 17) >>> 0);
   const scale = options.scale ?? 1;
-  const roles = inputRoles(model);
+  const roles = inputRoles(model, indexShapes(model, feeds));
   for (const info of requiredInputs(model)) {
     const name = info.name ?? '';
     const tensor = feeds[name] as Tensor;
     const elemType = info.type?.tensor_type?.elem_type ?? 0;
     const role = roles.get(name);
     if (role && (INTEGER_TYPES.has(elemType) || elemType === DataType.FLOAT || elemType === DataType.BOOL)) {
-      const draw = () => role.low + Math.floor(random() * (role.high - role.low));
+      const components = role.components;
+      const draw = (_: unknown, i: number) => role.low + Math.floor(random() * ((components ? (components[i % components.length] as number) : role.high) - role.low));
       const values = Array.from({ length: tensor.size }, draw);
       feeds[name] = newTensor(ort, tensor.type, typedLike(tensor.type, values), tensor.dims);
       const notice = `input '${name}' drawn from [${role.low}, ${role.high}): ${role.reason}`;
@@ -150,6 +188,31 @@ export function modelAwareRandomInputs(ort: Ort, model: onnx.IModelProto, option
   }
   setSequenceLengths(ort, model, feeds, options.notices);
   return feeds;
+}
+
+/**
+ * Static shapes at the feeds' sizes, for the index ops whose table is computed or whose indices are
+ * tuples; undefined (nothing inferred) for the many models that have none.
+ */
+function indexShapes(model: onnx.IModelProto, feeds: Feeds): ReadonlyMap<string, Shape> | undefined {
+  const indexRules = indexRulesByOp();
+  const preserving = new Set(roleRules().valuePreserving.ops);
+  const graph = new ModelGraph(model);
+  const scope = graph.main;
+  const needsShapes = scope.currentNodes().some((node) =>
+    (indexRules.get(opKey(node.op_type ?? '', node.domain)) ?? []).some((rule) => rule.tuples || !sourceTable(scope, node.input?.[rule.table] ?? '', preserving)?.dims?.length),
+  );
+  if (!needsShapes) return undefined;
+  return inferShapes(graph, { inputs: feedShapes(model, feeds) });
+}
+
+function feedShapes(model: onnx.IModelProto, feeds: Feeds): Map<string, onnx.ValueInfoProto> {
+  return new Map(
+    requiredInputs(model).flatMap((info) => {
+      const feed = feeds[info.name ?? ''];
+      return feed ? [[info.name ?? '', valueInfo(info.name ?? '', info.type?.tensor_type?.elem_type ?? 0, [...feed.dims])] as const] : [];
+    }),
+  );
 }
 
 /**
@@ -174,10 +237,7 @@ function setSequenceLengths(ort: Ort, model: onnx.IModelProto, feeds: Feeds, not
     if (!(seqlens && feeds[seqlens]) && !(total && feeds[total])) continue;
     const pastInput = sourceInput(scope, node.input?.[rule.past] ?? '', preserving);
     const past = pastInput ? (feeds[pastInput]?.dims[2] ?? 0) : 0;
-    shapes ??= inferShapes(graph, { inputs: new Map(requiredInputs(model).flatMap((info) => {
-      const feed = feeds[info.name ?? ''];
-      return feed ? [[info.name ?? '', valueInfo(info.name ?? '', info.type?.tensor_type?.elem_type ?? 0, [...feed.dims])] as const] : [];
-    })) });
+    shapes ??= inferShapes(graph, { inputs: feedShapes(model, feeds) });
     const fresh = rule.newFrom.map((i) => shapes?.get(node.input?.[i] ?? '')?.[1]).find((n) => n !== undefined);
     if (fresh === undefined) continue;
     const length = past + fresh;

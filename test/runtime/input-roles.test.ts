@@ -100,6 +100,61 @@ describe('input roles', () => {
   });
 });
 
+/**
+ * Index inputs of GatherND, ScatterND and ScatterElements into computed tables (no initializer to read
+ * the size from), as ONNX Runtime's computation_reduction_transformer test model reads its GatherND
+ * indices: hidden[batch, seq, 16] = x @ w; picked = GatherND(hidden, positions[batch, 3, 1], batch_dims 1);
+ * a ScatterND of rows into hidden at index pairs; a ScatterElements along axis 2.
+ */
+function buildIndexedTransformer(): ReturnType<GraphBuilder['model']> {
+  const random = seededRandom(9);
+  const b = new GraphBuilder('indexed');
+  b.input('x', DataType.FLOAT, ['batch', 7, 16]);
+  b.input('positions', DataType.INT64, ['batch', 3, 1]);
+  b.input('pairs', DataType.INT64, [4, 2]);
+  b.input('columns', DataType.INT64, ['batch', 7, 5]);
+  const hidden = b.op('MatMul', ['x', b.initializer('w', [16, 16], randomNormal(256, 0.3, random))], {}, { name: 'project' });
+  b.op('GatherND', [hidden, 'positions'], { batch_dims: { kind: 'int', value: 1 } }, { name: 'pick', outputs: ['picked'] });
+  const rows = b.initializer('rows', [4, 16], randomNormal(64, 1, random));
+  const scattered = b.op('ScatterND', [hidden, 'pairs', rows], {}, { name: 'scatter_rows' });
+  const updates = b.initializer('updates', [2, 7, 5], randomNormal(70, 1, random));
+  b.op('ScatterElements', [scattered, b.op('Slice', ['columns', b.ints('s0', [0]), b.ints('s2', [2]), b.ints('sa', [0])]), updates], { axis: { kind: 'int', value: 2 } }, { name: 'scatter_columns', outputs: ['mixed'] });
+  b.output('picked', DataType.FLOAT, ['batch', 3, 16]);
+  b.output('mixed', DataType.FLOAT, ['batch', 7, 16]);
+  return b.model({ '': 18 });
+}
+
+describe('index inputs of GatherND, ScatterND and ScatterElements', () => {
+  it('are drawn within the computed table: tuples component by component', async () => {
+    const ort = await loadOrt();
+    const notices: string[] = [];
+    const feeds = modelAwareRandomInputs(ort, buildIndexedTransformer(), { seed: 1, dims: new Map([['batch', 2]]), notices });
+    const values = (name: string) => Array.from(feeds[name]!.data as BigInt64Array, Number);
+    expect(Math.max(...values('positions'))).toBeLessThan(7);
+    // Pairs address [batch, seq]: the first of each pair below 2, the second below 7.
+    const pairs = values('pairs');
+    expect(Math.max(...pairs.filter((_, i) => i % 2 === 0))).toBeLessThan(2);
+    expect(Math.max(...pairs.filter((_, i) => i % 2 === 1))).toBeLessThan(7);
+    expect(Math.max(...pairs.filter((_, i) => i % 2 === 1))).toBeGreaterThanOrEqual(2);
+    expect(Math.max(...values('columns'))).toBeLessThan(16);
+    expect(notices).toEqual(expect.arrayContaining([expect.stringMatching(/^input 'pairs' drawn from \[0, 2\): indexes ScatterND 'scatter_rows' value '.*' of shape \[2, 7, 16\], tuples of 2 within \[2, 7\]/)]));
+    // The reference runs on them.
+    const session = await ort.InferenceSession.create(new Uint8Array(onnx.ModelProto.encode(buildIndexedTransformer()).finish()));
+    const outputs = await session.run(feeds);
+    expect(outputs.picked?.dims).toEqual([2, 3, 16]);
+  });
+
+  it('compare runs the model against its rewrite on them', () => {
+    const file = path.join(work, 'indexed.onnx');
+    const amp = path.join(work, 'indexed.amp.onnx');
+    saveModel(buildIndexedTransformer(), file);
+    saveModel(ampRewrite(buildIndexedTransformer()).model, amp);
+    const result = cli(['compare', file, amp, '--dim', 'batch=2', '--json']);
+    expect(result.status, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout).pass).toBe(true);
+  });
+});
+
 describe('--inputs as a folder', () => {
   const ids = (values: number[], name: string) => onnx.TensorProto.encode(onnx.TensorProto.create({ name, dims: [1, SEQ], data_type: DataType.INT64, int64_data: values })).finish();
   const root = path.join(work, 'bert_data');
