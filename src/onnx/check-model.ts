@@ -19,6 +19,7 @@ import { ValueIndex } from './graph.js';
 import type { onnx } from './generated/onnx.js';
 import { pendingConversionOf } from './pending-conversion.js';
 import { printable } from './printable.js';
+import { runsAsOwnSession } from './session-graphs.js';
 import { NodeRules } from './check-nodes.js';
 import { forEachTensor, holdsGraph } from './walk.js';
 import { validateModel } from './validate.js';
@@ -191,7 +192,8 @@ function checkGraph(graph: onnx.IGraphProto, path: string, context: ScopeContext
   checkNodes(nodes, where, context);
   for (const [node, attribute, index] of plain ? plain.subgraphs : subgraphAttributes(nodes)) {
     const base = `${path}/${node.name || node.op_type}.${attribute.name}`;
-    const inner: ScopeContext = { ...context, outer: [...context.outer, { defined, holder: index }] };
+    // A generation driver's graph runs as a session of its own: it sees no enclosing graph, and may reuse its names.
+    const inner: ScopeContext = runsAsOwnSession(node.domain, node.op_type, attribute.name) ? { ...context, outer: [] } : { ...context, outer: [...context.outer, { defined, holder: index }] };
     if (attribute.g) checkGraph(attribute.g, base, inner);
     (attribute.graphs ?? []).forEach((g, i) => checkGraph(g, `${base}[${i}]`, inner));
   }

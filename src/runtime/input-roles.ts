@@ -29,11 +29,20 @@ interface IndexOpRule {
   reason: string;
 }
 
+/** A generation driver's inputs: the prompt's token ids, and settings by input position. */
+interface DriverInputRule {
+  op: string;
+  domain?: string;
+  tokens?: number;
+  settings: Record<string, { value: number } | { sequencePlus: number }>;
+}
+
 interface InputRoleRules {
   valuePreserving: { ops: string[]; reason: string };
   indexOps: IndexOpRule[];
   maskOps: Array<{ op: string; domain?: string; input: number; reason: string }>;
   names: Array<{ pattern: string; values: [number, number]; role: string; reason: string }>;
+  driverInputs: { reason: string; ops: DriverInputRule[] };
   sequenceLengthOps: Array<{ op: string; domain?: string; newFrom: number[]; past: number; seqlensK: number; totalSequenceLength: number; reason: string }>;
 }
 
@@ -187,7 +196,47 @@ export function modelAwareRandomInputs(ort: Ort, model: onnx.IModelProto, option
     }
   }
   setSequenceLengths(ort, model, feeds, options.notices);
+  setDriverInputs(ort, model, feeds, random, options.notices);
   return feeds;
+}
+
+/** The vocabulary a generation driver's decoder predicts over: its vocab_size, else its decoder's logits width. */
+function vocabularyOf(node: onnx.INodeProto): number | undefined {
+  const declared = intAttribute(node, 'vocab_size');
+  if (declared && declared > 0) return declared;
+  const decoder = (node.attribute ?? []).find((a) => a.name === 'decoder')?.g;
+  const last = decoder?.output?.[0]?.type?.tensor_type?.shape?.dim?.at(-1)?.dim_value;
+  return last ? longToNumber(last) : undefined;
+}
+
+/** Generation drivers' inputs set as a caller sets them (rules/input-roles.json driverInputs). */
+function setDriverInputs(ort: Ort, model: onnx.IModelProto, feeds: Feeds, random: () => number, notices: string[] | undefined): void {
+  const { reason, ops } = roleRules().driverInputs;
+  const byOp = new Map(ops.map((rule) => [opKey(rule.op, rule.domain), rule]));
+  const note = (text: string) => {
+    if (!notices?.includes(text)) notices?.push(text);
+  };
+  for (const node of model.graph?.node ?? []) {
+    const rule = byOp.get(opKey(node.op_type ?? '', node.domain));
+    if (!rule) continue;
+    const where = `${node.op_type} '${node.name ?? ''}'`;
+    const tokens = rule.tokens === undefined ? undefined : node.input?.[rule.tokens];
+    const tokenFeed = tokens ? feeds[tokens] : undefined;
+    const vocabulary = vocabularyOf(node);
+    if (tokens && tokenFeed && vocabulary) {
+      feeds[tokens] = newTensor(ort, tokenFeed.type, typedLike(tokenFeed.type, Array.from({ length: tokenFeed.size }, () => Math.floor(random() * vocabulary))), tokenFeed.dims);
+      note(`input '${tokens}' drawn from [0, ${vocabulary}): the prompt of ${where}, over its vocabulary: ${reason}`);
+    }
+    const promptLength = tokenFeed?.dims[tokenFeed.dims.length - 1] ?? 0;
+    for (const [position, setting] of Object.entries(rule.settings)) {
+      const name = node.input?.[Number(position)];
+      const feed = name ? feeds[name] : undefined;
+      if (!name || !feed) continue;
+      const value = 'value' in setting ? setting.value : promptLength + setting.sequencePlus;
+      feeds[name] = newTensor(ort, feed.type, typedLike(feed.type, Array(feed.size).fill(value)), feed.dims);
+      note(`input '${name}' set to ${value}: a setting of ${where}`);
+    }
+  }
 }
 
 /**

@@ -7,12 +7,19 @@
  * the types BeamSearch feeds and reads, and ONNX Runtime runs the rewritten model to the same
  * sequences.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { attr, GraphBuilder } from '../../src/builder/graph-builder.js';
 import { encodeModel } from '../../src/onnx/codec.js';
 import { DataType } from '../../src/onnx/data-types.js';
 import type { onnx } from '../../src/onnx/generated/onnx.js';
+import { checkModel } from '../../src/onnx/check-model.js';
+import { saveModel } from '../../src/onnx/model-io.js';
 import { ampRewrite } from '../../src/passes/amp.js';
+import { repoRoot } from '../support/corpus.js';
 import { loadOrt } from '../../src/runtime/ort.js';
 
 const F = DataType.FLOAT;
@@ -103,5 +110,30 @@ describe('generation drivers with subgraph attributes', () => {
     expect(reference.length).toBe(12);
     expect(await run(ampRewrite(beamSearchModel()).model)).toEqual(reference);
     expect(await run(ampRewrite(beamSearchModel(false)).model)).toEqual(reference);
+  });
+
+  it("the command rewrites it: the decoder's inputs reuse the driver's names, as ONNX Runtime's convert_generation writes them", () => {
+    const work = mkdtempSync(path.join(tmpdir(), 'amp-beam-'));
+    const file = path.join(work, 'beam.onnx');
+    saveModel(beamSearchModel(), file);
+    const run = spawnSync(process.execPath, [path.join(repoRoot, 'dist/cli/main.js'), file, '-o', path.join(work, 'beam.amp.onnx')], { encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Total nodes converted: [1-9]/);
+    // The verification sets the driver's inputs as a caller does (max_length, num_beams...) and runs both to the same sequences.
+    expect(run.stdout).toMatch(/\nVerified: PASS on 1 batch of random inputs .*worst output 'sequences' at 0\.00 of its tolerance \(max abs error 0\.00\)\n$/);
+    // A nested graph that runs in the enclosing graph's scope still may not shadow: a Loop body reusing the input's name.
+    const loop = new GraphBuilder('loop');
+    loop.input('x', F, [2]);
+    const body = new GraphBuilder('body');
+    body.input('i', DataType.INT64, []);
+    body.input('cond', DataType.BOOL, []);
+    body.input('x', F, [2]);
+    body.op('Identity', ['cond'], {}, { outputs: ['cond_out'] });
+    body.op('Relu', ['x'], {}, { outputs: ['x_out'] });
+    body.output('cond_out', DataType.BOOL, []);
+    body.output('x_out', F, [2]);
+    loop.node('Loop', [loop.ints('trips', [2]), '', 'x'], { body: attr.graph(body.graph()) }, { name: 'loop', outputs: ['y'] });
+    loop.output('y', F, [2]);
+    expect(() => checkModel(loop.model())).toThrow(/subgraph input 'x' shadows a value of an enclosing graph/);
   });
 });

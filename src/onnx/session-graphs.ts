@@ -1,0 +1,27 @@
+/**
+ * Graph attributes ONNX Runtime runs as sessions of their own (rules/session-graphs.json): the
+ * generation drivers' encoder, decoder and init_decoder. Such a graph is checked as a main graph is,
+ * and its inputs may reuse names of the graph that holds the driver.
+ */
+import { readFileSync } from 'node:fs';
+import { normalizeDomain } from './opsets.js';
+
+interface SessionGraphRule {
+  op: string;
+  domain?: string;
+  graphs: string[];
+  reason: string;
+}
+
+let table: Map<string, ReadonlySet<string>> | undefined;
+
+/** Whether attribute `attribute` of a node of `domain`/`op` holds a graph run as its own session. */
+export function runsAsOwnSession(domain: string | null | undefined, op: string | null | undefined, attribute: string | null | undefined): boolean {
+  table ??= new Map(
+    (JSON.parse(readFileSync(new URL('../../rules/session-graphs.json', import.meta.url), 'utf8')) as { ops: SessionGraphRule[] }).ops.map((rule) => [
+      `${normalizeDomain(rule.domain)}:${rule.op}`,
+      new Set(rule.graphs),
+    ]),
+  );
+  return table.get(`${normalizeDomain(domain)}:${op ?? ''}`)?.has(attribute ?? '') ?? false;
+}
