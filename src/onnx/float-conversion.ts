@@ -85,3 +85,17 @@ export function float32FromBits(bits: number): number {
   bitsView[0] = bits;
   return floatView[0] as number;
 }
+
+/**
+ * The shortest decimal that reads back as the same float32 (3.4028235e+38, not the float64
+ * expansion 3.4028234663852886e+38): how a float32 weight is quoted in messages.
+ */
+export function shortestFloat32(value: number): string {
+  if (!Number.isFinite(value) || value === 0) return String(value);
+  const exact = Math.fround(value);
+  for (let digits = 1; digits < 9; digits++) {
+    const text = exact.toPrecision(digits);
+    if (Math.fround(Number(text)) === exact) return String(Number(text));
+  }
+  return String(Number(exact.toPrecision(9)));
+}

@@ -49,6 +49,26 @@ export function largestFiniteMagnitude(tensor: onnx.ITensorProto): number {
 }
 
 /**
+ * The value of largest finite magnitude, with its sign (0 when there is none): what a message quotes
+ * of a weight beyond a type's range (finfo.min is -3.4028235e+38, not its magnitude). A second scan of
+ * the tensor, made only for the few weights out of range.
+ */
+export function extremeFiniteValue(tensor: onnx.ITensorProto): number {
+  const largest = largestFiniteBitsOf(tensor);
+  let signed = largest;
+  forEachFloat32Chunk(tensor, (bits) => {
+    if (signed !== largest) return;
+    for (let i = 0; i < bits.length; i++) {
+      if (((bits[i] as number) & 0x7fffffff) === largest) {
+        signed = (bits[i] as number) >>> 0;
+        return;
+      }
+    }
+  });
+  return float32FromBits(signed);
+}
+
+/**
  * An external tensor's scan result, kept for the range it was read from: the weight range check
  * and the --weights fp16 copy both need it, and reading many GB twice costs seconds.
  */

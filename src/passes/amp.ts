@@ -23,6 +23,7 @@ import { paintScope, type NodeMatcher, type ScopePaint } from './amp/paint.js';
 import { nodesReadingOutOfRangeWeights, nodesSeeingOutOfRangeActivations, type PinnedNode } from './amp/weight-range.js';
 import { exactnessPins } from './amp/integer-valued.js';
 import { runtimeHazardPins } from './amp/runtime-hazards.js';
+import { relabelShapeReaders } from './amp/shape-readers.js';
 import { validateModel } from '../onnx/validate.js';
 import { phase } from '../onnx/phases.js';
 import { sortGraph } from './amp/graph-order.js';
@@ -532,7 +533,8 @@ function planRewrite(
       if (kept) Object.assign(decision, { color: 'NONE', rule: 'local-function', reason: kept, processable: false });
     }
   }
-  const anyAllow = decisions.some((d) => d.color === 'ALLOW');
+  relabelShapeReaders(decisions, mode === 'bf16' ? 'bfloat16' : 'float16');
+  const anyAllow = decisions.some((d) => d.color === 'ALLOW' && d.rule !== 'shape-only');
   const { flops, lint } = options.figures === false ? { flops: null, lint: null } : shapeFigures(model, graph, decisions, options);
 
   // What the lazily built audit needs from before the Casts: each scope's nodes in file order
@@ -623,8 +625,29 @@ function shapeFigures(
   options: AmpOptions,
 ): { flops: AmpSummary['matrixFlops']; lint: TensorCoreLint | null } {
   // Before the casts rename edges: shapes are looked up by the model's own value names.
-  const shapes = phase('shapeInferenceMs', () => inferShapes(graph, options.dims?.size ? { inputs: staticInputs(model, options.dims) } : {}));
-  return phase('matrixFiguresMs', () => matrixFigures(decisions, shapes, options.target !== 'cpu'));
+  const given = options.dims ?? new Map<string, number>();
+  const shapes = phase('shapeInferenceMs', () => inferShapes(graph, given.size ? { inputs: staticInputs(model, given) } : {}));
+  const figures = phase('matrixFiguresMs', () => matrixFigures(decisions, shapes, options.target !== 'cpu'));
+  // A symbolic batch or sequence (every PyTorch export with a dynamic axis) left the FLOPs unknown:
+  // the share is taken at 1 for each such dimension, and the summary says so. The lint keeps the
+  // sizes the user gave: a batch of 1 is no multiple of 8, and saying so would be noise.
+  const assumed = figures.flops.unknownNodes ? symbolicInputDims(model).filter((name) => !given.has(name)) : [];
+  if (!assumed.length) return figures;
+  const atOne = new Map([...given, ...assumed.map((name) => [name, 1] as const)]);
+  const assumedShapes = phase('shapeInferenceMs', () => inferShapes(graph, { inputs: staticInputs(model, atOne) }));
+  const flops = phase('matrixFiguresMs', () => matrixFigures(decisions, assumedShapes, false)).flops;
+  return { flops: { ...flops, assumedOne: assumed }, lint: figures.lint };
+}
+
+/** The symbolic dimension names of the main graph's inputs, in order of first appearance. */
+function symbolicInputDims(model: onnx.IModelProto): string[] {
+  const initializers = new Set((model.graph?.initializer ?? []).map((t) => t.name));
+  const names = new Set<string>();
+  for (const input of model.graph?.input ?? []) {
+    if (initializers.has(input.name)) continue;
+    for (const dim of input.type?.tensor_type?.shape?.dim ?? []) if (dim.dim_param) names.add(dim.dim_param);
+  }
+  return [...names];
 }
 
 /** What the audit is built from, kept by the report until it is read. */
@@ -778,7 +801,7 @@ function summarize(
       if (d.list !== undefined) recognized++;
       if (d.list === 'deny' && d.color !== 'ALLOW') denyBlocking++;
     }
-    if (d.color === 'ALLOW') {
+    if (d.color === 'ALLOW' && d.rule !== 'shape-only') {
       converted++;
       if (d.list === 'allow') allowConverted++;
     }

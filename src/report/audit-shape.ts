@@ -69,7 +69,7 @@ const SUMMARY = fields({
   castsRetargeted: 'number',
   weightsConverted: list('string'),
   weightsKeptFp32: list(fields({ name: 'string', reason: 'string' })),
-  matrixFlops: nullable(fields({ lowPrecision: 'number', total: 'number', unknownNodes: 'number', nodes: 'number' })),
+  matrixFlops: nullable(fields({ lowPrecision: 'number', total: 'number', unknownNodes: 'number', nodes: 'number', assumedOne: optional(list('string')) })),
   fp32Reasons: list(fields({ rule: 'string', count: 'number', example: 'string' })),
   alreadyLowPrecision: optional(list(fields({ op: 'string', type: 'string', count: 'number' }))),
   kvCacheFp16: optional(fields({ inputs: list('string'), outputs: list('string') })),

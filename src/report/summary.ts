@@ -80,10 +80,13 @@ function renderPassSummary(summary: AmpSummary): string {
   }
   // Null when the caller asked for no figures: then there is no line, rather than a made-up n/a.
   if (summary.matrixFlops) {
-    const { lowPrecision, total, unknownNodes, nodes } = summary.matrixFlops;
+    const { lowPrecision, total, unknownNodes, nodes, assumedOne } = summary.matrixFlops;
     const share = total > 0 ? `${percent(lowPrecision, total)} of ${formatFlops(total)}` : 'n/a';
     const unknown = unknownNodes ? `, shapes unknown for ${unknownNodes} of ${nodes} nodes` : '';
-    lines.push(`Matrix FLOPs in ${low} (MatMul, Gemm, Conv, Einsum): ${share}${unknown}`);
+    const shown = (assumedOne ?? []).slice(0, 4).map((name) => `${printable(name, 60)}=1`);
+    const more = (assumedOne?.length ?? 0) > 4 ? ` and ${(assumedOne?.length ?? 0) - 4} more` : '';
+    const assumed = assumedOne?.length ? ` (at ${shown.join(', ')}${more}: give --dim name=size)` : unknownNodes ? ' (give --dim name=size)' : '';
+    lines.push(`Matrix FLOPs in ${low} (MatMul, Gemm, Conv, Einsum): ${share}${unknown}${assumed}`);
   }
   if (summary.fp32Reasons.length) {
     lines.push('Top reasons nodes stayed FP32:');

@@ -9,6 +9,11 @@ import { ModelGraph, slotCountOf } from '../../src/onnx/graph.js';
 import { inferShapes } from '../../src/onnx/shape-inference.js';
 import { knownShape, NodeShapes } from '../../src/passes/amp/flops.js';
 import type { NodeDecision } from '../../src/passes/amp/decisions.js';
+import path from 'node:path';
+import { loadModel } from '../../src/onnx/model-io.js';
+import { ampRewrite } from '../../src/passes/amp.js';
+import { renderSummary } from '../../src/report/summary.js';
+import { repoRoot } from '../support/corpus.js';
 
 function shapesOfEveryNode(hintsFor: (real: Int32Array | undefined) => Int32Array | undefined) {
   const graph = new ModelGraph(FIXTURE_CASES.find((c) => c.name === 'transformer-block')!.build());
@@ -44,5 +49,22 @@ describe('NodeShapes', () => {
     expect(shifted.seen).toEqual(shifted.expected);
     const none = shapesOfEveryNode(() => undefined);
     expect(none.seen).toEqual(none.expected);
+  });
+});
+
+describe('the FLOPs share of a model with a symbolic batch (every PyTorch export with a dynamic axis)', () => {
+  const forward = () => loadModel(path.join(repoRoot, 'fixtures/torch-forward/encoder-torchscript.onnx'));
+  it('is taken at 1 for each symbolic dimension, said so with the --dim hint, and equals --dim batch=1', () => {
+    const assumed = ampRewrite(forward()).report.summary;
+    const given = ampRewrite(forward(), { dims: new Map([['batch', 1]]) }).report.summary;
+    expect(assumed.matrixFlops).toMatchObject({ total: given.matrixFlops?.total, lowPrecision: given.matrixFlops?.lowPrecision, unknownNodes: 0, assumedOne: ['batch'] });
+    expect(given.matrixFlops?.assumedOne).toBeUndefined();
+    expect(renderSummary(assumed)).toMatch(/\nMatrix FLOPs in FP16 \(MatMul, Gemm, Conv, Einsum\): 100\.0% of [\d.]+ kFLOP \(at batch=1: give --dim name=size\)\n/);
+    expect(renderSummary(given)).not.toContain('give --dim');
+  });
+
+  it('the Tensor Core lint is not run at the assumed sizes: a batch of 1 is not reported as a dimension to pad', () => {
+    const lint = ampRewrite(forward()).report.summary.tensorCoreLint;
+    expect(JSON.stringify(lint ?? {})).not.toMatch(/"size":1\b/);
   });
 });

@@ -41,6 +41,16 @@ describe('summary: why nothing or little was converted', () => {
     expect(text).toMatch(/Allow-list ops found but none converted: 1 \(1 weight-out-of-range, e\.g\. MatMul 'mm'/);
   });
 
+  it("the pin quotes the weight's extreme value as float32 writes it, sign included (torch.finfo(float32).min)", () => {
+    const b = new GraphBuilder('g');
+    const values = Float32Array.of(0.5, -3.4028234663852886e38, 2, 1e5);
+    b.op('MatMul', [b.input('x', F, [2, 2]), b.initializer('w', [2, 2], values)], {}, { name: 'mm', outputs: ['y'] });
+    b.output('y', F, [2, 2]);
+    const mm = ampRewrite(b.model()).report.nodes.find((n) => n.node === 'mm');
+    expect(mm?.reason).toBe("reads weight 'w' holding -3.4028235e+38, outside float16's range (65504)");
+    expect(ampRewrite(matMulModel(70000.5)).report.nodes.find((n) => n.node === 'mm')?.reason).toBe("reads weight 'w' holding 70000.5, outside float16's range (65504)");
+  });
+
   it('pinned by --force-fp32: counted by rule', () => {
     const text = summaryOf(matMulModel(0.5), { forceFp32: ['mm'] });
     expect(text).toMatch(/Allow-list ops found but none converted: 1 \(1 force-fp32/);

@@ -23,6 +23,7 @@ export type RuleCode =
   | 'integer-valued'
   | 'angle-input'
   | 'runtime-hazard'
+  | 'shape-only'
   | 'schema-forbids'
   | 'not-between-allow'
   | 'fp32-stream'

@@ -165,6 +165,8 @@ export interface MatrixFlops {
   total: number;
   unknownNodes: number;
   nodes: number;
+  /** Symbolic input dimensions taken as 1 for the share (no --dim gave their size). */
+  assumedOne?: string[];
 }
 
 /** The matrix FLOPs share, node by node. */

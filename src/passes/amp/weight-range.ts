@@ -8,7 +8,8 @@ import { DataType } from '../../onnx/data-types.js';
 import { FLOAT16_MAX } from '../../onnx/float16.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { ModelGraph } from '../../onnx/graph.js';
-import { largestFiniteMagnitude } from '../../onnx/tensor-data.js';
+import { extremeFiniteValue, largestFiniteMagnitude } from '../../onnx/tensor-data.js';
+import { shortestFloat32 } from '../../onnx/float-conversion.js';
 import { externalRefOf, isExternal } from '../../onnx/external-data.js';
 import { attributeTypedOps } from '../../onnx/type-inference.js';
 
@@ -52,11 +53,13 @@ export function nodesReadingOutOfRangeWeights(graph: ModelGraph): Map<onnx.INode
       const tensor = weight[1];
       const largest = largestFinite(tensor);
       if (largest < limit) continue;
+      let extreme: string | undefined;
       const readers = [scope, ...graph.scopes.filter((s) => s !== scope && s.resolve(name)?.scope === scope)];
       for (const reader of readers) {
         for (const use of reader.consumersOf(name)) {
           if (use.index < 0) continue;
-          pinned.set(use.node, { rule: 'weight-out-of-range', reason: `reads weight '${name}' holding ${largest}, outside float16's range (65504)`, inputIndex: use.index });
+          extreme ??= shortestFloat32(extremeFiniteValue(tensor));
+          pinned.set(use.node, { rule: 'weight-out-of-range', reason: `reads weight '${name}' holding ${extreme}, outside float16's range (65504)`, inputIndex: use.index });
         }
       }
     }

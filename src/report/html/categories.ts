@@ -68,8 +68,8 @@ export const DECISION_CATEGORIES: readonly DecisionCategory[] = [
     id: 'unprocessed',
     label: 'unprocessed',
     color: '#c8c8c8',
-    meaning: "not painted: no float32 compute (control flow, already in reduced precision), a constant, an uninlined function, unknown types, no schema, or part of a quantized unit (DequantizeLinear -> op -> QuantizeLinear); or kept fp32 because the model's opset has no Cast to the target type, or the op cannot take it (its schema at this opset, or a function body that adds float32 constants), or a released ONNX Runtime crashes on it in the low type (rules/runtime-hazards.json)",
-    rules: ['no-float-compute', 'control-flow', 'already-low-precision', 'local-function', 'constant-source', 'unknown-type', 'non-tensor-types', 'no-schema', 'quantized-unit', 'schema-forbids', 'runtime-hazard'],
+    meaning: "not painted: no float32 compute (a Shape or Size that reads only the shape of a low-precision value, control flow, already in reduced precision), a constant, an uninlined function, unknown types, no schema, or part of a quantized unit (DequantizeLinear -> op -> QuantizeLinear); or kept fp32 because the model's opset has no Cast to the target type, or the op cannot take it (its schema at this opset, or a function body that adds float32 constants), or a released ONNX Runtime crashes on it in the low type (rules/runtime-hazards.json)",
+    rules: ['shape-only', 'no-float-compute', 'control-flow', 'already-low-precision', 'local-function', 'constant-source', 'unknown-type', 'non-tensor-types', 'no-schema', 'quantized-unit', 'schema-forbids', 'runtime-hazard'],
   },
 ];
 

@@ -18,7 +18,7 @@ export interface PageData {
   regions?: { names: string[]; of: number[] };
   facts?: { attributes: Map<string, Array<[string, string]>>; shapes: Map<string, string>; previews: Map<string, string> };
   report: {
-    summary: { mode: string; matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number } | null };
+    summary: { mode: string; matrixFlops: { lowPrecision: number; total: number; unknownNodes: number; nodes: number; assumedOne?: string[] } | null };
     nodes: PageNode[];
     lists: Record<string, Array<{ op: string; domain: string; reason: string; origin: string }>>;
     scopes: PageScope[];
@@ -129,14 +129,15 @@ export function reportPage(data: PageData, dagre: any): void {
     ? 'matrix FLOPs: not computed (the rewrite was asked for no figures)'
     : flops.total > 0
       ? `${((100 * flops.lowPrecision) / flops.total).toFixed(1)}% of ${formatFlops(flops.total)} of matrix FLOPs run in ${report.summary.mode === 'mixed_bfloat16' ? 'bf16' : 'fp16'}` +
-        (flops.unknownNodes ? ` (shapes unknown for ${flops.unknownNodes} of ${flops.nodes} nodes)` : '')
+        (flops.unknownNodes ? ` (shapes unknown for ${flops.unknownNodes} of ${flops.nodes} nodes)` : '') +
+        (flops.assumedOne?.length ? ` at ${flops.assumedOne.map((name) => `${name}=1`).join(', ')} (give --dim name=size)` : '')
       : 'matrix FLOPs: n/a (no MatMul/Gemm/Conv/Einsum with known shapes)';
   const perOp = new Map<string, { converted: number; kept: number; why: Map<string, number> }>();
   nodes.forEach((n) => {
     const key = n.domain ? `${n.domain}:${n.op}` : n.op;
     let row = perOp.get(key);
     if (!row) perOp.set(key, (row = { converted: 0, kept: 0, why: new Map() }));
-    if (n.color === 'ALLOW') row.converted++;
+    if (n.color === 'ALLOW' && n.rule !== 'shape-only') row.converted++;
     else {
       row.kept++;
       row.why.set(n.rule, (row.why.get(n.rule) ?? 0) + 1);
@@ -516,7 +517,7 @@ export function reportPage(data: PageData, dagre: any): void {
     const fact = (term: string, value: string, id?: string): void => {
       facts.append(el('dt', {}, term), el('dd', id ? { id } : {}, value));
     };
-    const outcome = n.color === 'ALLOW' ? 'converted' : categoryIndex[i] === unprocessed ? 'not painted' : 'kept fp32';
+    const outcome = n.rule === 'shape-only' ? 'reads the shape only' : n.color === 'ALLOW' ? 'converted' : categoryIndex[i] === unprocessed ? 'not painted' : 'kept fp32';
     fact('decision', `${category.label} (${outcome})`, 'detail-decision');
     fact('rule', n.rule, 'detail-rule');
     fact('reason', n.reason || '—', 'detail-reason');
