@@ -21,7 +21,7 @@ export function loadInChild(files: readonly string[], timeoutMs = 120_000): Chil
   const results: ChildLoad[] = [];
   let left = [...files];
   while (left.length) {
-    const child = spawnSync(process.execPath, [SCRIPT, ...left], { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 2 ** 20 });
+    const child = spawnSync(process.execPath, [SCRIPT], { input: left.join('\n'), encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 2 ** 20 });
     const lines = child.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { file: string; opening?: boolean; loaded?: boolean; error?: string });
     const done = lines.filter((line) => !line.opening);
     for (const line of done) results.push({ file: line.file, loaded: Boolean(line.loaded), ...(line.error ? { error: line.error } : {}) });
