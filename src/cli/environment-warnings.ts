@@ -4,6 +4,7 @@
  * and the pass, so that a command that runs neither does not load them.
  */
 import { AmpError } from '../onnx/errors.js';
+import { printable } from '../onnx/printable.js';
 import { LIST_NAMES } from '../passes/amp/op-lists.js';
 import { writeStderr } from './standard-streams.js';
 
@@ -29,5 +30,7 @@ export function unknownEnvironment(env: Readonly<Record<string, string | undefin
 /** Prints each warning on stderr, or under --strict throws the first as an error. */
 export function reportWarnings(warnings: readonly string[], strict: boolean, stderr: (text: string) => void = writeStderr): void {
   if (strict && warnings.length) throw new AmpError('BAD_OPTION', `${warnings[0]} (an error under --strict)`);
-  for (const warning of warnings) stderr(`amp-rewrite: warning: ${warning}\n`);
+  // One line each whatever a name or value holds (an escape sequence in a variable's name): the
+  // same escaping as the errors' (AmpError), idempotent on text already escaped.
+  for (const warning of warnings) stderr(`amp-rewrite: warning: ${printable(warning, Number.POSITIVE_INFINITY)}\n`);
 }

@@ -1,4 +1,5 @@
 /** `run`, `compare` and `bench`: executing models on ONNX Runtime (loaded only by these commands). */
+import { loadCheckedModel } from '../onnx/load-checked.js';
 import { mkdirSync } from 'node:fs';
 import { checkOutputs, OutputBatch } from '../onnx/safe-write.js';
 import { printable } from '../onnx/printable.js';
@@ -7,7 +8,6 @@ import path from 'node:path';
 import type { Argv } from 'yargs';
 import { encodeModel } from '../onnx/codec.js';
 import { AmpError } from '../onnx/errors.js';
-import { loadModel } from '../onnx/model-io.js';
 import { onnx } from '../onnx/generated/onnx.js';
 import { benchVariants, batchDimension, searchBatches, type VariantBenchResult } from '../runtime/variant-bench.js';
 import type { BatchSearchResult } from '../runtime/batch-search.js';
@@ -61,7 +61,7 @@ export function runOptions(yargs: Argv): Argv<RunArgs> {
 
 export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {}): Promise<number> {
   requireNumber('seed', args.seed, { integer: true });
-  const model = loadModel(args.model);
+  const model = loadCheckedModel(args.model).model;
   const check = checkCudaDevice(providersOf(args), lowPrecisionTypesOf(model), args.model, deps.queryDevice);
   const ort = await loadOrt();
   const feeds = feedsOf(ort, model, args, undefined, 'run');
@@ -172,8 +172,8 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   if (args.dimDefault !== undefined && !(Number.isInteger(args.dimDefault) && args.dimDefault >= 1)) {
     throw new AmpError('BAD_OPTION', `--dim-default ${args.dimDefault}: expected a positive integer`);
   }
-  const reference = loadModel(args.reference);
-  const candidate = loadModel(args.candidate as string);
+  const reference = loadCheckedModel(args.reference).model;
+  const candidate = loadCheckedModel(args.candidate as string).model;
   const numerics = parseNumerics(args.numerics);
   const ort = await loadOrt();
   const notices: string[] = [];
@@ -302,7 +302,7 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   const htmlReport = benchReportPath(args.report);
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
-  const model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
+  const model = loadCheckedModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false }).model;
   // --out is checked before the runs: never the model, its data, the --rules file or an --inputs file.
   const written = [...(args.out ? [{ path: args.out, role: '--out' }] : []), ...(htmlReport ? [{ path: htmlReport, role: '--report' }] : [])];
   if (written.length) checkOutputs(written, inputFilesOf(args, model));

@@ -7,7 +7,9 @@
  */
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
-import { loadModelFile, saveModel } from '../onnx/model-io.js';
+import { saveModel } from '../onnx/model-io.js';
+import { loadCheckedModel } from '../onnx/load-checked.js';
+import { writeStderr } from './standard-streams.js';
 import { externalRefOf } from '../onnx/external-data.js';
 import { printable } from '../onnx/printable.js';
 import { checkOutputs, type NamedPath } from '../onnx/safe-write.js';
@@ -97,7 +99,9 @@ export function renderMakeTrainingReport(report: MakeTrainingReport, output: str
 
 export async function runMakeTraining(args: MakeTrainingArgs, print: (text: string) => void): Promise<number> {
   checkArgs(args);
-  const { model, externalTensors } = loadModelFile(args.model);
+  // The gate every command that reads a model goes through: decode limits, repairs, the checker's rules and types.
+  const { model, externalTensors, repairs } = loadCheckedModel(args.model);
+  for (const repair of repairs) writeStderr(`amp-rewrite: note: repaired: ${repair}\n`);
   const inputs: NamedPath[] = [{ path: args.model, role: 'the input model' }];
   if (externalTensors > 0) {
     forEachTensor(model, (tensor) => {

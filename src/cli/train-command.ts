@@ -1,10 +1,10 @@
 /** `amp-rewrite train <graph.onnx>`: run a one-step training graph in a loop on MNIST. */
+import { loadCheckedModel } from '../onnx/load-checked.js';
 import { existsSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { checkOutputs, OutputBatch } from '../onnx/safe-write.js';
 import { requireNumber } from './numeric-options.js';
-import { loadModel } from '../onnx/model-io.js';
 import { checkCudaDevice, lowPrecisionTypesOf, type DeviceQuery } from '../runtime/device-check.js';
 import { stateSidecarPath, withInitialStateFrom } from '../passes/training/state-sidecar.js';
 import { parseVariants, variantGraph, type Variant } from '../passes/training/variants.js';
@@ -112,7 +112,7 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void, d
     ...(args.report ? [{ path: args.report, role: '--report' }] : []),
   ];
   if (written.length) checkOutputs(written, [{ path: args.graph, role: 'the training graph' }, { path: sidecar, role: 'its --state inputs sidecar' }]);
-  const model = existsSync(sidecar) ? withInitialStateFrom(loadModel(args.graph), loadModel(sidecar), sidecar) : loadModel(args.graph);
+  const model = existsSync(sidecar) ? withInitialStateFrom(loadCheckedModel(args.graph).model, loadCheckedModel(sidecar).model, sidecar) : loadCheckedModel(args.graph).model;
   const lr = args.lr ?? recordedLearningRate(model) ?? 0.05;
   // The device check covers every graph about to run: the amp and fp16 variants compute in float16, amp-bf16 in bfloat16.
   const types = lowPrecisionTypesOf(model);

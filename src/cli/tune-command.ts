@@ -1,9 +1,10 @@
 /** `amp-rewrite tune <model.onnx> -o <out.onnx>`: the list-based rewrite, plus the fewest fp32 pins that pass a tolerance. */
+import { loadCheckedModel } from '../onnx/load-checked.js';
 import { withProgress } from './progress.js';
 import path from 'node:path';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
-import { loadModelFile, saveModel } from '../onnx/model-io.js';
+import { saveModel } from '../onnx/model-io.js';
 import { checkOutputs, OutputBatch, yieldToSignals } from '../onnx/safe-write.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
@@ -90,7 +91,7 @@ export async function runTune(args: TuneArgs, print: (text: string) => void): Pr
     if (!/\.(json|md|html)$/.test(report)) throw new AmpError('BAD_OPTION', `--report ${report}: the file name must end in .json, .md or .html`);
   }
   const save = saveOptions(args.externalData);
-  const { model } = loadModelFile(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
+  const { model } = loadCheckedModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
   // tune runs the list-based pass alone: a training step would come out without its loss scaling and fp32 state guards.
   if (looksLikeTrainingGraph(model)) {
     throw new AmpError('BAD_OPTION', `${args.model} is a training step graph (an output X.next for an input X): tune checks inference outputs; rewrite it with amp-rewrite ${args.model} -o <out.onnx>`, { subject: args.model });

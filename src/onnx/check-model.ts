@@ -46,7 +46,15 @@ function invalid(message: string, subject: string): AmpError {
 /** Throws an AmpError (INVALID_MODEL or MODEL_TOO_LARGE) for the first problem found. */
 export function checkModel(model: onnx.IModelProto, options: CheckOptions = {}): void {
   const source = options.source ?? 'model';
-  if (options.structure ?? true) checkStructure(model, source, options);
+  if (options.structure ?? true) {
+    try {
+      checkStructure(model, source, options);
+    } catch (error) {
+      // The graph's own messages say where in the model ("graph/loop.body: ..."); the file comes first.
+      if (!options.source || !(error instanceof AmpError) || error.code !== 'INVALID_MODEL' || error.message.startsWith(`${printable(source)}:`)) throw error;
+      throw new AmpError(error.code, `${printable(source)}: ${error.message}`, { ...(error.subject === undefined ? {} : { subject: error.subject }), cause: error });
+    }
+  }
   if (options.types ?? true) {
     const problems = validateModel(model);
     const first = problems[0];

@@ -36,6 +36,9 @@ const ATTRIBUTE_TYPES: Readonly<Record<string, number>> = {
 
 const TYPE_NAMES = ['UNDEFINED', 'FLOAT', 'INT', 'STRING', 'TENSOR', 'GRAPH', 'FLOATS', 'INTS', 'STRINGS', 'TENSORS', 'GRAPHS', 'SPARSE_TENSOR', 'SPARSE_TENSORS', 'TYPE_PROTO', 'TYPE_PROTOS'];
 
+/** Attribute types that hold one value (FLOAT, INT, STRING, TENSOR, GRAPH, SPARSE_TENSOR, TYPE_PROTO), not a list. */
+const SINGLE_VALUE_TYPES: ReadonlySet<number> = new Set([1, 2, 3, 4, 5, 11, 13]);
+
 /** The field each type keeps its value in (a scalar counts when the file set it: an own property once decoded). */
 const VALUE_FIELDS: ReadonlyArray<readonly [type: number, field: keyof onnx.IAttributeProto]> = [
   [1, 'f'],
@@ -56,13 +59,27 @@ const VALUE_FIELDS: ReadonlyArray<readonly [type: number, field: keyof onnx.IAtt
 
 const CHECKED_DOMAINS: ReadonlySet<string> = new Set(['', 'ai.onnx.ml', 'ai.onnx.preview', 'ai.onnx.preview.training']);
 
-let ortDefaultDomainOps: ReadonlySet<string> | undefined;
-/** ONNX Runtime's registrations in the default domain: their schemas are ORT's, not ONNX's. */
-function ortOwnOps(): ReadonlySet<string> {
-  ortDefaultDomainOps ??= new Set(
-    Object.keys((JSON.parse(readFileSync(new URL('../../rules/schemas-ort-default-domain.json', import.meta.url), 'utf8')) as { domains: Record<string, object> }).domains['ai.onnx'] ?? {}),
+let ortDefaultDomainOps: ReadonlyMap<string, readonly OpSchema[]> | undefined;
+/** ONNX Runtime's registrations in the default domain (LayerNormalization below opset 17...), by op: their schemas are ORT's. */
+function ortOwnOps(): ReadonlyMap<string, readonly OpSchema[]> {
+  ortDefaultDomainOps ??= new Map(
+    Object.entries((JSON.parse(readFileSync(new URL('../../rules/schemas-ort-default-domain.json', import.meta.url), 'utf8')) as { domains: Record<string, Record<string, OpSchema[]>> }).domains['ai.onnx'] ?? {}),
   );
   return ortDefaultDomainOps;
+}
+
+/**
+ * The schema a default-domain node is checked against: ONNX's at the model's opset, else, for an op
+ * ONNX Runtime registers there itself (its LayerNormalization before ONNX's of opset 17), ONNX
+ * Runtime's: a LayerNormalization with one input is refused at every opset, as both refuse it.
+ */
+function defaultDomainSchema(opType: string, version: number): OpSchema | undefined {
+  const onnxSchema = schemaFor('', opType, version);
+  if (onnxSchema) return onnxSchema;
+  const own = ortOwnOps().get(opType);
+  if (!own) return undefined;
+  for (let i = own.length - 1; i >= 0; i--) if ((own[i] as OpSchema).since <= version) return own[i];
+  return undefined;
 }
 
 function fieldSet(attribute: onnx.IAttributeProto, field: keyof onnx.IAttributeProto): boolean {
@@ -76,6 +93,8 @@ function fieldSet(attribute: onnx.IAttributeProto, field: keyof onnx.IAttributeP
  * later), at most one value field, and that field the type's.
  */
 function attributeProblem(attribute: onnx.IAttributeProto, irVersion: number): string | undefined {
+  // ONNX's checker: "Field 'name' of 'attr' is required to be non-empty".
+  if (!attribute.name) return 'an attribute has an empty name';
   if (attribute.ref_attr_name) return undefined;
   const type = Number(attribute.type ?? 0);
   if (!type && irVersion >= 2) return `attribute '${printable(attribute.name)}' has no type`;
@@ -87,6 +106,8 @@ function attributeProblem(attribute: onnx.IAttributeProto, irVersion: number): s
     held = entry;
   }
   if (held && type && held[0] !== type) return `attribute '${printable(attribute.name)}' is ${TYPE_NAMES[type] ?? `type ${type}`} but holds a value in '${held[1]}'`;
+  // A single value must be there (ONNX's checker: "Attribute 'value' is expected to have field 't'"); a list may be empty.
+  if (!held && SINGLE_VALUE_TYPES.has(type)) return `attribute '${printable(attribute.name)}' is ${TYPE_NAMES[type]} and holds no value (its field '${VALUE_FIELDS.find(([t]) => t === type)?.[1]}' is not set)`;
   return undefined;
 }
 
@@ -104,8 +125,8 @@ export class NodeRules {
     let schema = this.schemas.get(key);
     if (schema === undefined) {
       const version = this.opsets.get(domain);
-      const checked = CHECKED_DOMAINS.has(domain) && !(domain === '' && ortOwnOps().has(opType)) && version !== undefined;
-      schema = (checked ? schemaFor(domain, opType, version) : undefined) ?? null;
+      const checked = CHECKED_DOMAINS.has(domain) && version !== undefined;
+      schema = (checked ? (domain === '' ? defaultDomainSchema(opType, version) : schemaFor(domain, opType, version)) : undefined) ?? null;
       this.schemas.set(key, schema);
     }
     return schema ?? undefined;

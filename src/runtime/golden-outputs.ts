@@ -101,10 +101,10 @@ function requireTensorOutput(output: onnx.IValueInfoProto, file: string): void {
 
 /** Reads an expected output file; its problems are BAD_EXPECTED_OUTPUT naming the output. */
 function readExpectedTensor(ort: Ort, file: string, output: onnx.IValueInfoProto): Tensor {
-  // The output's declared shape is checked below with a clear message, not through the input reader's byte cap.
-  const unshaped = { name: output.name ?? '' };
+  // Bounded by the output's declared size before a byte is read (a 1.5 GB file next to a 10-element
+  // output is refused at once); its type and shape are checked after, with their own message.
   try {
-    return readTensorFile(ort, file, unshaped);
+    return readTensorFile(ort, file, output);
   } catch (error) {
     if (error instanceof AmpError && error.code !== 'FILE_NOT_FOUND') throw badExpected(`expected output '${printable(output.name)}': ${error.message}`, file);
     throw error;

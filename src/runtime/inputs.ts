@@ -171,7 +171,7 @@ function readBoundedFile(file: string, cap: number): Buffer {
     const stats = fstatSync(fd);
     if (!stats.isFile()) throw new AmpError('BAD_INPUT_TENSOR', `${printable(file, 400)}: not a regular file (a FIFO, device or folder); inputs must be files`, { subject: file });
     if (stats.size > cap) {
-      throw new AmpError('BAD_INPUT_TENSOR', `${printable(file, 400)}: ${stats.size} bytes, more than the ${cap} an input of the declared shape can take`, { subject: file });
+      throw new AmpError('BAD_INPUT_TENSOR', `${printable(file, 400)}: ${stats.size} bytes, more than the ${cap} a tensor of the declared shape can take`, { subject: file });
     }
     const out = Buffer.allocUnsafe(stats.size);
     let done = 0;

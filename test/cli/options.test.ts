@@ -145,6 +145,14 @@ describe('commands and their options', () => {
     expect(cli([transformer, '--dry-run', '-q', '--rules', rules]).stderr).toContain(`amp-rewrite: warning: --rules ${rules}: clear.add Idnetity: no operator schema table`);
   });
 
+  it('warnings print names and values escaped, as errors do: no raw control character reaches the terminal', () => {
+    const { stderr } = cli([transformer, '--dry-run', '-q'], { 'AMP_REWRITE_X\u001b[31mRED': '1', AMP_REWRITE_ALLOWLIST_ADD: 'Foo\u001b[2J,Bar' });
+    // eslint-disable-next-line no-control-regex
+    expect(stderr).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(stderr).toContain('amp-rewrite: warning: environment variable AMP_REWRITE_X\\x1b[31mRED is not one amp-rewrite reads');
+    expect(stderr).toContain('AMP_REWRITE_ALLOWLIST_ADD Foo\\x1b[2J');
+  });
+
   it('--force-fp16 converts a deny-list op it names, and warns of a pinned op that cannot run in float16', () => {
     const report = path.join(work, 'forced.json');
     expect(cli([transformer, '--dry-run', '-q', '--force-fp16', 'l0/softmax', '--report', report]).stderr).toBe('');

@@ -6,7 +6,7 @@
  * file and the output. Needs the corpus (skipped without it).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -147,6 +147,13 @@ describe.skipIf(!corpusAvailable)('compare --expected on ONNX conformance test d
     const gap = copyDataSet('test_split_equal_parts_1d', 'gap');
     rmSync(path.join(gap, 'output_1.pb'));
     await rejects(gap, 'BAD_EXPECTED_OUTPUT', 'output_1.pb is missing (the folder has output_2.pb)', split);
+    // A golden file far beyond the output's declared size (a sparse 1.5 GB file: nothing on disk) is
+    // refused from its size, before a byte is read.
+    const huge = copyDataSet('test_matmul_2d', 'huge');
+    truncateSync(path.join(huge, 'output_0.pb'), 1.5 * 2 ** 30);
+    const started = Date.now();
+    await rejects(huge, 'BAD_EXPECTED_OUTPUT', `expected output 'c': ${path.join(huge, 'output_0.pb')}: 1610612736 bytes, more than the`);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 

@@ -117,7 +117,7 @@ describe('input files are validated against the declared input', () => {
     execFileSync('ln', ['-s', '/dev/zero', zero]);
     expect(errorOf(() => inputsFromFiles(ort, floatModel, [zero])).message).toContain('not a regular file');
     const big = file('big.npy', Buffer.alloc(2 << 20));
-    expect(errorOf(() => inputsFromFiles(ort, floatModel, [big])).message).toMatch(/more than the \d+ an input of the declared shape can take/);
+    expect(errorOf(() => inputsFromFiles(ort, floatModel, [big])).message).toMatch(/more than the \d+ a tensor of the declared shape can take/);
   });
 
   it('--dim is bounded: beyond int32, or more than memory can hold', () => {

@@ -187,7 +187,7 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
   const optimizer = addOptimizer(e, slots, options.optimizer, lr);
   const backwardNodes = e.nodes.length - head.forwardNodes;
 
-  graph.initializer.push(...optimizer.state.map((s) => s.initial));
+  appendAll(graph.initializer, optimizer.state.map((s) => s.initial));
   assemble(model, e, { params, head, lr, state: optimizer.state.map((s) => s.name), exposeGradients: options.exposeGradients ?? false });
   if (options.lr !== undefined) {
     model.metadata_props = [...(model.metadata_props ?? []).filter((p) => p.key !== TRAIN_LR_METADATA_KEY), onnx.StringStringEntryProto.create({ key: TRAIN_LR_METADATA_KEY, value: String(options.lr) })];
@@ -277,6 +277,11 @@ function withProbeDims(model: onnx.ModelProto): onnx.IModelProto {
   return { ...model, graph: { ...model.graph, input } };
 }
 
+/** Appends one by one: a spread of a 60,000-node list overflows the call stack. */
+function appendAll<T>(target: T[], items: readonly T[]): void {
+  for (let i = 0; i < items.length; i++) target.push(items[i] as T);
+}
+
 /** Wires the graph's inputs, outputs and nodes: forward, loss head, backward, optimizer. */
 function assemble(
   model: onnx.ModelProto,
@@ -285,10 +290,14 @@ function assemble(
 ): void {
   const graph = model.graph as onnx.GraphProto;
   const declared = new Map(graph.initializer.map((t) => [t.name, t]));
-  graph.node.push(...e.nodes);
-  graph.initializer.push(...e.initializers);
+  appendAll(graph.node, e.nodes);
+  appendAll(graph.initializer, e.initializers);
   const dimsOf = (name: string) => (declared.get(name)?.dims ?? []).map(Number);
-  graph.input.push(...parts.head.inputs, valueInfo(parts.lr, FLOAT, []));
+  // A parameter the forward model also listed as a graph input (an overridable initializer) is
+  // declared once, as the step graph's parameter input.
+  const parameters = new Set(parts.params);
+  graph.input = graph.input.filter((input) => !parameters.has(input.name ?? ''));
+  appendAll(graph.input, [...parts.head.inputs, valueInfo(parts.lr, FLOAT, [])]);
   for (const p of parts.params) graph.input.push(valueInfo(p, FLOAT, dimsOf(p)));
   const outputs = [valueInfo(parts.head.loss, FLOAT, []), ...parts.head.outputs, ...graph.output.filter((o) => o.name !== parts.head.loss)];
   for (const p of parts.params) outputs.push(valueInfo(`${p}.next`, FLOAT, dimsOf(p)));
