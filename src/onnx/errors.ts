@@ -36,6 +36,8 @@ export type AmpErrorCode =
   /** A compare --expected folder, file or tensor that does not fit the model's outputs (missing, another type or shape). */
   | 'BAD_EXPECTED_OUTPUT'
   | 'REFERENCE_FAILED'
+  /** A record handed to a page renderer (renderTrainingReport, renderBenchReport) with a field of the wrong shape. */
+  | 'BAD_RECORD'
   /** report.nodes or report.scopes read from a rewrite run with audit: false, which gathers no audit. */
   | 'AUDIT_NOT_GATHERED';
 

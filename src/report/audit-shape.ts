@@ -9,7 +9,10 @@
 /** A field's type: a leaf kind, a nullable or optional one, a list, an object, a record of one shape. */
 export type Shape =
   | 'string'
+  /** A finite number. */
   | 'number'
+  /** Any number, NaN and the infinities included (a loss that was not finite). */
+  | 'float'
   | 'boolean'
   | { readonly nullable: Shape }
   | { readonly optional: Shape }
@@ -17,10 +20,11 @@ export type Shape =
   | { readonly record: Shape }
   | { readonly fields: Readonly<Record<string, Shape>> };
 
-const optional = (shape: Shape): Shape => ({ optional: shape });
-const nullable = (shape: Shape): Shape => ({ nullable: shape });
-const list = (shape: Shape): Shape => ({ list: shape });
-const fields = (shape: Readonly<Record<string, Shape>>): Shape => ({ fields: shape });
+export const optional = (shape: Shape): Shape => ({ optional: shape });
+export const nullable = (shape: Shape): Shape => ({ nullable: shape });
+export const list = (shape: Shape): Shape => ({ list: shape });
+export const fields = (shape: Readonly<Record<string, Shape>>): Shape => ({ fields: shape });
+export const recordOf = (shape: Shape): Shape => ({ record: shape });
 
 const EDGE = fields({
   value: 'string',
@@ -119,8 +123,8 @@ function kindOf(value: unknown): string {
 export function shapeProblem(value: unknown, shape: Shape, path: string): string | undefined {
   const at = path || '(top level)';
   if (typeof shape === 'string') {
-    const fits = shape === 'number' ? typeof value === 'number' && Number.isFinite(value) : typeof value === shape;
-    return fits ? undefined : `${at}: expected ${shape === "boolean" ? "true or false" : `a ${shape}`}, got ${kindOf(value)}`;
+    const fits = shape === 'number' ? typeof value === 'number' && Number.isFinite(value) : shape === 'float' ? typeof value === 'number' : typeof value === shape;
+    return fits ? undefined : `${at}: expected ${shape === 'boolean' ? 'true or false' : shape === 'float' ? 'a number' : `a ${shape}`}, got ${kindOf(value)}`;
   }
   if ('optional' in shape) return value === undefined ? undefined : shapeProblem(value, shape.optional, path);
   if ('nullable' in shape) return value === null ? undefined : shapeProblem(value, shape.nullable, path);

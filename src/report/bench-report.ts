@@ -43,6 +43,7 @@ const readable: [Readable<MeasuredVariant, BenchedVariant>, Readable<OutputCompa
 void readable;
 import { barChart, distributionChart, lineChart, variantColors, type Mark, type Series } from './charts/svg.js';
 import { escapeHtml, htmlTable, reportPage } from './report-page.js';
+import { BENCH_REPORT_SHAPE, requireRecordShape } from './record-shapes.js';
 
 /** What bench records (its --out JSON): the fields the page draws. */
 export interface BenchReportInput {
@@ -109,10 +110,11 @@ function batchSearchChart(search: Readonly<Record<string, BenchedBatchSearch>>, 
 }
 
 export function renderBenchReport(record: BenchReportInput): string {
+  requireRecordShape(record, BENCH_REPORT_SHAPE, 'renderBenchReport: the bench record');
   const labels = [...new Set([...record.variants.map((v) => v.label), ...Object.keys(record.batchSearch ?? {})])];
   const colors = variantColors(labels);
   const parts = [
-    `<p class="meta">model ${escapeHtml(record.model)} · batch ${record.batch} · ${record.runs} timed runs after ${record.warmup} warm-up · target ${escapeHtml(record.target)}</p>`,
+    `<p class="meta">model ${escapeHtml(record.model)} · batch ${escapeHtml(String(record.batch))} · ${escapeHtml(String(record.runs))} timed runs after ${escapeHtml(String(record.warmup))} warm-up · target ${escapeHtml(record.target)}</p>`,
     `<p class="meta" id="machine">${escapeHtml(record.machine)} · provider ${escapeHtml(record.provider ?? '?')}${record.device ? ` · ${escapeHtml(deviceText(record.device))}` : ''} · ${escapeHtml(record.date)}</p>`,
     `<p class="meta">${escapeHtml(record.method)}</p>`,
     numericsNote(record),

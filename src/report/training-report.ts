@@ -8,6 +8,7 @@
 import type { TrainingRecord, TrainingVariantResult } from '../runtime/training-record.js';
 import { distributionChart, lineChart, variantColors, type Mark, type Series } from './charts/svg.js';
 import { escapeHtml, htmlTable, reportPage } from './report-page.js';
+import { requireRecordShape, TRAINING_RECORD_SHAPE } from './record-shapes.js';
 
 /** JSON writes NaN and Infinity as null: read back, a null loss is a non-finite one. */
 const finiteOrNaN = (value: number | null | undefined): number => (typeof value === 'number' && Number.isFinite(value) ? value : NaN);
@@ -96,11 +97,12 @@ function finalTable(record: TrainingRecord): string {
 }
 
 export function renderTrainingReport(record: TrainingRecord): string {
+  requireRecordShape(record, TRAINING_RECORD_SHAPE, 'renderTrainingReport: the training record');
   const curves = record.results.map(curvesOf);
   const colors = variantColors(curves.map((c) => c.label));
   const providers = [...new Set(record.results.map((r) => r.result?.provider).filter(Boolean))];
   const parts: string[] = [
-    `<p class="meta">graph ${escapeHtml(record.graph)} · data ${escapeHtml(record.data)} · batch ${record.batch} · learning rate ${record.lr}</p>`,
+    `<p class="meta">graph ${escapeHtml(record.graph)} · data ${escapeHtml(record.data)} · batch ${escapeHtml(String(record.batch))} · learning rate ${escapeHtml(String(record.lr))}</p>`,
     `<p class="meta">${escapeHtml(record.machine)} · provider ${escapeHtml(providers.join(', ') || '-')} · ${escapeHtml(record.date)}</p>`,
   ];
   if (providers.includes('cpu')) {
