@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { AmpError } from './errors.js';
 import type { onnx } from './generated/onnx.js';
 import { printable } from './printable.js';
-import { schemaFor, type OpSchema } from './schema.js';
+import { effectiveOpsetVersion, schemaFor, type OpSchema } from './schema.js';
 
 /** AttributeProto.AttributeType by the schema tables' type names. */
 const ATTRIBUTE_TYPES: Readonly<Record<string, number>> = {
@@ -132,6 +132,22 @@ export class NodeRules {
     return schema ?? undefined;
   }
 
+  /**
+   * ONNX Runtime's contrib ops (com.microsoft): their input and output counts, from ONNX Runtime's
+   * own schemas (rules/schemas-com.microsoft.json), as ONNX Runtime checks them when it loads the
+   * model. Their attributes are left to ONNX Runtime: its schemas mark some as optional that
+   * exporters omit, and an unknown one is ignored there.
+   */
+  private checkContribArity(node: onnx.INodeProto, fail: (problem: string) => AmpError): void {
+    const version = effectiveOpsetVersion(this.opsets, 'com.microsoft');
+    const schema = version === undefined ? undefined : schemaFor('com.microsoft', node.op_type ?? '', version);
+    if (!schema) return;
+    const inputs = node.input?.length ?? 0;
+    const outputs = node.output?.length ?? 0;
+    if (inputs < schema.minInputs || inputs > schema.maxInputs) throw fail(`${inputs} inputs, and com.microsoft ${printable(node.op_type)}-${schema.since} takes ${range(schema.minInputs, schema.maxInputs)}`);
+    if (outputs < schema.minOutputs || outputs > schema.maxOutputs) throw fail(`${outputs} outputs, and com.microsoft ${printable(node.op_type)}-${schema.since} has ${range(schema.minOutputs, schema.maxOutputs)}`);
+  }
+
   /** Throws INVALID_MODEL naming the node and attribute for the first rule `node` breaks. */
   check(node: onnx.INodeProto, where: string): void {
     const attributes = node.attribute ?? [];
@@ -147,7 +163,10 @@ export class NodeRules {
       if (problem) throw fail(problem);
     }
     const schema = this.schemaOf(domain, node.op_type ?? '');
-    if (!schema) return;
+    if (!schema) {
+      if (domain === 'com.microsoft') this.checkContribArity(node, fail);
+      return;
+    }
     for (const attribute of attributes) {
       if (attribute.ref_attr_name) continue;
       const spec = schema.attributes.find((s) => s.name === attribute.name);

@@ -219,3 +219,29 @@ describe('checkModel', () => {
     expect(e.message).not.toContain('\u001b');
   });
 });
+
+describe('checker parity: arity of contrib ops, attribute names and values, LayerNormalization', () => {
+  const withNode = (n: onnx.NodeProto, opset = 17, extra: onnx.OperatorSetIdProto[] = []) => {
+    const m = model({ node: [n], input: [valueInfo('x', DataType.FLOAT, [2, 4, 8]), valueInfo('w', DataType.FLOAT, [8, 24]), valueInfo('b', DataType.FLOAT, [24])], output: [valueInfo('y', DataType.FLOAT, [2, 4, 8])] }, opset);
+    m.opset_import.push(...extra);
+    return m;
+  };
+  const microsoft = [onnx.OperatorSetIdProto.create({ domain: 'com.microsoft', version: 1 })];
+  it('a com.microsoft op with too few inputs is refused by ONNX Runtime's schema of it', () => {
+    const attention = (inputs: string[]) => node('Attention', inputs, ['y'], 'attn', { domain: 'com.microsoft', attribute: [onnx.AttributeProto.create({ name: 'num_heads', type: 2, i: 2 })] });
+    expect(() => checkModel(withNode(attention(['x', 'w', 'b']), 17, microsoft))).not.toThrow();
+    expect(errorOf(() => checkModel(withNode(attention(['x']), 17, microsoft))).message).toMatch(/Attention node 'attn': 1 inputs, and com\.microsoft Attention-1 takes \d+ to \d+/);
+  });
+  it('LayerNormalization with one input is refused at opset 17 (ONNX) and below it (ONNX Runtime\'s own)', () => {
+    for (const opset of [13, 17]) {
+      expect(errorOf(() => checkModel(withNode(node('LayerNormalization', ['x'], ['y'], 'ln'), opset))).message, `opset ${opset}`).toMatch(/LayerNormalization node 'ln': 1 inputs, and LayerNormalization-(1|17) takes 2 to 3/);
+      expect(() => checkModel(withNode(node('LayerNormalization', ['x', 'b'], ['y'], 'ln'), opset)), `opset ${opset}`).not.toThrow();
+    }
+  });
+  it('an empty attribute name and a TENSOR attribute with no value are refused with the checker\'s reasons', () => {
+    const relu = node('Relu', ['x'], ['y'], 'relu', { attribute: [onnx.AttributeProto.create({ name: '', type: 2, i: 1 })] });
+    expect(errorOf(() => checkModel(withNode(relu))).message).toMatch(/Relu node 'relu': an attribute has an empty name/);
+    const constant = node('Constant', [], ['y'], 'c', { attribute: [onnx.AttributeProto.create({ name: 'value', type: 4 })] });
+    expect(errorOf(() => checkModel(withNode(constant))).message).toMatch(/attribute 'value' is TENSOR and holds no value \(its field 't' is not set\)/);
+  });
+});
