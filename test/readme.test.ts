@@ -1,11 +1,14 @@
 /**
- * The README is true: every command line in its ```sh blocks runs and succeeds, in order, in a
- * scratch folder that sees the repository's fixtures (so outputs of one line feed the next).
- * Lines that install or change the installation are not run here; each must match one of the
- * patterns below, with why, so a new command line in the README is either run or listed.
+ * The README and the reference in docs/ are true: every command line of their ```sh blocks runs and
+ * succeeds, page by page in the order a reader meets them (the README, then docs/ in the README's
+ * reference order), in one scratch folder that sees the repository's fixtures, so outputs of one line
+ * feed the next. Lines that install or change the installation are not run here; each must match one
+ * of the patterns below, with why, so a new command line is either run or listed. The README stays a
+ * front page (at most 300 lines) whose examples write only where git ignores (out/), and every
+ * relative link of every page resolves.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,10 +34,49 @@ export function readmeCommands(markdown: string): string[] {
   return commands;
 }
 
-describe('README', () => {
-  const commands = readmeCommands(readFileSync(path.join(repoRoot, 'README.md'), 'utf8'));
+/** The pages, in reading order: the README, then docs/ as its reference lists them, then any other page. */
+export const PAGES = ['README.md', ...['install', 'cli', 'decisions', 'verification', 'accuracy', 'training', 'audit', 'library', 'performance', 'safety', 'layout'].map((p) => `docs/${p}.md`)];
+const allPages = [...PAGES, ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`).filter((p) => !PAGES.includes(p))];
+
+/** Shell lines the README runs besides amp-rewrite: making the folder its outputs go to. */
+const SHELL_RUN = /^mkdir -p out$/;
+
+describe('README and docs/', () => {
+  const commands = allPages.flatMap((page) => readmeCommands(readFileSync(path.join(repoRoot, page), 'utf8')));
   const notRun = (c: string) => NOT_RUN_HERE.some((n) => n.pattern.test(c));
-  const run = commands.filter((c) => (c.startsWith('amp-rewrite ') || c === 'amp-rewrite') && !notRun(c));
+  const run = commands.filter((c) => (c.startsWith('amp-rewrite ') || c === 'amp-rewrite' || SHELL_RUN.test(c)) && !notRun(c));
+
+  it('the README is a front page: at most 300 lines, linking the reference', () => {
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300);
+    for (const page of PAGES.slice(1)) expect(readme, page).toContain(`](${page})`);
+  });
+
+  it("the README's commands write only under out/, which git ignores", () => {
+    const readmeLines = readmeCommands(readFileSync(path.join(repoRoot, 'README.md'), 'utf8')).filter((c) => c.startsWith('amp-rewrite '));
+    const written = readmeLines.flatMap((c) => [...c.matchAll(/(?:-o|--output|--report|--save-outputs|--out)\s+(\S+)/g)].map((m) => m[1] as string));
+    expect(written.length).toBeGreaterThan(3);
+    expect(written.filter((file) => !file.startsWith('out/'))).toEqual([]);
+    expect(readFileSync(path.join(repoRoot, '.gitignore'), 'utf8').split('\n')).toContain('out/');
+  });
+
+  it('every relative link of every page resolves to a file, and every anchor to a heading of its page', () => {
+    const slug = (heading: string) => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+    const anchorsOf = (page: string) => new Set([...readFileSync(path.join(repoRoot, page), 'utf8').matchAll(/^#{1,6} (.*)$/gm)].map((m) => slug(m[1] as string)));
+    const broken: string[] = [];
+    for (const page of allPages) {
+      const text = readFileSync(path.join(repoRoot, page), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+      for (const match of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = match[1] as string;
+        if (/^[a-z]+:/.test(target)) continue;
+        const [file, anchor] = target.split('#') as [string, string | undefined];
+        const resolved = file ? path.join(path.dirname(page), file) : page;
+        if (!existsSync(path.join(repoRoot, resolved))) broken.push(`${page}: ${target}`);
+        else if (anchor && resolved.endsWith('.md') && !anchorsOf(resolved).has(anchor)) broken.push(`${page}: ${target} (no such heading)`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
 
   it('lists only command lines that are run here or named as not run, with why', () => {
     expect(commands.length).toBeGreaterThan(10);

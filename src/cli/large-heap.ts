@@ -18,7 +18,7 @@ import { getHeapStatistics } from 'node:v8';
 
 const MARKER = 'AMP_REWRITE_HEAP_SET';
 const INTERNAL_ERROR = 3;
-/** A model too large for the machine's memory: as MODEL_TOO_LARGE (README, "Exit codes"). */
+/** A model too large for the machine's memory: as MODEL_TOO_LARGE (docs/cli.md, "Exit codes"). */
 const BAD_INPUT = 2;
 /** The parent went away: the conventional status of a process ended by SIGTERM. */
 const ORPHANED_STATUS = 128 + osConstants.signals.SIGTERM;

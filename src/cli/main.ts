@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The amp-rewrite command line: a thin shell over the library. It parses arguments, calls the
- * API, renders, and maps errors to the documented exit codes (README, "Exit codes").
+ * API, renders, and maps errors to the documented exit codes (docs/cli.md, "Exit codes").
  *
  * Start-up is most of a small rewrite's time, so this entry loads almost nothing itself: a plain
  * rewrite (plain-rewrite.ts) runs without yargs, its modules loaded as one graph, and every other

@@ -161,7 +161,7 @@ function checkIrVersion(model: onnx.IModelProto, source: string, allowNewer: boo
 /** The largest opset version: an int32. */
 const MAX_OPSET_VERSION = 2 ** 31 - 1;
 
-/** Domains a node may use without an opset import: ONNX Runtime resolves com.microsoft without one (deliberately tolerated, README). */
+/** Domains a node may use without an opset import: ONNX Runtime resolves com.microsoft without one (deliberately tolerated, docs/safety.md). */
 const DOMAINS_WITHOUT_IMPORT: ReadonlySet<string> = new Set(['com.microsoft']);
 
 /** What a graph's check needs from the model and the graphs around it. */

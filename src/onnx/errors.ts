@@ -41,7 +41,7 @@ export type AmpErrorCode =
   /** report.nodes or report.scopes read from a rewrite run with audit: false, which gathers no audit. */
   | 'AUDIT_NOT_GATHERED';
 
-/** Exit status for each kind of failure, as documented in the README. */
+/** Exit status for each kind of failure, as documented in the README and docs/cli.md. */
 export const EXIT_CODES = {
   success: 0,
   validationFailed: 1,

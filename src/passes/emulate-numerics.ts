@@ -7,7 +7,7 @@
  * provider cannot be trusted for this by itself: it runs chains of float16 ops in float32 and
  * rounds only at the chain's ends, and it has no bfloat16 kernels for most ops.
  *
- * What is and is not emulated is listed in the README ("Emulated numerics") and in
+ * What is and is not emulated is listed in docs/accuracy.md ("Emulated numerics") and in
  * `EMULATION_SCOPE` below, which the report carries.
  */
 import { findAttribute, dtypeAttribute, setDtypeAttribute } from '../onnx/attributes.js';

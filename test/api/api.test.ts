@@ -4,7 +4,7 @@
  * the declarations compile in a project without @types/node or onnxruntime-node.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -107,12 +107,13 @@ export async function trained(): Promise<TensorData | undefined> {
     expect(files.filter((f) => /onnxruntime|@types\/node/.test(f))).toEqual([]);
   });
 
-  it("the README's TypeScript examples compile against the package", () => {
+  it("the TypeScript examples of the README and docs/ compile against the package", () => {
     const project = mkdtempSync(path.join(tmpdir(), 'amp-readme-ts-'));
     mkdirSync(path.join(project, 'node_modules'));
     symlinkSync(repoRoot, path.join(project, 'node_modules/amp-rewrite'));
     writeFileSync(path.join(project, 'package.json'), JSON.stringify({ type: 'module' }));
-    const blocks = [...readFileSync(path.join(repoRoot, 'README.md'), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1] as string);
+    const pages = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+    const blocks = pages.flatMap((page) => [...readFileSync(path.join(repoRoot, page), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1] as string));
     expect(blocks.length).toBeGreaterThanOrEqual(2);
     const files = blocks.map((code, i) => {
       writeFileSync(path.join(project, `example${i}.ts`), `${code}\nexport {};\n`);

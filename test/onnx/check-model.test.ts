@@ -227,7 +227,7 @@ describe('checker parity: arity of contrib ops, attribute names and values, Laye
     return m;
   };
   const microsoft = [onnx.OperatorSetIdProto.create({ domain: 'com.microsoft', version: 1 })];
-  it('a com.microsoft op with too few inputs is refused by ONNX Runtime's schema of it', () => {
+  it("a com.microsoft op with too few inputs is refused by ONNX Runtime's schema of it", () => {
     const attention = (inputs: string[]) => node('Attention', inputs, ['y'], 'attn', { domain: 'com.microsoft', attribute: [onnx.AttributeProto.create({ name: 'num_heads', type: 2, i: 2 })] });
     expect(() => checkModel(withNode(attention(['x', 'w', 'b']), 17, microsoft))).not.toThrow();
     expect(errorOf(() => checkModel(withNode(attention(['x']), 17, microsoft))).message).toMatch(/Attention node 'attn': 1 inputs, and com\.microsoft Attention-1 takes \d+ to \d+/);

@@ -15,9 +15,9 @@ import { describe, expect, it } from 'vitest';
 import { consumerLock } from '../support/consumer-lock.js';
 import { fixturesDir, repoRoot } from '../support/corpus.js';
 
-const README = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+const README = readFileSync(path.join(repoRoot, 'docs/install.md'), 'utf8');
 
-/** The README's install lines for library users (the ```sh block after "As a dependency of another project"). */
+/** The install lines for library users (docs/install.md) (the ```sh block after "As a dependency of another project"). */
 function readmeInstallLines(): string[] {
   const section = README.slice(README.indexOf('As a dependency of another project'));
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
