@@ -5,7 +5,7 @@
  * saying how to add it, when the project lacks it. The types here name no ONNX Runtime type, so
  * the declarations compile in a project without it.
  */
-import { loadCheckedModel } from '../onnx/load-checked.js';
+import { loadCheckedModel, RUNTIME_JUDGES_TYPES } from '../onnx/load-checked.js';
 import { encodeModel } from '../onnx/codec.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { rewriteModel, type RewriteOptions, type RewriteReport } from '../passes/pipeline.js';
@@ -92,7 +92,7 @@ export function checkInputOptions(options: Readonly<Record<string, unknown>> | u
 }
 
 export function modelOf(source: ModelSource): onnx.IModelProto {
-  return typeof source === 'string' ? loadCheckedModel(source).model : source;
+  return typeof source === 'string' ? loadCheckedModel(source, RUNTIME_JUDGES_TYPES).model : source;
 }
 
 /** A file is opened by path (so external data beside it is found); a model in memory is encoded. */

@@ -3,7 +3,7 @@
  * --save-outputs` wrote, or an ONNX test_data_set_N folder), judged and reported as compare judges
  * and reports two models.
  */
-import { loadCheckedModel } from '../onnx/load-checked.js';
+import { loadCheckedModel, RUNTIME_JUDGES_TYPES } from '../onnx/load-checked.js';
 import type { Argv } from 'yargs';
 import { AmpError } from '../onnx/errors.js';
 import { printable } from '../onnx/printable.js';
@@ -54,7 +54,7 @@ export async function runCompareExpected(
   requireNumber('atol', args.atol, { min: 0 });
   requireNumber('rtol', args.rtol, { min: 0 });
   requireNumber('seed', args.seed, { integer: true });
-  const model = loadCheckedModel(args.reference).model;
+  const model = loadCheckedModel(args.reference, RUNTIME_JUDGES_TYPES).model;
   const asked = parseNumerics(args.numerics);
   const ort = await loadOrt();
   const expected = readExpectedOutputs(ort, args.expected as string, model);

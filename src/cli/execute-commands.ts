@@ -1,5 +1,5 @@
 /** `run`, `compare` and `bench`: executing models on ONNX Runtime (loaded only by these commands). */
-import { loadCheckedModel } from '../onnx/load-checked.js';
+import { loadCheckedModel, RUNTIME_JUDGES_TYPES } from '../onnx/load-checked.js';
 import { mkdirSync } from 'node:fs';
 import { checkOutputs, OutputBatch } from '../onnx/safe-write.js';
 import { printable } from '../onnx/printable.js';
@@ -61,7 +61,7 @@ export function runOptions(yargs: Argv): Argv<RunArgs> {
 
 export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {}): Promise<number> {
   requireNumber('seed', args.seed, { integer: true });
-  const model = loadCheckedModel(args.model).model;
+  const model = loadCheckedModel(args.model, RUNTIME_JUDGES_TYPES).model;
   const check = checkCudaDevice(providersOf(args), lowPrecisionTypesOf(model), args.model, deps.queryDevice);
   const ort = await loadOrt();
   const feeds = feedsOf(ort, model, args, undefined, 'run');
@@ -172,8 +172,8 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   if (args.dimDefault !== undefined && !(Number.isInteger(args.dimDefault) && args.dimDefault >= 1)) {
     throw new AmpError('BAD_OPTION', `--dim-default ${args.dimDefault}: expected a positive integer`);
   }
-  const reference = loadCheckedModel(args.reference).model;
-  const candidate = loadCheckedModel(args.candidate as string).model;
+  const reference = loadCheckedModel(args.reference, RUNTIME_JUDGES_TYPES).model;
+  const candidate = loadCheckedModel(args.candidate as string, RUNTIME_JUDGES_TYPES).model;
   const numerics = parseNumerics(args.numerics);
   const ort = await loadOrt();
   const notices: string[] = [];
@@ -302,7 +302,7 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   const htmlReport = benchReportPath(args.report);
   const options = rewriteOptionsFromArgs(args);
   reportWarnings(listWarnings(args), Boolean(args.strict));
-  const model = loadCheckedModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false }).model;
+  const model = loadCheckedModel(args.model, { ...RUNTIME_JUDGES_TYPES, allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false }).model;
   // --out is checked before the runs: never the model, its data, the --rules file or an --inputs file.
   const written = [...(args.out ? [{ path: args.out, role: '--out' }] : []), ...(htmlReport ? [{ path: htmlReport, role: '--report' }] : [])];
   if (written.length) checkOutputs(written, inputFilesOf(args, model));

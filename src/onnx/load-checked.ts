@@ -18,6 +18,13 @@ export interface CheckedLoad {
   repairs: string[];
 }
 
+/**
+ * For the commands whose verdict is ONNX Runtime's (run, compare, bench, compare --expected): the
+ * decode, its limits and the structure are checked, the element types are ONNX Runtime's to judge, so
+ * a converter's broken candidate is compare's FAIL (exit 1) with ONNX Runtime's message, not a bad input.
+ */
+export const RUNTIME_JUDGES_TYPES = { types: false } as const;
+
 export function loadCheckedModel(file: string, options: LoadOptions & { types?: boolean } = {}): CheckedLoad {
   const { types = true, ...load } = options;
   const { model, bytes, externalTensors } = loadModelFile(file, load);
