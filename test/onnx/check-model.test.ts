@@ -245,3 +245,14 @@ describe('checker parity: arity of contrib ops, attribute names and values, Laye
     expect(errorOf(() => checkModel(withNode(constant))).message).toMatch(/attribute 'value' is TENSOR and holds no value \(its field 't' is not set\)/);
   });
 });
+
+describe("the explicit domain 'ai.onnx'", () => {
+  it('is the default domain, as ONNX Runtime reads it (ONNX 1.23\'s checker refuses it: "No opset import for domain \'ai.onnx\'")', () => {
+    for (const imported of ['', 'ai.onnx']) {
+      const m = model({ node: [node('Relu', ['x'], ['y'], 'relu', { domain: 'ai.onnx' })], input: [valueInfo('x', DataType.FLOAT, [2])], output: [valueInfo('y', DataType.FLOAT, [2])] });
+      m.opset_import = [onnx.OperatorSetIdProto.create({ domain: imported, version: 17 })];
+      expect(() => checkModel(m), `imported '${imported}'`).not.toThrow();
+      expect(rewriteModel(m).report.amp.nodes.find((n) => n.node === 'relu')?.list, `imported '${imported}'`).toBe('clear');
+    }
+  });
+});
