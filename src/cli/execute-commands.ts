@@ -26,7 +26,8 @@ import { reportWarnings } from './warnings.js';
 import { rewriteModel } from '../passes/pipeline.js';
 import { checkCudaDevice, lowPrecisionTypesOf } from '../runtime/device-check.js';
 import type { DeviceDeps } from './train-command.js';
-import { feedsOf, inputFilesOfArgs, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
+import { checkDimNames } from './option-rules.js';
+import { dimsWithDefaults, feedsOf, inputFilesOfArgs, providersOf, runtimeOptions, type RuntimeArgs } from './runtime-options.js';
 import { requireNumber } from './numeric-options.js';
 import { runSession } from '../runtime/run-session.js';
 import { withProgress } from './progress.js';
@@ -64,7 +65,8 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
   const model = loadCheckedModel(args.model, RUNTIME_JUDGES_TYPES).model;
   const check = checkCudaDevice(providersOf(args), lowPrecisionTypesOf(model), args.model, deps.queryDevice);
   const ort = await loadOrt();
-  const feeds = feedsOf(ort, model, args, undefined, 'run');
+  const notices: string[] = [];
+  const feeds = feedsOf(ort, model, args, notices, 'run');
   const opened = await openSession(args.model, providersOf(args));
   try {
     const outputs = await runSession(opened.session, feeds, args.model);
@@ -91,8 +93,8 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
     if (args.quiet && !args.json) return 0;
     print(
       args.json
-        ? `${JSON.stringify({ provider: opened.provider, ...(check ? { device: check.device, deviceNotes: check.notes } : {}), outputs: summaries }, null, 2)}\n`
-        : `${check ? `${check.notes.join('\n')}\n` : ''}${describeProvider(opened)}\n${summaries.map(renderTensorSummary).join('\n')}\n`,
+        ? `${JSON.stringify({ provider: opened.provider, ...(check ? { device: check.device, deviceNotes: check.notes } : {}), ...(notices.length ? { notices } : {}), outputs: summaries }, null, 2)}\n`
+        : `${check ? `${check.notes.join('\n')}\n` : ''}${describeProvider(opened)}\n${notices.map((n) => `notice: ${n}\n`).join('')}${summaries.map(renderTensorSummary).join('\n')}\n`,
     );
     return 0;
   } finally {
@@ -177,6 +179,8 @@ export async function runCompare(args: CompareArgs, print: Print): Promise<numbe
   const numerics = parseNumerics(args.numerics);
   const ort = await loadOrt();
   const notices: string[] = [];
+  // A --dim that names no dimension is a usage error here too (run and bench refuse it the same way).
+  if (!args.inputs.length) checkDimNames(reference, parseDims(args.dim), 'the model');
   const batches = comparisonBatches(ort, reference, candidate, { inputs: args.inputs, dims: parseDims(args.dim), dimDefault: args.dimDefault, seed: args.seed }, notices);
   const result = await withProgress('compare', args.quiet || Boolean(args.json), (onProgress) => {
     onProgress({ phase: 'running both models', done: 0 });
@@ -306,15 +310,20 @@ export async function runBench(args: BenchArgs, print: Print, deps: BenchDeps = 
   // --out is checked before the runs: never the model, its data, the --rules file or an --inputs file.
   const written = [...(args.out ? [{ path: args.out, role: '--out' }] : []), ...(htmlReport ? [{ path: htmlReport, role: '--report' }] : [])];
   if (written.length) checkOutputs(written, inputFilesOf(args, model));
+  checkDimNames(model, parseDims(args.dim), 'the model');
   const { model: amp, report: { amp: report } } = rewriteModel(model, options);
   reportWarnings(patternWarnings(args, report), Boolean(args.strict));
   const providers = providersOf(args);
   const check = checkCudaDevice(providers, lowPrecisionTypesOf(amp), args.model, deps.queryDevice);
   if (check && !args.quiet && !args.json) print(`${check.notes.join('\n')}\n`);
   const ort = await loadOrt();
-  // The inputs are checked here, once; each variant's worker makes the same ones from the same spec.
-  feedsOf(ort, model, args, undefined, 'bench');
-  const feeds: FeedSpec = { inputs: inputFilesOfArgs(model, args, 'bench'), dims: Object.fromEntries(parseDims(args.dim)), seed: args.seed };
+  // The inputs are checked here, once; each variant's worker makes the same ones from the same spec,
+  // every symbolic dimension sized (--dim, else --dim-default with a notice, as run and compare do).
+  const notices: string[] = [];
+  feedsOf(ort, model, args, notices, 'bench');
+  const dims = args.inputs.length ? parseDims(args.dim) : dimsWithDefaults(model, args, []);
+  const feeds: FeedSpec = { inputs: inputFilesOfArgs(model, args, 'bench'), dims: Object.fromEntries(dims), seed: args.seed };
+  if (notices.length && !args.quiet && !args.json) print(notices.map((n) => `notice: ${n}\n`).join(''));
   const runner = deps.runner ?? (args.isolation === 'in-process' ? inProcessRunner : processRunner());
   const models = { fp32: encodeModel(model), amp: encodeModel(amp), ...(args.pureFp16 ? { fp16: encodeModel(purePrecision(model, DataType.FLOAT16)) } : {}) };
   const silent = args.quiet || args.json;

@@ -4,7 +4,7 @@ import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { oneBatchSpecs } from '../runtime/input-folders.js';
 import { modelAwareRandomInputs } from '../runtime/input-roles.js';
-import { inputsFromFiles, type Feeds } from '../runtime/inputs.js';
+import { inputsFromFiles, requiredInputs, resolveShape, type Feeds } from '../runtime/inputs.js';
 import type { Ort } from '../runtime/ort.js';
 import { parseProviders, type Provider } from '../runtime/session.js';
 import { parseDims } from './rewrite-command.js';
@@ -53,3 +53,26 @@ export function feedsOf(ort: Ort, model: onnx.IModelProto, args: RuntimeArgs, no
   checkDimNames(model, dims, 'the model');
   return modelAwareRandomInputs(ort, model, { dims, seed: args.seed, defaultDim: args.dimDefault, notices });
 }
+
+/**
+ * The one rule for symbolic dimensions (run, compare, bench; tune, --calibrate and the verification
+ * take the same default): --dim sizes them, every other one takes --dim-default (1), and a notice
+ * names each. The map covers every symbolic dimension of the model's inputs.
+ */
+export function dimsWithDefaults(model: onnx.IModelProto, args: Pick<RuntimeArgs, 'dim' | 'dimDefault'>, notices: string[]): Map<string, number> {
+  if (args.dimDefault !== undefined && !(Number.isInteger(args.dimDefault) && args.dimDefault >= 1)) {
+    throw new AmpError('BAD_OPTION', `--dim-default ${args.dimDefault}: expected a positive integer`);
+  }
+  const dims = parseDims(args.dim);
+  checkDimNames(model, dims, 'the model');
+  const sized = new Map(dims);
+  for (const info of requiredInputs(model)) {
+    const shape = info.type?.tensor_type?.shape?.dim ?? [];
+    const resolved = resolveShape(info, dims, { defaultDim: args.dimDefault ?? 1, notices });
+    shape.forEach((d, i) => {
+      if (d.dim_param && !sized.has(d.dim_param)) sized.set(d.dim_param, resolved[i] as number);
+    });
+  }
+  return sized;
+}
+
