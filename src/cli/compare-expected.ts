@@ -32,7 +32,7 @@ export function expectedOptions<T>(yargs: Argv<T>): Argv<T & { expected?: string
   return yargs.option('expected', {
     type: 'string',
     describe:
-      'check the one model given against golden outputs instead of a second model: a folder run --save-outputs wrote (<output>.pb; inputs from --inputs or the same --seed), or an ONNX test_data_set_N folder (output_N.pb, inputs from its input_N.pb)',
+      'check the one model given against golden outputs instead of a second model: a folder run --save-outputs wrote, or any ONNX test_data_set_N folder (output_N.pb, run on its input_N.pb); a folder of <output>.pb files alone (older run --save-outputs) takes --inputs or the same --seed',
   }) as unknown as Argv<T & { expected?: string }>;
 }
 

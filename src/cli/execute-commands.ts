@@ -34,7 +34,7 @@ import { withProgress } from './progress.js';
 import { purePrecision } from '../passes/pure-precision.js';
 import { DataType } from '../onnx/data-types.js';
 import { renderBenchReport } from '../report/bench-report.js';
-import { savedOutputFileName } from '../runtime/golden-outputs.js';
+import { requiredInputs } from '../runtime/inputs.js';
 import { comparePerNode } from '../runtime/per-node.js';
 import { checkCompareModels, expectedOptions, runCompareExpected } from './compare-expected.js';
 import { checkPerNodeArgs, perNodeJson, perNodeOptions, renderPerNode, type PerNodeArgs } from './compare-per-node.js';
@@ -53,7 +53,7 @@ export function runOptions(yargs: Argv): Argv<RunArgs> {
   return runtimeOptions(
     yargs
       .positional('model', { type: 'string', demandOption: true, describe: 'ONNX model to run' })
-      .option('save-outputs', { type: 'string', describe: 'folder to write each output to as <name>.pb (ONNX TensorProto)' })
+      .option('save-outputs', { type: 'string', describe: 'folder to write an ONNX test_data_set to: the inputs run on (input_N.pb) and the outputs (output_N.pb); compare --expected <folder> reruns on those inputs' })
       .option('json', { type: 'boolean', default: false, describe: 'print the output summaries as JSON' })
       .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success (with --save-outputs)' })
       .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: "also show ONNX Runtime's warnings" }),
@@ -72,7 +72,14 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
     const outputs = await runSession(opened.session, feeds, args.model);
     const summaries = opened.session.outputNames.map((name) => summarizeTensor(name, outputs[name]!));
     if (args.saveOutputs) {
-      const files = opened.session.outputNames.map((name) => ({ name, path: path.join(args.saveOutputs as string, savedOutputFileName(name)) }));
+      // An ONNX test_data_set: the inputs it ran on (input_N.pb, in the model's input order) beside its
+      // outputs (output_N.pb), so `compare --expected <folder>` reruns on the very same inputs.
+      const folder = args.saveOutputs;
+      const inputNames = requiredInputs(model).map((info) => info.name ?? '').filter((name) => feeds[name]);
+      const files = [
+        ...inputNames.map((name, i) => ({ name, kind: 'input', tensor: feeds[name]!, path: path.join(folder, `input_${i}.pb`) })),
+        ...opened.session.outputNames.map((name, i) => ({ name, kind: 'output', tensor: outputs[name]!, path: path.join(folder, `output_${i}.pb`) })),
+      ];
       try {
         mkdirSync(args.saveOutputs, { recursive: true });
       } catch (error) {
@@ -83,11 +90,11 @@ export async function runRun(args: RunArgs, print: Print, deps: DeviceDeps = {})
       // that is the model or an --inputs file, or one that is a device or FIFO: refused before any
       // is written; then all are committed together.
       checkOutputs(
-        files.map((f) => ({ path: f.path, role: `--save-outputs file of output '${printable(f.name)}'` })),
+        files.map((f) => ({ path: f.path, role: `--save-outputs file of ${f.kind} '${printable(f.name)}'` })),
         [{ path: args.model, role: 'the model' }, ...args.inputs.map((spec) => ({ path: spec.slice(spec.indexOf('=') + 1), role: 'an --inputs file' }))],
       );
       const batch = new OutputBatch();
-      for (const { name, path: file } of files) batch.stage(file, `--save-outputs file of output '${printable(name)}'`, onnx.TensorProto.encode(ortToTensorProto(outputs[name]!, name)).finish());
+      for (const { name, kind, tensor, path: file } of files) batch.stage(file, `--save-outputs file of ${kind} '${printable(name)}'`, onnx.TensorProto.encode(ortToTensorProto(tensor, name)).finish());
       batch.commit();
     }
     if (args.quiet && !args.json) return 0;

@@ -6,7 +6,7 @@
  * file and the output. Needs the corpus (skipped without it).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -117,8 +117,12 @@ describe.skipIf(!corpusAvailable)('compare --expected on ONNX conformance test d
     rmSync(path.join(inputs, 'output_0.pb'));
     const saved = path.join(work, 'matmul-saved');
     expect(cli(['run', model, '--inputs', inputs, '--save-outputs', saved, '-q']).status).toBe(0);
-    const viaCli = JSON.parse(cli(['compare', model, '--expected', saved, '--inputs', inputs, '--json']).stdout);
-    const viaApi = await compareWithExpected(model, saved, { inputs: [inputs] });
+    // run --save-outputs writes a test_data_set: the inputs it ran on beside the outputs, so the check reruns on them.
+    expect(readdirSync(saved).sort()).toEqual(['input_0.pb', 'input_1.pb', 'output_0.pb']);
+    const viaCli = JSON.parse(cli(['compare', model, '--expected', saved, '--json']).stdout);
+    expect(viaCli).toMatchObject({ pass: true, expected: { layout: 'test-data-set', inputs: 'test-data' } });
+    expect(cli(['compare', model, '--expected', saved, '--inputs', inputs]).stderr).toMatch(/holds its own inputs/);
+    const viaApi = await compareWithExpected(model, saved);
     expect(viaApi).toMatchObject({ pass: true, missingOutputs: [] });
     expect(viaApi.pass).toBe(viaCli.pass);
     expect(viaApi.notices).toEqual(viaCli.notices);
@@ -192,7 +196,9 @@ describe.skipIf(!corpusAvailable)('run --save-outputs, then compare --expected (
     expect(cli(['run', squeezenet, '--save-outputs', golden, '-q']).status).toBe(0);
     expect(cli([squeezenet, '-o', amp, '-q', '--no-verify']).status).toBe(0);
     const self = JSON.parse(cli(['compare', squeezenet, '--expected', golden, '--json']).stdout);
-    expect(self).toMatchObject({ pass: true, expected: { layout: 'saved-outputs', inputs: 'given', files: { softmaxout_1: path.join(golden, 'softmaxout_1.pb') } } });
+    expect(self).toMatchObject({ pass: true, expected: { layout: 'test-data-set', inputs: 'test-data', files: { softmaxout_1: path.join(golden, 'output_0.pb') } } });
+    // With another seed the check still runs on the inputs the golden run saw.
+    expect(JSON.parse(cli(['compare', squeezenet, '--expected', golden, '--seed', '7', '--json']).stdout).outputs[0].maxAbsError).toBe(0);
     expect(self.outputs[0].maxAbsError).toBe(0);
 
     const emulated = cli(['compare', amp, '--expected', golden, '--json']);
@@ -203,7 +209,7 @@ describe.skipIf(!corpusAvailable)('run --save-outputs, then compare --expected (
 
     // The library: the same verdict and figures.
     const api = await compareWithExpected(amp, golden);
-    expect(api).toMatchObject({ provider: 'cpu', numerics: 'emulate', pass: false, expected: { layout: 'saved-outputs' } });
+    expect(api).toMatchObject({ provider: 'cpu', numerics: 'emulate', pass: false, expected: { layout: 'test-data-set' } });
     expect(api.outputs).toEqual(JSON.parse(emulated.stdout).outputs.map((o: Record<string, unknown>) => ({ ...o, maxAbsError: NaN, maxRelError: NaN, cosine: NaN })));
     expect((await compareWithExpected(amp, golden, { numerics: 'native' })).pass).toBe(true);
     await expect(compareWithExpected(amp, golden, { tolerance: 1 } as never)).rejects.toMatchObject({ code: 'BAD_OPTION', message: expect.stringContaining("'tolerance'") });
@@ -211,10 +217,12 @@ describe.skipIf(!corpusAvailable)('run --save-outputs, then compare --expected (
   });
 
   it('a golden output the model lacks is FAIL (CLI and API alike); an input kept beside is noted; a missing output file names the output', async () => {
+    // The layout older runs of --save-outputs wrote, one <output>.pb per output and no inputs, is still read.
     const other = path.join(work, 'squeezenet-other');
-    cpSync(golden, other, { recursive: true });
+    mkdirSync(other);
+    writeFileSync(path.join(other, 'softmaxout_1.pb'), readFileSync(path.join(golden, 'output_0.pb')));
     // The golden run had an output 'extra' that this model does not give: it cannot pass.
-    writeFileSync(path.join(other, 'extra.pb'), readFileSync(path.join(golden, 'softmaxout_1.pb')));
+    writeFileSync(path.join(other, 'extra.pb'), readFileSync(path.join(golden, 'output_0.pb')));
     const lacking = cli(['compare', squeezenet, '--expected', other]);
     expect(lacking.status, lacking.stderr).toBe(1);
     expect(lacking.stdout).toMatch(/notice: --expected: the model has no output 'extra', which the golden outputs hold: FAIL/);
@@ -227,7 +235,7 @@ describe.skipIf(!corpusAvailable)('run --save-outputs, then compare --expected (
     rmSync(path.join(other, 'extra.pb'));
     // A file named as the model's input is the input kept beside the outputs: noted, not compared.
     const inputName = loadModel(squeezenet).graph?.input?.[0]?.name as string;
-    writeFileSync(path.join(other, `${inputName.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`), readFileSync(path.join(golden, 'softmaxout_1.pb')));
+    writeFileSync(path.join(other, `${inputName.replace(/[^A-Za-z0-9_.-]/g, '_')}.pb`), readFileSync(path.join(golden, 'output_0.pb')));
     const noted = cli(['compare', squeezenet, '--expected', other]);
     expect(noted.status, noted.stderr).toBe(0);
     expect(noted.stdout).toMatch(/notice: --expected: .*\.pb is named as an input of the model \(not compared\)/);
