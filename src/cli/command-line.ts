@@ -36,7 +36,8 @@ const epilogue = `Exit codes: 0 success (including "nothing to convert"), 1 the 
 (nothing written), compare or bench found outputs outside tolerance, or tune found no set of fp32 nodes that
 passes, 2 bad input or options (an execution provider that cannot start included), 3 internal error.
 Environment: AMP_REWRITE_ALLOWLIST_ADD / _REMOVE (and DENYLIST, INFERLIST, CLEARLIST) change the lists
-like TensorFlow's TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_* variables.`;
+like TensorFlow's TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_* variables.
+Every command also takes --strict (warnings are errors), --version and -h/--help.`;
 
 /** The parser of `tokens` (the command line without node and the script), not yet run. */
 export function commandLineParser(tokens: readonly string[], hooks: CommandLineHooks): Argv {
@@ -64,6 +65,10 @@ export function commandLineParser(tokens: readonly string[], hooks: CommandLineH
     .help()
     .alias('h', 'help')
     .version()
+    // The options every command shares are named once, at the end of each help, not ahead of the
+    // command's own (yargs lists global options first).
+    .hide('strict')
+    .hide('version')
     .wrap(Math.min(110, process.stdout.columns || 110))
     .fail((message, error) => hooks.fail(message, error));
 }
@@ -122,7 +127,18 @@ export function likelyMeaning(message: string, tokens: readonly string[]): strin
   if (invalid) {
     const choices = (invalid[3] as string).split(/,\s*/).map((c) => c.replace(/^"|"$/g, '')).join(', ');
     const given = (invalid[2] as string).replace(/^"|"$/g, '');
-    return `${flagName(invalid[1] as string)} must be one of ${choices} (got '${given}')`;
+    const name = invalid[1] as string;
+    // A positional is named by what the user typed where it stands (`example foo`), not by an option they never typed.
+    const positional = command && !tokens.some((t) => t === `--${name}` || t.startsWith(`--${name}=`));
+    if (positional) return `amp-rewrite ${command} ${given}: '${given}' is not one of ${choices}`;
+    return `${flagName(name)} must be one of ${choices} (got '${given}')`;
+  }
+  // yargs's "Missing required argument: output": the option as the user would type it, and what it is for.
+  const missing = /^Missing required arguments?: (.*)$/.exec(message);
+  if (missing) {
+    const names = (missing[1] as string).split(/,\s*/);
+    const flags = names.map((name) => (name === 'output' ? '-o <file>' : flagName(name)));
+    return `${command ? `amp-rewrite ${command}` : 'amp-rewrite'} needs ${flags.join(' and ')}${names.includes('output') ? ': where to write its result' : ''} (amp-rewrite ${command ?? ''} --help shows its usage)`.replace('  --help', ' --help');
   }
   return undefined;
 }

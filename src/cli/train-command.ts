@@ -7,6 +7,8 @@ import { checkOutputs, OutputBatch } from '../onnx/safe-write.js';
 import { requireNumber } from './numeric-options.js';
 import { checkCudaDevice, lowPrecisionTypesOf, type DeviceQuery } from '../runtime/device-check.js';
 import { stateSidecarPath, withInitialStateFrom } from '../passes/training/state-sidecar.js';
+import { looksLikeTrainingGraph } from '../passes/training/contract.js';
+import { printable } from '../onnx/printable.js';
 import { parseVariants, variantGraph, type Variant } from '../passes/training/variants.js';
 import { loadMnist } from '../runtime/mnist.js';
 import { parseProviders } from '../runtime/session.js';
@@ -50,7 +52,7 @@ export function trainOptions(yargs: Argv): Argv<TrainArgs> {
     .option('seed', { type: 'number', default: 0, describe: 'seed for the data split and shuffling' })
     .option('json', { type: 'string', describe: 'the results as JSON: on stdout (--json alone, instead of the text), or written to the file given' })
     .option('report', { type: 'string', describe: 'write the curves as one self-contained HTML page (.html): loss per step, loss scale with skipped steps, accuracy, step times' })
-    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'no progress bar' }) as unknown as Argv<TrainArgs>;
+    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing: the exit code, --json and --report carry the results' }) as unknown as Argv<TrainArgs>;
 }
 
 function progressBar(label: string): (p: { epoch: number; step: number; steps: number; loss: number }) => void {
@@ -113,6 +115,10 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void, d
   ];
   if (written.length) checkOutputs(written, [{ path: args.graph, role: 'the training graph' }, { path: sidecar, role: 'its --state inputs sidecar' }]);
   const model = existsSync(sidecar) ? withInitialStateFrom(loadCheckedModel(args.graph).model, loadCheckedModel(sidecar).model, sidecar) : loadCheckedModel(args.graph).model;
+  // A forward model (no X -> X.next state) is no step graph: say which command makes one.
+  if (!looksLikeTrainingGraph(model)) {
+    throw new AmpError('TRAINING_CONTRACT', `${printable(args.graph)} is a forward model, not a training step (no input X with an output X.next): make one with amp-rewrite make-training ${printable(args.graph)} -o step.onnx, then train step.onnx`);
+  }
   const lr = args.lr ?? recordedLearningRate(model) ?? 0.05;
   // The device check covers every graph about to run: the amp and fp16 variants compute in float16, amp-bf16 in bfloat16.
   const types = lowPrecisionTypesOf(model);
@@ -149,14 +155,14 @@ export async function runTrain(args: TrainArgs, print: (text: string) => void, d
       continue;
     }
     results.push({ variant: label, ...(variant ? { scaled: variant.scaled } : {}), result });
-    // -q drops the progress bar, and the per-epoch lines when a table follows; without --compare they are the result.
-    if (!args.quiet || !variants.length) {
+    // -q prints nothing (the exit code, --json and --report carry the results), as on every other command.
+    if (!args.quiet) {
       print(`${label}: execution provider ${result.provider}\n`);
       for (const epoch of result.epochs) print(renderEpoch(label, epoch));
       if (result.firstNonFinite && !variants.length) print(renderNonFinite(label, result.firstNonFinite));
     }
   }
-  if (variants.length) print(renderComparisonTable(results));
+  if (variants.length && !args.quiet) print(renderComparisonTable(results));
   const record: TrainingRecord = { graph: args.graph, data: args.data, batch: args.batch, lr, machine: machineDescription(), date: new Date().toISOString(), results };
   // Through the door (safe-write.ts): the files staged, then committed together (both or neither).
   const batch = new OutputBatch();

@@ -106,6 +106,18 @@ export async function train(model: string | onnx.IModelProto, data: { train: Dat
     if (typeof fixedBatch === 'number' && fixedBatch > 0 && fixedBatch !== options.batch) {
       throw new AmpError('BAD_OPTION', `the graph's input '${layout.features.name}' has a fixed batch of ${fixedBatch}: pass --batch ${fixedBatch}`, { subject: layout.features.name });
     }
+    // The data set's rows must fit the features input's fixed dimensions (a 784-pixel image into a
+    // 16-wide input is the user's graph, not ONNX Runtime's internal error).
+    const inner = layout.features.dims.slice(1);
+    const fixed = inner.every((d) => typeof d === 'number' && d > 0) ? (inner as number[]).reduce((a, b) => a * b, 1) : undefined;
+    const lastFixed = inner.at(-1);
+    if ((fixed !== undefined && fixed !== data.train.width) || (fixed === undefined && typeof lastFixed === 'number' && lastFixed > 0 && data.train.width % lastFixed !== 0)) {
+      throw new AmpError(
+        'TRAINING_CONTRACT',
+        `the graph's input '${layout.features.name}' takes rows of [${inner.join(', ')}], and the data set's rows have ${data.train.width} values (MNIST: 28x28 = 784): train runs graphs made for the data set (amp-rewrite example mlp, or make-training on a model whose input takes 784 values)`,
+        { subject: layout.features.name },
+      );
+    }
     const hyper: Record<string, Tensor> = layout.lr ? { [layout.lr.name]: floatTensor(trainer.ort, layout.lr.elemType, Float32Array.of(options.lr), []) } : {};
     const epochs: EpochResult[] = [];
     const history: StepRecord[] = [];

@@ -29,10 +29,13 @@ describe('amp-rewrite make-training', () => {
     const rewrite = cli(['step.onnx', '-o', 'step.amp.onnx']);
     expect(rewrite.status).toBe(0);
     expect(rewrite.stdout).toContain('Loss scaling: dynamic');
-    const train = cli(['train', 'step.amp.onnx', '--max-steps', '3', '--batch', '8', '-q']);
+    const train = cli(['train', 'step.amp.onnx', '--max-steps', '3', '--batch', '8']);
     expect(train.stderr).toBe('');
     expect(train.status).toBe(0);
     expect(train.stdout).toMatch(/loss/);
+    // -q prints nothing, as on every command.
+    const quiet = cli(['train', 'step.amp.onnx', '--max-steps', '3', '--batch', '8', '-q']);
+    expect({ status: quiet.status, stdout: quiet.stdout, stderr: quiet.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
   }, 120_000);
 
   it('refuses an output that is the input, an option the optimizer does not read, and an op without a gradient rule; nothing written', () => {
