@@ -26,9 +26,23 @@ export interface RewriteOptions extends AmpOptions {
   check?: CheckOptions | false;
 }
 
-export interface RewriteReport {
+/**
+ * What rewriteModel reports: the AMP report's fields at the top, as ampRewrite returns them (one
+ * shape for both: `report.summary`, `report.nodes`), and the loss scaling of a training graph.
+ */
+export interface RewriteReport extends AmpReport {
+  /** @deprecated The same AMP report as this one's own fields (`report.summary` is `report.amp.summary`); kept for one release. */
   amp: AmpReport;
   training?: LossScalingReport;
+}
+
+/** A RewriteReport over `amp`: its fields read through (the audit still built on first read). */
+function rewriteReport(amp: AmpReport, training?: LossScalingReport): RewriteReport {
+  const report = { amp, ...(training ? { training } : {}) } as RewriteReport;
+  for (const key of ['pass', 'summary', 'nodes', 'lists', 'scopes'] as const) {
+    Object.defineProperty(report, key, { get: () => amp[key], enumerable: false, configurable: true });
+  }
+  return report;
 }
 
 export function rewriteModel(input: onnx.IModelProto, options: RewriteOptions = {}): { model: onnx.ModelProto; report: RewriteReport; modified: boolean } {
@@ -76,7 +90,7 @@ function rewriteRepaired(model: onnx.IModelProto, options: RewriteOptions): { mo
     }
     if (training === 'off' || !contractGiven) {
       const result = rewrite(model, options);
-      return { model: result.model, report: { amp: result.report }, modified: result.modified };
+      return { model: result.model, report: rewriteReport(result.report), modified: result.modified };
     }
     throw new AmpError('BAD_OPTION', '--loss/--loss-grad/--grad-suffix/--state-suffix describe a training graph; drop them or --training off');
   }
@@ -92,7 +106,7 @@ function rewriteRepaired(model: onnx.IModelProto, options: RewriteOptions): { mo
   const weightInputs = [...(options.weightInputs ?? []), ...scaled.report.contract.state.map((s) => s.input)];
   // scaled.model is the loss-scaling pass's own copy: the AMP pass may edit it in place.
   const result = rewrite(scaled.model, { ...options, weightInputs, inPlace: true });
-  return { model: result.model, report: { amp: result.report, training: scaled.report }, modified: true };
+  return { model: result.model, report: rewriteReport(result.report, scaled.report), modified: true };
 }
 
 /** Whether the rewrite treats `model` as a training graph (loss scaling, state as master weights). */

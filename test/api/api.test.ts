@@ -131,3 +131,22 @@ export async function trained(): Promise<TensorData | undefined> {
     expect(tsc.status).toBe(0);
   });
 });
+
+describe('one report shape', () => {
+  it('rewriteModel and ampRewrite both give report.summary and report.nodes; report.amp stays as a deprecated alias', () => {
+    const model = () => api.loadModel(path.join(fixturesDir, 'transformer-block/model.onnx'));
+    const viaAmp = api.ampRewrite(model()).report;
+    const viaPipeline = api.rewriteModel(model()).report;
+    expect(viaPipeline.summary).toEqual(viaAmp.summary);
+    expect(viaPipeline.nodes).toEqual(viaAmp.nodes);
+    expect(viaPipeline.lists).toEqual(viaAmp.lists);
+    expect(viaPipeline.summary).toBe(viaPipeline.amp.summary);
+    expect(viaPipeline.nodes).toBe(viaPipeline.amp.nodes);
+    // A training graph's report too, with its loss scaling beside.
+    const training = api.rewriteModel(api.loadModel(path.join(fixturesDir, 'mlp-training-adam/model.onnx'))).report;
+    expect(training.summary.converted).toBeGreaterThan(0);
+    expect(training.training?.lossScale).toBeDefined();
+    // Serialised, the report is written once, not twice.
+    expect(Object.keys(JSON.parse(JSON.stringify(viaPipeline)))).toEqual(['amp']);
+  });
+});
