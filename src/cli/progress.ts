@@ -41,15 +41,21 @@ export function formatSeconds(seconds: number): string {
   return `${minutes} min ${String(Math.round(seconds - 60 * minutes)).padStart(2, '0')} s`;
 }
 
-/** The text of one progress line (no escape sequences), for a job `elapsedMs` into its run. */
-export function progressText(label: string, event: ProgressEvent, elapsedMs: number, width = 80): string {
+/**
+ * The text of one progress line (no escape sequences), for a job `elapsedMs` into its run, whose
+ * `event.done` was reached `reachedMs` into it (default: now). The time left is estimated when a step
+ * completes (the rate so far) and counts down from there; once the estimate has run out it is
+ * dropped rather than grown with the clock.
+ */
+export function progressText(label: string, event: ProgressEvent, elapsedMs: number, width = 80, reachedMs = elapsedMs): string {
   const elapsed = formatSeconds(elapsedMs / 1000);
   let text: string;
   if (event.total && event.total > 0) {
     const fraction = Math.min(1, event.done / event.total);
     const bar = 20;
     const filled = Math.round(fraction * bar);
-    const left = event.done > 0 && event.done < event.total ? `, about ${formatSeconds(((elapsedMs / event.done) * (event.total - event.done)) / 1000)} left` : '';
+    const estimateMs = event.done > 0 && event.done < event.total ? (reachedMs / event.done) * (event.total - event.done) - (elapsedMs - reachedMs) : 0;
+    const left = estimateMs >= 1000 ? `, about ${formatSeconds(estimateMs / 1000)} left` : '';
     text = `${label}: ${event.phase} ${event.done}/${event.total} [${'='.repeat(filled)}${' '.repeat(bar - filled)}] ${elapsed}${left}`;
   } else {
     text = `${label}: ${event.phase}${event.done > 0 ? ` ${event.done}` : ''} ... ${elapsed}`;
@@ -68,6 +74,8 @@ export function progressLine(label: string, stream: ProgressTarget, enabled: boo
   let lastDrawn = -Infinity;
   let drawn = false;
   let latest: ProgressEvent | undefined;
+  /** When the latest event's `done` count was reached: the time-left estimate is made there. */
+  let reachedAt = started;
   // Between events (a long ONNX Runtime run) the clock still moves: redraw on a timer that never keeps the process alive.
   let ticker: ReturnType<typeof setInterval> | undefined;
   const draw = (force: boolean): void => {
@@ -76,11 +84,12 @@ export function progressLine(label: string, stream: ProgressTarget, enabled: boo
     lastDrawn = t;
     drawn = true;
     // A pseudo-terminal may report 0 columns: then assume the usual 80.
-    stream.write(`\r\x1b[2K${progressText(label, latest, t - started, (stream.columns ?? 0) >= 20 ? (stream.columns as number) : 80)}`);
+    stream.write(`\r\x1b[2K${progressText(label, latest, t - started, (stream.columns ?? 0) >= 20 ? (stream.columns as number) : 80, reachedAt - started)}`);
   };
   return {
     listener: (event) => {
       const phaseChanged = latest?.phase !== event.phase;
+      if (phaseChanged || latest?.done !== event.done) reachedAt = now();
       latest = event;
       draw(phaseChanged);
       if (!ticker) {

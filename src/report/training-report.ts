@@ -124,7 +124,7 @@ export function renderTrainingReport(record: TrainingRecord): string {
       ? lineChart({ id: 'loss-scale-chart', title: 'dynamic loss scale (▲ a skipped step)', xLabel: 'step', yLabel: 'loss scale', series: scales, powersOfTwo: true })
       : '<p class="meta" id="loss-scale-none">No variant ran with dynamic loss scaling.</p>',
   );
-  parts.push('<h2>Test accuracy per epoch</h2>', lineChart({ id: 'accuracy-chart', title: 'test accuracy', xLabel: 'epoch', yLabel: 'accuracy %', yScale: 'linear', integerX: true, series: accuracySeries(curves, colors), height: 240 }));
+  parts.push('<h2>Test accuracy per epoch</h2>', lineChart({ id: 'accuracy-chart', title: 'test accuracy', xLabel: 'epoch', yLabel: 'accuracy %', yScale: 'linear', integerX: true, minSpan: 5, yBounds: [0, 100], series: accuracySeries(curves, colors), height: 240 }));
   parts.push(
     '<h2>Step time</h2>',
     distributionChart({

@@ -21,6 +21,9 @@ describe('progressText', () => {
     expect(progressText('tune', { phase: 'try', done: 2, total: 8 }, 10_000)).toBe('tune: try 2/8 [=====               ] 10 s, about 30 s left');
     expect(progressText('calibrate', { phase: 'calibration batch', done: 8, total: 8 }, 75_000)).toBe('calibrate: calibration batch 8/8 [====================] 1 min 15 s');
     expect(progressText('tune', { phase: 'try (3 pinned)', done: 4 }, 2_500)).toBe('tune: try (3 pinned) 4 ... 3 s');
+    // The estimate is made when step 2 completed (at 10 s) and counts down: 12 s later, about 18 s left; once run out, no estimate.
+    expect(progressText('bench', { phase: 'variant', done: 2, total: 8 }, 22_000, 80, 10_000)).toBe('bench: variant 2/8 [=====               ] 22 s, about 18 s left');
+    expect(progressText('bench', { phase: 'variant', done: 2, total: 8 }, 45_000, 80, 10_000)).toBe('bench: variant 2/8 [=====               ] 45 s');
     const long = progressText('rewrite', { phase: 'x'.repeat(200), done: 1 }, 1000, 40);
     expect(long).toHaveLength(39);
     expect(long.endsWith('…')).toBe(true);

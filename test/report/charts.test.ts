@@ -51,7 +51,8 @@ describe('lineChart', () => {
   it('draws the loss scale on powers of two, exactly', () => {
     const svg = lineChart({ id: 's', title: 'scale', xLabel: 'step', yLabel: 'loss scale', powersOfTwo: true, series: [{ label: 'amp', color: '#000', points: [[1, 2 ** 20], [2, 2 ** 19], [3, 2 ** 16]] }] });
     const ticks = [...svg.matchAll(/text-anchor="end"[^>]*>([^<]+)</g)].map((m) => m[1]);
-    expect(ticks).toEqual(['65536', '2^17', '2^18', '2^19', '2^20']);
+    // One notation for the whole axis (65536 at the bottom and 2^17 above it read as two scales).
+    expect(ticks).toEqual(['2^16', '2^17', '2^18', '2^19', '2^20']);
     expect(svg).toContain('(log scale)');
   });
 
@@ -99,5 +100,37 @@ describe('distributionChart and barChart', () => {
     expect(colors.get('amp')).toBe('#2ca02c');
     expect(colors.get('amp:unscaled')).not.toBe(colors.get('amp'));
     expect(new Set(colors.values()).size).toBe(5);
+  });
+});
+
+describe('charts that tell the truth at a glance', () => {
+  const ticksOf = (svg: string) => [...svg.matchAll(/<text [^>]*text-anchor="end"[^>]*>([^<]+)<\/text>/g)].map((m) => m[1] as string);
+  it('coinciding curves stay visible: each series after the first is dashed, and its legend shows the dash', () => {
+    const points = [[1, 2], [2, 1], [3, 0.5]] as const;
+    const svg = lineChart({ id: 'loss', title: 'loss', xLabel: 'step', yLabel: 'loss', series: [{ label: 'fp32', color: '#111', points: [...points] }, { label: 'amp', color: '#222', points: [...points] }] });
+    const dashes = [...svg.matchAll(/<polyline [^>]*>/g)].map((m) => /stroke-dasharray="([^"]+)"/.exec(m[0])?.[1]);
+    expect(dashes[0]).toBeUndefined();
+    expect(dashes[1]).toMatch(/^\d/);
+    expect(svg).toMatch(/<g class="legend">.*stroke-dasharray/);
+  });
+
+  it('a loss scale that never moved is drawn across the middle, its axis in one notation', () => {
+    const svg = lineChart({ id: 'scale', title: 'scale', xLabel: 'step', yLabel: 'loss scale', powersOfTwo: true, series: [{ label: 'amp', color: '#111', points: [[1, 65536], [2, 65536], [3, 65536]] }] });
+    const ticks = ticksOf(svg);
+    expect(ticks.every((t) => /^2\^\d+$/.test(t)) || ticks.every((t) => /^\d+$/.test(t)), ticks.join(' ')).toBe(true);
+    const y = Number(/<polyline [^>]*points="[\d.]+,([\d.]+)/.exec(svg)?.[1]);
+    const [top, bottom] = [30, 300 - 40];
+    expect(y).toBeGreaterThan(top + 40);
+    expect(y).toBeLessThan(bottom - 40);
+    const mixed = ticksOf(lineChart({ id: 's', title: 's', xLabel: 'step', yLabel: 'scale', powersOfTwo: true, series: [{ label: 'amp', color: '#111', points: [[1, 2 ** 17], [2, 2 ** 14], [3, 2 ** 15]] }] }));
+    expect(mixed.every((t) => /^2\^\d+$/.test(t)), mixed.join(' ')).toBe(true);
+  });
+
+  it('an accuracy axis spans at least minSpan points within its bounds: a 0.05-point gap does not fill the chart', () => {
+    const svg = lineChart({ id: 'acc', title: 'acc', xLabel: 'epoch', yLabel: 'accuracy %', yScale: 'linear', minSpan: 5, yBounds: [0, 100], series: [{ label: 'fp32', color: '#111', points: [[1, 89.8], [2, 89.85]] }, { label: 'amp', color: '#222', points: [[1, 89.82], [2, 89.84]] }] });
+    const ticks = ticksOf(svg).map(Number);
+    expect(Math.max(...ticks) - Math.min(...ticks)).toBeGreaterThanOrEqual(4);
+    const high = ticksOf(lineChart({ id: 'acc', title: 'acc', xLabel: 'epoch', yLabel: '%', yScale: 'linear', minSpan: 5, yBounds: [0, 100], series: [{ label: 'a', color: '#111', points: [[1, 99.9], [2, 99.95]] }] })).map(Number);
+    expect(Math.max(...high)).toBeLessThanOrEqual(100);
   });
 });

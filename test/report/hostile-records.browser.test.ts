@@ -61,6 +61,23 @@ const failure = (render: () => string) => {
   return undefined;
 };
 
+describe("bench's variant table", () => {
+  it('one meaning on every row: the median time over fp32\'s (1.00x on fp32\'s own row)', () => {
+    const record = benchRecord({
+      variants: [
+        { label: 'fp32', provider: 'cpu', tf32: null, medianMs: 2, p90Ms: 3, itemsPerSecond: 1, rssGrowthMiB: 1, gpuMemoryGrowthMiB: null },
+        { label: 'amp', provider: 'cpu', tf32: null, medianMs: 1, p90Ms: 2, itemsPerSecond: 2, rssGrowthMiB: 1, gpuMemoryGrowthMiB: null },
+        { label: 'fp16', provider: 'cpu', tf32: null, medianMs: 0.5, p90Ms: 1, itemsPerSecond: 4, rssGrowthMiB: 1, gpuMemoryGrowthMiB: null },
+      ],
+      speedups: { fp32: 2, fp16: 0.5 },
+    });
+    const table = /<table id="variant-table">[\s\S]*?<\/table>/.exec(renderBenchReport(record as never))?.[0] ?? '';
+    expect(table).toContain('median time / fp32');
+    const lastCells = [...table.matchAll(/<tr>(?:<td[^>]*>[^<]*<\/td>)*<td[^>]*>([^<]*)<\/td><\/tr>/g)].map((m) => m[1]);
+    expect(lastCells).toEqual(['1.00x', '0.50x', '0.25x']);
+  });
+});
+
 describe('the page renderers check the record they are given', () => {
   it.each([
     ['batch', '<meta http-equiv="refresh" content="0;url=http://example.invalid/">', /^renderTrainingReport: the training record: batch: expected a number, got a string$/],

@@ -43,6 +43,12 @@ export interface LineChartSpec {
   powersOfTwo?: boolean;
   /** Only whole-number ticks on the x axis (epochs, batch sizes). */
   integerX?: boolean;
+  /**
+   * The least span of a linear y axis, centred on the data and kept within `yBounds`: a 0.05-point
+   * accuracy gap drawn over 5 points reads as the noise it is, not as a chasm.
+   */
+  minSpan?: number;
+  yBounds?: readonly [number, number];
   width?: number;
   height?: number;
 }
@@ -97,11 +103,29 @@ function finiteRuns(points: ReadonlyArray<readonly [number, number]>, log: boole
   return runs;
 }
 
-/** A power of two as itself while short (1024), as 2^e beyond (2^17): never rounded to 65540. */
-const log2Tick = (v: number): string => {
-  const e = Math.round(Math.log2(v));
-  return e >= 0 && e <= 16 ? String(2 ** e) : `2^${e}`;
+/**
+ * Ticks of powers of two in one notation for the whole axis: 2^e on every tick when any is past
+ * 2^16 (a scale labelled 2^17 at the top and 65536 at the bottom read as two axes), else the numbers.
+ */
+const log2Ticks = (ticks: readonly number[]): ((v: number) => string) => {
+  const exponents = ticks.map((v) => Math.round(Math.log2(v)));
+  const asPowers = exponents.some((e) => e < 0 || e > 16);
+  return (v) => (asPowers ? `2^${Math.round(Math.log2(v))}` : String(2 ** Math.round(Math.log2(v))));
 };
+
+/** Dash patterns by series: where two curves coincide (amp on fp32), the later one's dashes show the one under it. */
+const DASHES = ['', '7,4', '2,3', '10,3,2,3', '4,2'];
+
+/** [low, high] widened to `minSpan` about its middle, then moved inside `bounds`. */
+function withMinSpan([low, high]: readonly [number, number], minSpan: number | undefined, bounds: readonly [number, number] | undefined): [number, number] {
+  if (!minSpan || !(high - low < minSpan) || !Number.isFinite(low) || !Number.isFinite(high)) return [low, high];
+  const middle = (low + high) / 2;
+  let from = middle - minSpan / 2;
+  let to = middle + minSpan / 2;
+  if (bounds && from < bounds[0]) [from, to] = [bounds[0], bounds[0] + minSpan];
+  if (bounds && to > bounds[1]) [from, to] = [Math.max(bounds[0], bounds[1] - minSpan), bounds[1]];
+  return [from, to];
+}
 
 export function lineChart(spec: LineChartSpec): string {
   const width = spec.width ?? 720;
@@ -117,25 +141,28 @@ export function lineChart(spec: LineChartSpec): string {
   if (log && positive.length) {
     yScale = logScale([Math.min(...positive), Math.max(...positive)], [plot.y0, plot.y1]);
     if (spec.powersOfTwo) {
-      const low = Math.floor(Math.log2(Math.min(...positive)));
-      const high = Math.max(low + 1, Math.ceil(Math.log2(Math.max(...positive))));
+      let low = Math.floor(Math.log2(Math.min(...positive)));
+      let high = Math.ceil(Math.log2(Math.max(...positive)));
+      // A scale that never moved is drawn across the middle of the plot, not along its bottom edge.
+      if (high - low < 2) [low, high] = [Math.min(low, high) - 1, Math.max(low, high) + 1];
       const every = Math.max(1, Math.ceil((high - low) / 8));
       const ticks: number[] = [];
       for (let e = low; e <= high; e += every) ticks.push(2 ** e);
       yScale = { map: (v) => plot.y0 + ((Math.log2(v) - low) / (high - low)) * (plot.y1 - plot.y0), ticks, log: true };
     }
-  } else yScale = linearScale(extent(ys), [plot.y0, plot.y1]);
-  const body: string[] = [...yAxis(yScale, plot.x0, plot.x1, spec.yLabel, height, spec.powersOfTwo && yScale.log ? log2Tick : formatTick), ...xAxis(xScale, plot.y0, spec.xLabel, width)];
+  } else yScale = linearScale(withMinSpan(extent(ys), spec.minSpan, spec.yBounds), [plot.y0, plot.y1]);
+  const body: string[] = [...yAxis(yScale, plot.x0, plot.x1, spec.yLabel, height, spec.powersOfTwo && yScale.log ? log2Ticks(yScale.ticks) : formatTick), ...xAxis(xScale, plot.y0, spec.xLabel, width)];
   const clampY = (y: number): number => Math.min(plot.y0, Math.max(plot.y1, y));
-  for (const series of spec.series) {
+  for (const [index, series] of spec.series.entries()) {
     const label = escapeXml(series.label);
+    const dash = DASHES[index % DASHES.length] ? ` stroke-dasharray="${DASHES[index % DASHES.length]}"` : '';
     body.push(`<g class="series" data-variant="${label}">`);
     for (const run of finiteRuns(series.points, yScale.log)) {
       const path = run.map(([x, y]) => `${px(xScale.map(x))},${px(clampY(yScale.map(y)))}`).join(' ');
       if (run.length === 1) {
         const [x, y] = run[0] as readonly [number, number];
         body.push(`<circle cx="${px(xScale.map(x))}" cy="${px(clampY(yScale.map(y)))}" r="2.5" fill="${series.color}"><title>${label}: ${escapeXml(formatTick(y))} at ${x}</title></circle>`);
-      } else body.push(`<polyline fill="none" stroke="${series.color}" stroke-width="1.6" points="${path}"><title>${label}</title></polyline>`);
+      } else body.push(`<polyline fill="none" stroke="${series.color}" stroke-width="1.6"${dash} points="${path}"><title>${label}</title></polyline>`);
       if (series.dots && run.length > 1) {
         for (const [x, y] of run) body.push(`<circle cx="${px(xScale.map(x))}" cy="${px(clampY(yScale.map(y)))}" r="3" fill="${series.color}"><title>${label}: ${escapeXml(formatTick(y))} at ${x}</title></circle>`);
       }
@@ -162,14 +189,15 @@ function legend(series: readonly Series[], x0: number, y: number, width: number)
   let x = x0;
   let row = y + 14;
   const parts: string[] = ['<g class="legend">'];
-  for (const s of series) {
+  for (const [index, s] of series.entries()) {
     const text = `${s.label}${s.note ? `: ${s.note}` : ''}`;
+    const dash = DASHES[index % DASHES.length];
     const size = 22 + text.length * 6.2;
     if (x + size > width && x > x0) {
       x = x0;
       row += 14;
     }
-    parts.push(`<rect x="${px(x)}" y="${row - 8}" width="14" height="4" fill="${s.color}"/>`);
+    parts.push(`<line x1="${px(x)}" x2="${px(x + 14)}" y1="${row - 6}" y2="${row - 6}" stroke="${s.color}" stroke-width="2.5"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`);
     parts.push(`<text class="legend-entry" x="${px(x + 18)}" y="${row - 3}" ${FONT}${s.marks?.some((m) => m.kind === 'nonfinite') ? ' fill="#b00"' : ''}>${escapeXml(text)}</text>`);
     x += size + 14;
   }
