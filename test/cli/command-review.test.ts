@@ -177,10 +177,10 @@ describe('run --save-outputs, bench --out, train --json FILE', () => {
     writeFileSync(path.join(dir, 'identity.onnx'), encodeModel(identity));
     const saved = cli(['run', 'identity.onnx', '--save-outputs', 'out'], dir);
     expect(saved.code, saved.stderr).toBe(0);
-    const input = readFileSync(path.join(dir, 'out', 'y.pb'));
-    // out/y.pb fed as x, and y saved into out/ again: the output file would be the input file.
-    expectRefused(cli(['run', 'identity.onnx', '--save-outputs', 'out', '--inputs', 'x=out/y.pb'], dir), 'UNSAFE_PATH', 'an --inputs file');
-    expect(readFileSync(path.join(dir, 'out', 'y.pb')).equals(input)).toBe(true);
+    const input = readFileSync(path.join(dir, 'out', 'output_0.pb'));
+    // out/output_0.pb fed as x, and y saved into out/ again: the output file would be the input file.
+    expectRefused(cli(['run', 'identity.onnx', '--save-outputs', 'out', '--inputs', 'x=out/output_0.pb'], dir), 'UNSAFE_PATH', 'an --inputs file');
+    expect(readFileSync(path.join(dir, 'out', 'output_0.pb')).equals(input)).toBe(true);
   });
 
   it('bench --out naming the input model is refused before any run', () => {
@@ -230,7 +230,7 @@ describe('-q on run and compare', () => {
     const run = cli(['run', 'model.onnx', '-q', '--save-outputs', 'out'], dir);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toBe('');
-    expect(existsSync(path.join(dir, 'out', 'probabilities.pb'))).toBe(true);
+    expect(existsSync(path.join(dir, 'out', 'output_0.pb'))).toBe(true);
     const same = cli(['compare', 'model.onnx', 'model.onnx', '-q'], dir);
     expect(same.code, same.stderr).toBe(0);
     expect(same.stdout).toBe('');

@@ -77,14 +77,16 @@ describe('runner bookkeeping', () => {
     expect(fixed.epochs[0]!.testAccuracy).toBe(accuracy);
   });
 
-  it('train -q without --compare still prints each epoch', () => {
+  it('train without --compare prints each epoch; -q prints nothing, as on every command', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'amp-trainer-'));
     const graph = path.join(dir, 'mlp.onnx');
     writeFileSync(graph, encodeModel(mlp()));
-    const result = cli(['train', graph, '-q', '--max-steps', '3']);
+    const result = cli(['train', graph, '--max-steps', '3']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/as given epoch 1: loss [\d.]+, test accuracy [\d.]+%, .* skipped 0 of 3/);
+    const quiet = cli(['train', graph, '-q', '--max-steps', '3']);
+    expect({ status: quiet.status, stdout: quiet.stdout }).toEqual({ status: 0, stdout: '' });
   });
 });
 
@@ -170,7 +172,7 @@ describe('createTrainer', () => {
     } finally {
       await fromExternalTrainer.release();
     }
-    const trained = cli(['train', output, '-q', '--max-steps', '2']);
+    const trained = cli(['train', output, '--max-steps', '2']);
     expect(trained.stderr).toBe('');
     expect(trained.stdout).toMatch(/as given epoch 1: .* loss scale 65536/);
   });
