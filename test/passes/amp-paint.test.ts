@@ -273,7 +273,7 @@ describe('overrides', () => {
     const forced = paint(b.model(), { forceFp16: ['mvn'] });
     expect(forced.rule('mvn')).toBe('DENY:deny-list');
     expect(forced.report.nodes[0]!.reason).toMatch(
-      /^MeanVarianceNormalization is on the deny list; --force-fp16 not applied: MeanVarianceNormalization cannot run in tensor\(float16\): its function body adds a float32 epsilon/,
+      /^MeanVarianceNormalization is on the deny list: [^;]+; --force-fp16 not applied: MeanVarianceNormalization cannot run in tensor\(float16\): its function body adds a float32 epsilon/,
     );
     expect(forced.modified).toBe(false);
   });

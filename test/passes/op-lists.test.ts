@@ -83,3 +83,13 @@ describe('list changes', () => {
     expect(lists.lookup('', 'Tanh')?.origin).toBe('env AMP_REWRITE_CLEARLIST_ADD');
   });
 });
+
+describe("a deny node's reason carries its list entry's why", () => {
+  it('LayerNormalization: the deny list entry\'s reason, not only "on the deny list"', async () => {
+    const { ampRewrite } = await import('../../src/passes/amp.js');
+    const { FIXTURE_CASES } = await import('../../src/builder/fixtures.js');
+    const model = FIXTURE_CASES.find((c) => c.name === 'transformer-block')!.build();
+    const ln = ampRewrite(model).report.nodes.find((n) => n.op === 'LayerNormalization');
+    expect(ln?.reason).toBe('LayerNormalization is on the deny list: mean and variance over the features need fp32 accumulation (PyTorch autocast keeps layer_norm in fp32)');
+  });
+});

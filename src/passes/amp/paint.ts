@@ -490,6 +490,8 @@ class ScopePainting {
   private readonly unlistedTexts = new ReasonTexts();
   /** Reason makers for the texts above, made once per paint: they need the lists and the target. */
   private readonly unlisted: (node: onnx.INodeProto) => string;
+  /** A deny-list op's reason with its list entry's why (mean and variance need fp32 accumulation...). */
+  private readonly denyListedWhy: (node: onnx.INodeProto) => string;
   private readonly targetForbidden: (node: onnx.INodeProto) => string;
   /** The target's kernel facts (target-policy.ts), found by applyTargetPromotions(). */
   private promoted: ScopePromotions['promoted'] = new Map();
@@ -521,6 +523,10 @@ class ScopePainting {
     this.flags = new Uint8Array(this.count);
     this.hintsAt = new Int32Array(this.count);
     this.unlisted = (node) => unlistedReason(lists, node);
+    this.denyListedWhy = (node) => {
+      const why = lists.lookup(node.domain, node.op_type)?.reason;
+      return why ? `${denyListed(node)}: ${why}` : denyListed(node);
+    };
     this.targetForbidden = (node) => {
       const body = float32BodyReason(node.domain, node.op_type);
       return body ? `${node.op_type} cannot run in ${tensorTypeString(options.target)}: ${body}` : `${node.op_type} at this opset does not accept ${tensorTypeString(options.target)}`;
@@ -853,7 +859,7 @@ class ScopePainting {
       const node = this.nodeAt(position);
       const keptWhy = kept.size ? kept.get(node) : undefined;
       const op = node.op_type;
-      const listed = keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get('deny', op ?? '', node, denyListed);
+      const listed = keptWhy ? `${op} is on the deny list; ${keptWhy}` : texts.get(`deny:${node.domain ?? ''}`, op ?? '', node, this.denyListedWhy);
       // A --force-fp16 pin step 1 could not apply (the op cannot run in the target type) is said, not dropped.
       const decision = this.decisions[position] as PaintedDecision;
       this.decide(position, DENY, 'deny-list', decision.rule === 'schema-forbids' ? `${listed}; --force-fp16 not applied: ${decision.reason}` : listed);
