@@ -42,7 +42,8 @@ function makeTraining(model: onnx.ModelProto, name: string) {
 const HOSTILE: Array<[string, (model: onnx.ModelProto) => void, string, RegExp]> = [
   ['a cycle', (m) => graphOf(m).node.push(onnx.NodeProto.create({ op_type: 'Relu', name: 'loop', input: ['z'], output: ['z'] })), 'INVALID_MODEL', /cycle|depends on its own output|two producers|writes 'z'/],
   ['an initializer twice', (m) => graphOf(m).initializer.push(graphOf(m).initializer[0] as onnx.TensorProto), 'INVALID_MODEL', /initializer 'w' appears twice/],
-  ['a tensor claiming 2^40 elements', (m) => { (graphOf(m).initializer[0] as onnx.ITensorProto).dims = [2 ** 20, 2 ** 20]; }, 'MODEL_TOO_LARGE', /tensor 'w'/],
+  // Past one buffer on Node 20 (MODEL_TOO_LARGE); Node 24 and later hold larger buffers, so there the 64 bytes of data are found short of the claim.
+  ['a tensor claiming 2^40 elements', (m) => { (graphOf(m).initializer[0] as onnx.ITensorProto).dims = [2 ** 20, 2 ** 20]; }, 'MODEL_TOO_LARGE|INVALID_MODEL', /tensor 'w' \(graph\): float \[1048576,1048576\]/],
   ['data type 999', (m) => { (graphOf(m).initializer[0] as onnx.TensorProto).data_type = 999; }, 'INVALID_MODEL', /999/],
   ['an attribute with an empty name', (m) => graphOf(m).node[0]?.attribute?.push(onnx.AttributeProto.create({ name: '', type: 2, i: 1 })), 'INVALID_MODEL', /an attribute has an empty name/],
   ['a LayerNormalization with one input', (m) => graphOf(m).node.push(onnx.NodeProto.create({ op_type: 'LayerNormalization', name: 'ln', input: ['y'], output: ['ln_out'] })), 'INVALID_MODEL', /1 inputs, and LayerNormalization-17 takes 2 to 3/],
@@ -54,7 +55,7 @@ describe('make-training behind the loader gate', () => {
     const run = makeTraining(linear(edit), name.replace(/\W+/g, '-'));
     expect(run.status, run.stderr).toBe(2);
     expect(run.stderr.trimEnd().split('\n')).toHaveLength(1);
-    expect(run.stderr).toMatch(new RegExp(`^amp-rewrite: error \\[${code}\\]: `));
+    expect(run.stderr).toMatch(new RegExp(`^amp-rewrite: error \\[(?:${code})\\]: `));
     expect(run.stderr).toMatch(message);
     expect(existsSync(run.out)).toBe(false);
   });
