@@ -5,9 +5,7 @@ import { statSync } from 'node:fs';
 import { dataTypeName, DataType } from '../onnx/data-types.js';
 import { AmpError } from '../onnx/errors.js';
 import { longToNumber } from '../onnx/external-data.js';
-import { checkModel } from '../onnx/check-model.js';
-import { repairTolerated } from '../onnx/repair.js';
-import { loadModel } from '../onnx/model-io.js';
+import { loadCheckedModel } from '../onnx/load-checked.js';
 import { forEachGraph, forEachTensor } from '../onnx/walk.js';
 import { writeTextAtomically } from '../onnx/io-text.js';
 import { renderTrainingSummary, rewriteModel } from '../passes/pipeline.js';
@@ -27,18 +25,18 @@ export function runInspect(args: RewriteArgs, print: (text: string) => void): nu
   reportWarnings(listWarnings(args), Boolean(args.strict));
   // External weights are located and read only when the analysis asks (the float16 range check);
   // without their data file, inspect still describes the graph and says what it could not check.
-  let model: ReturnType<typeof loadModel>;
+  // The gate every model-reading command goes through (the types are the pass's to check): what ONNX
+  // Runtime tolerates is repaired first, as the rewrite does, and said below.
+  let loaded: ReturnType<typeof loadCheckedModel>;
   let missingData: string | undefined;
   try {
-    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false });
+    loaded = loadCheckedModel(args.model, { allowNewerIr: args.allowNewerIr, allowExternalOutside: args.allowExternalOutside ?? false, types: false });
   } catch (error) {
     if (!(error instanceof AmpError) || !error.code.startsWith('EXTERNAL_DATA')) throw error;
     missingData = error.message;
-    model = loadModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore' });
+    loaded = loadCheckedModel(args.model, { allowNewerIr: args.allowNewerIr, externalData: 'ignore', types: false });
   }
-  // What ONNX Runtime tolerates is repaired first, as the rewrite does, and said below.
-  const { repairs } = repairTolerated(model, { inPlace: true });
-  checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false });
+  const { model, repairs } = loaded;
   // A --report never replaces the model, its data, the --rules file, or another --report.
   checkOutputs(args.report.map((file) => ({ path: file, role: '--report' })), inputFilesOf(args, model));
   const lines: string[] = [];

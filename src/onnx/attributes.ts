@@ -19,9 +19,10 @@ export function intAttribute(node: onnx.INodeProto, name: string): number | unde
   return attribute && attribute.i != null ? longToNumber(attribute.i) : undefined;
 }
 
+/** An INTS attribute's values; undefined when it is absent or empty (an empty perm is no perm). */
 export function intsAttribute(node: onnx.INodeProto, name: string): number[] | undefined {
-  const attribute = findAttribute(node, name);
-  return attribute?.ints ? attribute.ints.map((value) => longToNumber(value)) : undefined;
+  const list = findAttribute(node, name)?.ints;
+  return list && list.length ? list.map((value) => longToNumber(value)) : undefined;
 }
 
 /**

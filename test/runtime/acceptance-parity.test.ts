@@ -6,7 +6,6 @@
  * The other direction (the rewrite accepts what ONNX Runtime refuses) is printed, not failed: the ONNX
  * checker's rules, not ONNX Runtime's, decide that (test/onnx/checker-parity.test.ts).
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkModel } from '../../src/onnx/check-model.js';
@@ -15,18 +14,8 @@ import { loadModelFile } from '../../src/onnx/model-io.js';
 import { repairTolerated } from '../../src/onnx/repair.js';
 import { rewriteModel } from '../../src/passes/pipeline.js';
 import { childRuntimeVersion, loadInChild } from '../support/child-load.js';
-import { corpusAvailable, corpusDir, repoRoot } from '../support/corpus.js';
+import { corpusAvailable, corpusDir, npmModelsDir, onnxFilesUnder, repoRoot } from '../support/corpus.js';
 
-const npmDir = path.resolve(process.env.AMP_NPM_MODELS ?? path.join(repoRoot, '.npm-models'));
-
-function onnxFilesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.onnx'))
-    .map((f) => path.join(dir, f))
-    .filter((f) => statSync(f).isFile())
-    .sort();
-}
 
 /** The command's verdict on a model: undefined when it rewrites it, else the refusal's code. */
 function rewriteVerdict(file: string): string | undefined {
@@ -48,7 +37,7 @@ describe('what ONNX Runtime opens, the rewrite takes', () => {
     const models = [
       ...onnxFilesUnder(path.join(repoRoot, 'fixtures')),
       ...onnxFilesUnder(path.join(repoRoot, 'test/models')),
-      ...onnxFilesUnder(npmDir),
+      ...onnxFilesUnder(npmModelsDir),
       ...(corpusAvailable ? onnxFilesUnder(corpusDir) : []),
     ];
     const runtime = loadInChild(models);

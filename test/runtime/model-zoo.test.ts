@@ -18,9 +18,9 @@ import { loadModel } from '../../src/onnx/model-io.js';
 import { rewriteModel } from '../../src/passes/pipeline.js';
 import { validateModel } from '../../src/onnx/validate.js';
 import { loadOrt } from '../../src/runtime/ort.js';
-import { repoRoot } from '../support/corpus.js';
+import { repoRoot, npmModelsDir } from '../support/corpus.js';
 
-const npmDir = path.resolve(process.env.AMP_NPM_MODELS ?? path.join(repoRoot, '.npm-models'));
+const npmDir = npmModelsDir;
 
 interface ZooModel {
   /** Where the file is: under .npm-models/ (fetched) or the repository (committed). */

@@ -17,9 +17,9 @@ import { validateModel } from '../../src/onnx/validate.js';
 import { compareOutput, scaledTolerance } from '../../src/runtime/compare.js';
 import { randomInputs } from '../../src/runtime/inputs.js';
 import { loadOrt } from '../../src/runtime/ort.js';
-import { repoRoot } from '../support/corpus.js';
+import { npmModelsDir } from '../support/corpus.js';
 
-const dir = path.resolve(process.env.AMP_NPM_MODELS ?? path.join(repoRoot, '.npm-models'));
+const dir = npmModelsDir;
 const models: string[] = [];
 const walk = (folder: string): void => {
   for (const entry of readdirSync(folder).sort()) {

