@@ -20,7 +20,7 @@ import {
 import { onnx } from './generated/onnx.js';
 import { pendingConversionOf, detachPendingConversion, streamConversion, type PendingConversion } from './pending-conversion.js';
 import { printable } from './printable.js';
-import { assertSeparateFiles, entryExists, isSameFile, OutputBatch, reachedStep, type NamedPath } from './safe-write.js';
+import { assertSeparateFiles, entryExists, isSameFile, OutputBatch, reachedStep, replaceWithLinkTo, writeFileAtomically, type NamedPath } from './safe-write.js';
 import { forEachTensor } from './walk.js';
 import { compareText } from './collation.js';
 
@@ -221,21 +221,39 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
     [{ path: target, role: 'the output model' }, ...[...dataFiles.keys()].map((d) => ({ path: d, role: 'the output data file' }))],
     [...[...sources].map((f) => ({ path: f, role: 'external data of the input' })), ...(options.protect ?? [])],
   );
-  // An existing data file is never overwritten (another model may read it): the new data goes
-  // under a fresh name derived from the output model, and the model points there.
+  // A data file the model being replaced reads is the output's own: it keeps its name, so that
+  // rewriting to the same output again and again leaves one data file under one stable name. Any
+  // other existing file is never overwritten (another model may read it): the new data goes under
+  // a fresh name derived from the output model, and the model points there.
+  const ownData = dataFilesOfReplacedModel(target);
+  const isOwn = (file: string): boolean => ownData.some((own) => isSameFile(own, file));
   const renamedData: SaveResult['renamedData'] = [];
-  for (const destination of [...dataFiles.keys()]) {
-    if (!entryExists(destination)) continue;
-    const fresh = freshDataName(target, destination, dataFiles);
-    const placements = dataFiles.get(destination) as Placement[];
-    dataFiles.delete(destination);
-    dataFiles.set(fresh, placements);
-    const location = locations.get(destination) as string;
-    const freshLocation = path.join(path.dirname(location), path.basename(fresh));
-    locations.set(fresh, freshLocation);
+  const replacedInPlace: Array<{ final: string; interim: string; location: string; interimLocation: string }> = [];
+  const moveData = (from: string, to: string): string => {
+    const placements = dataFiles.get(from) as Placement[];
+    dataFiles.delete(from);
+    dataFiles.set(to, placements);
+    const location = locations.get(from) as string;
+    const toLocation = path.join(path.dirname(location), path.basename(to));
+    locations.set(to, toLocation);
     if (toWrite === model) toWrite = cloneMessage(model);
-    relocate(toWrite, location, freshLocation, fresh);
-    renamedData.push({ requested: destination, actual: fresh });
+    relocate(toWrite, location, toLocation, to);
+    return toLocation;
+  };
+  for (const requested of [...dataFiles.keys()]) {
+    if (!entryExists(requested)) continue;
+    let destination = requested;
+    if (!isOwn(requested)) {
+      destination = freshDataName(target, requested, dataFiles, isOwn);
+      moveData(requested, destination);
+      renamedData.push({ requested, actual: destination });
+      if (!entryExists(destination)) continue;
+    }
+    // The old model reads this file until its replacement is committed: the new data goes in under
+    // an interim name the new model reads, and takes the stable name only after the commit (below).
+    const location = locations.get(destination) as string;
+    const interim = freshDataName(target, destination, dataFiles, () => false);
+    replacedInPlace.push({ final: destination, interim, location, interimLocation: moveData(destination, interim) });
   }
 
   let encoded: Uint8Array;
@@ -256,10 +274,10 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
       { subject: file },
     );
   }
-  const keep = new Set([...sources, ...dataFiles.keys(), ...(options.protect ?? []).map((p) => path.resolve(p.path))]);
+  const keep = new Set([...sources, ...dataFiles.keys(), ...replacedInPlace.map((r) => r.final), ...(options.protect ?? []).map((p) => path.resolve(p.path))]);
   // Only files named after the output model are ours to remove: another model may share the rest.
   const ours = `${path.basename(target)}.`;
-  const oldData = dataFilesOfReplacedModel(target).filter((f) => path.basename(f).startsWith(ours) && ![...keep].some((k) => isSameFile(k, f)));
+  const oldData = ownData.filter((f) => path.basename(f).startsWith(ours) && ![...keep].some((k) => isSameFile(k, f)));
   const batch = options.batch ?? new OutputBatch();
   const removed: string[] = [];
   try {
@@ -273,6 +291,7 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
     });
   }
   // Only after the commit: the old model read them until then.
+  if (replacedInPlace.length) batch.onCommit(() => settleStableNames(toWrite, target, replacedInPlace, written, renamedData));
   batch.onCommit(() => {
     for (const stale of oldData) {
       try {
@@ -302,12 +321,60 @@ function relocate(model: onnx.IModelProto, from: string, to: string, file: strin
   });
 }
 
-/** `<output model>.<requested name>`, then with a counter, until the name is free. */
-function freshDataName(target: string, requested: string, planned: Map<string, Placement[]>): string {
-  const base = `${path.basename(target)}.${path.basename(requested)}`;
+/**
+ * `<output model>.<requested name>`, then with a counter, until the name is free or is a data file
+ * of the output's own (`reusable`). A requested name already of that form is not prefixed again.
+ */
+function freshDataName(target: string, requested: string, planned: Map<string, Placement[]>, reusable: (file: string) => boolean): string {
+  const prefix = `${path.basename(target)}.`;
+  const name = path.basename(requested).replace(new RegExp(`^${escapeRegExp(prefix)}(\\d+\\.)?`), '');
   for (let n = 0; ; n++) {
-    const candidate = path.join(path.dirname(requested), n === 0 ? base : `${path.basename(target)}.${n}.${path.basename(requested)}`);
-    if (!entryExists(candidate) && !planned.has(candidate)) return candidate;
+    const candidate = path.join(path.dirname(requested), n === 0 ? `${prefix}${name}` : `${prefix}${n}.${name}`);
+    if (candidate === requested || planned.has(candidate)) continue;
+    if (!entryExists(candidate) || reusable(candidate)) return candidate;
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * After the commit, each data file the old model read and the new one replaces takes its stable
+ * name back: the interim file is linked over it in one rename, the model is rewritten to point
+ * there (another atomic commit) and the interim name goes. A crash at any step leaves a model
+ * whose data file is complete (the interim one, at worst); a failure leaves the interim name in use.
+ */
+function settleStableNames(
+  model: onnx.IModelProto,
+  target: string,
+  moves: ReadonlyArray<{ final: string; interim: string; location: string; interimLocation: string }>,
+  written: string[],
+  renamedData: SaveResult['renamedData'],
+): void {
+  const settled: typeof moves[number][] = [];
+  for (const move of moves) {
+    try {
+      replaceWithLinkTo(move.interim, move.final);
+      reachedStep('data-replaced');
+      relocate(model, move.interimLocation, move.location, move.final);
+      settled.push(move);
+    } catch {
+      renamedData.push({ requested: move.final, actual: move.interim });
+    }
+  }
+  if (!settled.length) return;
+  try {
+    writeFileAtomically(target, encodeModel(model), 'the output model');
+  } catch {
+    for (const move of settled) renamedData.push({ requested: move.final, actual: move.interim });
+    return;
+  }
+  reachedStep('model-repointed');
+  for (const move of settled) {
+    rmSync(move.interim, { force: true });
+    const at = written.indexOf(move.interim);
+    if (at >= 0) written[at] = move.final;
   }
 }
 

@@ -21,7 +21,7 @@
  * Temporary files are named `.<file>.amp-rewrite-<pid>-<random>.tmp`; a later run removes those
  * of a process that is gone (after `kill -9`), and SIGINT/SIGTERM remove those of this one.
  */
-import { accessSync, closeSync, constants as fsConstants, fsyncSync, linkSync, lstatSync, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, copyFileSync, fsyncSync, linkSync, lstatSync, openSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 
 /** What fileKind reads of a stat: structural, so the public declarations need no Node.js types. */
@@ -354,6 +354,27 @@ export function commitTemporary(temp: string, final: string): void {
   renameSync(temp, final);
   liveTemporaries.delete(temp);
   committedFiles.push(final);
+}
+
+/**
+ * Puts the content of `source` under `final`, replacing what was there in one rename: a hard link
+ * to `source` under a temporary name (a copy where the file system has no links), renamed over `final`.
+ */
+export function replaceWithLinkTo(source: string, final: string): void {
+  installSignalHandlers();
+  const temp = temporaryName(final);
+  liveTemporaries.add(temp);
+  try {
+    try {
+      linkSync(source, temp);
+    } catch {
+      copyFileSync(source, temp, fsConstants.COPYFILE_EXCL);
+    }
+    commitTemporary(temp, final);
+  } catch (error) {
+    discardTemporary(temp);
+    throw error;
+  }
 }
 
 export function writeAll(fd: number, bytes: Uint8Array, position?: number): void {

@@ -108,6 +108,36 @@ describe('external data outside the model folder', () => {
   });
 });
 
+describe('rewriting to the same -o again', () => {
+  it('keeps one data file under one stable name, replaced each time, with nothing orphaned', () => {
+    const { dir } = setup();
+    const input = path.join(dir, 'in', 'model.onnx');
+    mkdirSync(path.dirname(input));
+    saveModel(matmul(), input, { externalData: { location: 'model.onnx.data' } });
+    const out = path.join(dir, 'out');
+    mkdirSync(out);
+    // Gathered in a named file, kept in the input's layout (copied beside the output), and
+    // gathered under a name another model's data file already has.
+    writeFileSync(path.join(out, 'taken.data'), 'another model reads this');
+    const runs: Array<[string, string[], string[]]> = [
+      ['gathered.onnx', ['--external-data', 'weights.data'], ['gathered.onnx', 'weights.data']],
+      ['kept.onnx', ['--weights', 'fp32'], ['kept.onnx', 'model.onnx.data']],
+      ['beside.onnx', ['--external-data', 'taken.data'], ['beside.onnx', 'beside.onnx.taken.data']],
+    ];
+    for (const [name, options, files] of runs) {
+      for (let run = 1; run <= 3; run++) {
+        const result = cli([input, '-o', path.join(out, name), '-q', '--no-verify', ...options]);
+        expect(result.code, result.stderr).toBe(0);
+        const written = readdirSync(out).filter((f) => f.startsWith(name.replace('.onnx', '')) || files.includes(f));
+        expect(written.sort(), `${name}, run ${run}`).toEqual([...files].sort());
+        expect(cli([path.join(out, name), '--dry-run', '-q', '--no-verify']).code, `${name} loads, run ${run}`).toBe(0);
+      }
+    }
+    expect(readdirSync(out).sort()).toEqual([...runs.flatMap(([, , files]) => files), 'taken.data'].sort());
+    expect(readFileSync(path.join(out, 'taken.data'), 'utf8')).toBe('another model reads this');
+  });
+});
+
 describe('bad models are exit 2, not crashes', () => {
   it('a 2-byte file with no graph', () => {
     const { dir } = setup();

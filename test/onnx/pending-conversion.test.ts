@@ -174,19 +174,19 @@ describe('a model with external weights, float16 and bfloat16', () => {
     mkdirSync(over);
     writeFileSync(path.join(over, 'out.onnx.data'), 'not ours');
     const result = saveModel(ampRewrite(loaded, { weights: 'fp16' }).model, path.join(over, 'out.onnx'), { externalData: 'keep', maxModelBytes: 1_000_000 });
-    const fresh = path.join(over, 'out.onnx.out.onnx.data');
+    const fresh = path.join(over, 'out.onnx.1.data');
     expect(result.copiesMoved).toEqual({ file: fresh, tensors: 1, bytes: 2_400_000 });
     // What the command prints of it: where the copies went, and that the file there was left alone.
     expect(saveNotes([result])).toEqual([
-      "External data: the converted copies of 1 external weight (2.3 MiB) would make the model file larger than protobuf's 2 GiB limit; they are in out.onnx.out.onnx.data",
-      'External data: out.onnx.data already exists and was not overwritten; the weights are in out.onnx.out.onnx.data',
+      "External data: the converted copies of 1 external weight (2.3 MiB) would make the model file larger than protobuf's 2 GiB limit; they are in out.onnx.1.data",
+      'External data: out.onnx.data already exists and was not overwritten; the weights are in out.onnx.1.data',
     ]);
     expect(readFileSync(path.join(over, 'out.onnx.data'), 'utf8')).toBe('not ours');
-    expect(readdirSync(over).sort()).toEqual(['out.onnx', 'out.onnx.data', 'out.onnx.out.onnx.data', 'weights.bin']);
+    expect(readdirSync(over).sort()).toEqual(['out.onnx', 'out.onnx.1.data', 'out.onnx.data', 'weights.bin']);
     expect(readFileSync(path.join(over, 'out.onnx')).length).toBeLessThan(1_000_000);
     const saved = loadModel(path.join(over, 'out.onnx'));
     const big = (saved.graph?.initializer ?? []).find((t) => t.name === 'big') as onnx.ITensorProto;
-    expect(big.external_data?.find((e) => e.key === 'location')?.value).toBe('out.onnx.out.onnx.data');
+    expect(big.external_data?.find((e) => e.key === 'location')?.value).toBe('out.onnx.1.data');
     // The other weights keep their layout in the input's file.
     const wide = (saved.graph?.initializer ?? []).find((t) => t.name === 'wide') as onnx.ITensorProto;
     expect(wide.external_data?.find((e) => e.key === 'location')?.value).toBe('weights.bin');

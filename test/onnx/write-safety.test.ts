@@ -76,16 +76,30 @@ describe('data files', () => {
     expect(weightOf(path.join(dir, 'mine.onnx'))).toBe(3);
   });
 
-  it('replacing a model removes the data file it named after itself, and only that', () => {
+  it('replacing a model keeps its data file under one stable name, and leaves nothing orphaned', () => {
     const dir = fresh();
     const target = path.join(dir, 'out.onnx');
     saveModel(weighted(1), path.join(dir, 'other.onnx'), { externalData: { location: 'weights.bin' } });
-    saveModel(weighted(2), target, { externalData: { location: 'weights.bin' } }); // -> out.onnx.weights.bin
-    const second = saveModel(weighted(3), target, { externalData: { location: 'weights.bin' } }); // -> out.onnx.1.weights.bin
-    expect(second.removed).toEqual([path.join(dir, 'out.onnx.weights.bin')]);
-    expect(weightOf(target)).toBe(3);
+    // weights.bin is the other model's: the output's data goes to out.onnx.weights.bin, and stays there.
+    for (const weight of [2, 3, 4]) {
+      const result = saveModel(weighted(weight), target, { externalData: { location: 'weights.bin' } });
+      expect(result.renamedData).toEqual([{ requested: path.join(dir, 'weights.bin'), actual: path.join(dir, 'out.onnx.weights.bin') }]);
+      expect(result.written).toEqual([path.join(dir, 'out.onnx.weights.bin'), target]);
+      expect(weightOf(target)).toBe(weight);
+      expect(readdirSync(dir).sort()).toEqual(['other.onnx', 'out.onnx', 'out.onnx.weights.bin', 'weights.bin']);
+    }
     expect(weightOf(path.join(dir, 'other.onnx'))).toBe(1);
-    expect(readdirSync(dir).sort()).toEqual(['other.onnx', 'out.onnx', 'out.onnx.1.weights.bin', 'weights.bin']);
+    // A data file the output itself named is replaced under that name.
+    for (const weight of [5, 6, 7]) {
+      const result = saveModel(weighted(weight), path.join(dir, 'mine.onnx'), { externalData: { location: 'mine.bin' } });
+      expect(result.renamedData).toEqual([]);
+      expect(weightOf(path.join(dir, 'mine.onnx'))).toBe(weight);
+    }
+    expect(readdirSync(dir).sort()).toEqual(['mine.bin', 'mine.onnx', 'other.onnx', 'out.onnx', 'out.onnx.weights.bin', 'weights.bin']);
+    // Gathered elsewhere, the old data file named after the output goes.
+    const moved = saveModel(weighted(8), target, { externalData: { location: 'gathered.bin' } });
+    expect(moved.removed).toEqual([path.join(dir, 'out.onnx.weights.bin')]);
+    expect(readdirSync(dir).sort()).toEqual(['gathered.bin', 'mine.bin', 'mine.onnx', 'other.onnx', 'out.onnx', 'weights.bin']);
   });
 
   it('a failure at any step before the commit leaves the old set complete and nothing new', () => {
@@ -108,7 +122,9 @@ describe('data files', () => {
 
   it('a kill -9 at any step leaves a complete old or new set (never the old model with new data)', () => {
     const script = path.join(repoRoot, 'dist/onnx/safe-write.js');
-    for (const [step, expected] of [['data-placed', 1], ['model-written', 1], ['model-committed', 2]] as const) {
+    // The second save replaces out.data, which the first model reads: its data goes in under an
+    // interim name, and takes out.data's name only after the commit (data-replaced, model-repointed).
+    for (const [step, expected] of [['data-placed', 1], ['model-written', 1], ['model-committed', 2], ['data-replaced', 2], ['model-repointed', 2]] as const) {
       const dir = fresh();
       const target = path.join(dir, 'out.onnx');
       saveModel(weighted(1), target, { externalData: { location: 'out.data' } });
@@ -123,6 +139,17 @@ describe('data files', () => {
       expect(child.signal, step).toBe('SIGKILL');
       expect(weightOf(target), step).toBe(expected);
     }
+    // Without a crash, one data file under its name.
+    const dir = fresh();
+    const target = path.join(dir, 'out.onnx');
+    saveModel(weighted(1), target, { externalData: { location: 'out.data' } });
+    const order: string[] = [];
+    setWriteFaultHook((at) => order.push(at));
+    saveModel(weighted(2), target, { externalData: { location: 'out.data' } });
+    setWriteFaultHook(undefined);
+    expect(order).toEqual(['model-written', 'data-placed', 'model-committed', 'data-replaced', 'file-committed', 'model-repointed']);
+    expect(readdirSync(dir).sort()).toEqual(['out.data', 'out.onnx']);
+    expect(weightOf(target)).toBe(2);
   });
 });
 
