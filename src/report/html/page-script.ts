@@ -70,6 +70,17 @@ export function reportPage(data: PageData, dagre: any): void {
     if (text !== undefined) e.textContent = text;
     return e;
   };
+  /**
+   * A table cell whose text wraps between words and after the separators of a tensor name (/ . _ :
+   * ,), never inside a word: a name is not one unbreakable word, and "before" is not "befo/re".
+   */
+  const breakable = <K extends keyof HTMLElementTagNameMap>(tag: K, text: string, props: Record<string, string> = {}): HTMLElementTagNameMap[K] => {
+    const e = el(tag, props);
+    // Also between a lower-case letter and a capital: LayerNormalization_output_0 is no word.
+    for (const part of text.split(/(?<=[/._:,])|(?<=[a-z])(?=[A-Z])/)) e.append(part, document.createElement('wbr'));
+    return e;
+  };
+  const cell = (text: string, props: Record<string, string> = {}): HTMLTableCellElement => breakable('td', text, props);
   const SVG = 'http://www.w3.org/2000/svg';
   const svgEl = (tag: string, attrs: Record<string, string | number>): SVGElement => {
     const e = document.createElementNS(SVG, tag);
@@ -94,6 +105,48 @@ export function reportPage(data: PageData, dagre: any): void {
     for (const o of n.outputs) if (o.value) produced.set(o.value, i);
   });
   const isWeightNode = (i: number): boolean => nodes[i]!.rule === 'constant-source';
+  /** Types that carry values, not indexes, shapes or flags. */
+  const isValueType = (type: string | null): boolean => type === null || type === 'string' || type === 'double' || type.includes('float') || type.startsWith('complex');
+  /** Ops that read only the shape or size of what they read. */
+  const SHAPE_READERS = new Set(['Shape', 'Size']);
+  /**
+   * Shape arithmetic: nodes that compute integers or flags from shapes and constants only (the
+   * int64 Shape/Gather/Concat/Unsqueeze/Constant chains exporters write for every Reshape). They
+   * are folded away as weight producers are, until "show shape arithmetic" is ticked: a
+   * TorchScript encoder's first window was a web of them. A node that reads a graph input's
+   * values (an attention mask, token ids) is data, never folded.
+   */
+  const shapeArithmetic = new Uint8Array(nodes.length);
+  nodes.forEach((n, i) => {
+    if (n.subgraphs.length || isWeightNode(i)) return;
+    const outputs = n.outputs.filter((o) => o.value);
+    if (!outputs.length || outputs.some((o) => isValueType(o.type))) return;
+    if (SHAPE_READERS.has(n.op) && !n.domain) {
+      shapeArithmetic[i] = 1;
+      return;
+    }
+    const produced = producers.get(n.scope)!;
+    const fromShapes = n.inputs.every((e) => {
+      if (!e.value) return true;
+      const p = produced.get(e.value);
+      if (p !== undefined) return shapeArithmetic[p] === 1 || (isWeightNode(p) && !isValueType(e.type));
+      return e.source === 'weight' && !isValueType(e.type);
+    });
+    if (fromShapes) shapeArithmetic[i] = 1;
+  });
+  // What a scope returns (a Loop body's condition, a model's output) and what steers control
+  // flow (a Loop's trip count, an If's condition) is drawn, however it was computed.
+  const returned = new Set(report.scopes.flatMap((scope) => scope.outputs.map((o) => `${scope.path}\u0000${o.value}`)));
+  nodes.forEach((n, i) => {
+    if (shapeArithmetic[i] && n.outputs.some((o) => returned.has(`${n.scope}\u0000${o.value}`))) shapeArithmetic[i] = 0;
+    if (!n.subgraphs.length) return;
+    const produced = producers.get(n.scope)!;
+    for (const e of n.inputs) {
+      const p = e.value ? produced.get(e.value) : undefined;
+      if (p !== undefined) shapeArithmetic[p] = 0;
+    }
+  });
+  const isShapeNode = (i: number): boolean => shapeArithmetic[i] === 1;
   const label = (i: number): string => nodes[i]!.node || `${nodes[i]!.op} #${i}`;
   const SHORT_TYPES: Record<string, string> = { float: 'fp32', float16: 'fp16', bfloat16: 'bf16', double: 'fp64' };
   const shortType = (type: string | null): string => (type === null ? '?' : (SHORT_TYPES[type] ?? type));
@@ -111,6 +164,7 @@ export function reportPage(data: PageData, dagre: any): void {
     selected: -1,
     hidden: new Set<number>(),
     showWeights: false,
+    showShapes: false,
     /** Show the original model: its types on the boxes and no Casts (the rewrite added them). */
     showBefore: false,
     /** Training regions whose nodes are dimmed. */
@@ -216,6 +270,12 @@ export function reportPage(data: PageData, dagre: any): void {
     state.showWeights = weightsBox.checked;
     draw();
   });
+  const shapesBox = $('show-shapes') as HTMLInputElement;
+  shapesBox.addEventListener('change', () => {
+    state.showShapes = shapesBox.checked;
+    draw();
+  });
+  const isFolded = (i: number): boolean => (isWeightNode(i) && !state.showWeights) || (isShapeNode(i) && !state.showShapes);
 
   // ---- the graph ----
   const svg = $('graph') as unknown as SVGSVGElement;
@@ -225,12 +285,63 @@ export function reportPage(data: PageData, dagre: any): void {
   const positions = new Map<number, { x: number; y: number }>();
 
   /**
-   * The nodes a scope's windows are cut from: what the user asked to see. Weight producers are
-   * left out until "show weights" is ticked, so they never make a window (the first one above all) empty.
+   * A scope's nodes in the order windows are cut from: each node right after what it reads, by a
+   * depth-first walk from the scope's sinks (nodes nothing in the scope reads, in file order)
+   * through their inputs in order. Whatever order the exporter wrote, a window then holds connected
+   * nodes: tf2onnx sorts by Kahn's algorithm, so every node that reads only weights comes first,
+   * and a BERT's first window was a row of unconnected boxes. A PyTorch export keeps its order.
+   */
+  const windowOrders = new Map<string, number[]>();
+  function windowOrder(scope: string): number[] {
+    const cached = windowOrders.get(scope);
+    if (cached) return cached;
+    const members = nodesOfScope.get(scope) ?? [];
+    const produced = producers.get(scope) ?? new Map<string, number>();
+    const read = new Set<number>();
+    for (const i of members) for (const e of nodes[i]!.inputs) {
+      const p = e.value ? produced.get(e.value) : undefined;
+      if (p !== undefined && p !== i) read.add(p);
+    }
+    // 0: not reached, 1: on the walk's stack, 2: placed.
+    const mark = new Map<number, number>();
+    const order: number[] = [];
+    const walkFrom = (root: number): void => {
+      const stack: Array<[number, number]> = [[root, 0]];
+      mark.set(root, 1);
+      while (stack.length) {
+        const top = stack[stack.length - 1]!;
+        const inputs = nodes[top[0]]!.inputs;
+        let next: number | undefined;
+        while (top[1] < inputs.length && next === undefined) {
+          const e = inputs[top[1]++]!;
+          const p = e.value ? produced.get(e.value) : undefined;
+          if (p !== undefined && !mark.get(p)) next = p;
+        }
+        if (next !== undefined) {
+          mark.set(next, 1);
+          stack.push([next, 0]);
+        } else {
+          mark.set(top[0], 2);
+          order.push(top[0]);
+          stack.pop();
+        }
+      }
+    };
+    for (const i of members) if (!read.has(i)) walkFrom(i);
+    // A node left over sits on a cycle (a graph the rewrite refuses): drawn in file order.
+    for (const i of members) if (!mark.get(i)) walkFrom(i);
+    windowOrders.set(scope, order);
+    return order;
+  }
+
+  /**
+   * The nodes a scope's windows are cut from: what the user asked to see. Weight producers and
+   * shape arithmetic are left out until "show weights" or "show shape arithmetic" is ticked, so
+   * they never make a window (the first one above all) empty or a web of int64 plumbing.
    */
   function shownOf(scope: string): number[] {
-    const all = nodesOfScope.get(scope) ?? [];
-    return state.showWeights ? all : all.filter((i) => !isWeightNode(i));
+    const all = windowOrder(scope);
+    return state.showWeights && state.showShapes ? all : all.filter((i) => !isFolded(i));
   }
 
   function windowOf(i: number): number {
@@ -246,16 +357,17 @@ export function reportPage(data: PageData, dagre: any): void {
     state.window = Math.min(state.window, windows - 1);
     const members = all.slice(state.window * data.cap, (state.window + 1) * data.cap);
     const inView = new Set(members);
+    firstDrawn = members[0];
     const scope = scopeByPath.get(state.scope);
     const produced = producers.get(state.scope) ?? new Map<string, number>();
     const graphOutputs = new Set((scope?.outputs ?? []).map((o) => o.value));
     const g = new dagre.graphlib.Graph({ multigraph: false });
     g.setGraph({ rankdir: 'TB', nodesep: 18, ranksep: 28, marginx: 20, marginy: 20 });
     g.setDefaultEdgeLabel(() => ({}));
-    const extra = new Map<string, { kind: string; text: string; target?: number }>();
-    const addExtra = (id: string, kind: string, text: string, target?: number): string => {
+    const extra = new Map<string, { kind: string; text: string; target?: number; value?: string }>();
+    const addExtra = (id: string, kind: string, text: string, target?: number, value?: string): string => {
       if (!extra.has(id)) {
-        extra.set(id, { kind, text, ...(target === undefined ? {} : { target }) });
+        extra.set(id, { kind, text, ...(target === undefined ? {} : { target }), ...(value === undefined ? {} : { value }) });
         const small = kind === 'cast';
         g.setNode(id, { width: small ? 14 : Math.min(160, 16 + 6.5 * text.length), height: small ? 14 : 20 });
       }
@@ -270,6 +382,7 @@ export function reportPage(data: PageData, dagre: any): void {
         let from: string | undefined;
         if (p !== undefined && inView.has(p)) from = `n${p}`;
         else if (p !== undefined && isWeightNode(p) && !state.showWeights) from = undefined;
+        else if (p !== undefined && isFolded(p)) from = addExtra(`s:${e.value}>n${i}`, 'shape', '⋯ shape', p, e.value);
         else if (p !== undefined) from = addExtra(`x:${e.value}`, 'elsewhere', e.value, p);
         else if (e.source === 'weight') from = state.showWeights ? addExtra(`w:${e.value}`, 'weight', e.value) : undefined;
         else if (e.source === 'input') from = addExtra(`in:${e.value}`, 'input', e.value);
@@ -300,16 +413,22 @@ export function reportPage(data: PageData, dagre: any): void {
     const edgeLayer = svgEl('g', { class: 'edges' });
     const nodeLayer = svgEl('g', { class: 'nodes' });
     viewport.append(edgeLayer, nodeLayer);
+    const taken: Box[] = g.nodes().map((id: string) => {
+      const box = g.node(id) as { x: number; y: number; width: number; height: number };
+      return { left: box.x - box.width / 2, top: box.y - box.height / 2, right: box.x + box.width / 2, bottom: box.y + box.height / 2 };
+    });
     for (const edge of g.edges()) {
       const { points, value } = g.edge(edge) as { points: Array<{ x: number; y: number }>; value?: string };
       edgeLayer.append(svgEl('polyline', { points: points.map((p) => `${p.x},${p.y}`).join(' '), class: 'edge', 'marker-end': 'url(#arrow)' }));
       // The tensor's shape beside its edge, as Netron writes it: declared by the model or inferred.
       const shape = value ? data.facts?.shapes.get(value) : undefined;
       if (shape) {
-        const at = halfway(points);
-        const text = svgEl('text', { x: at.x + 4, y: at.y + 3, class: 'edge-shape', 'data-value': value! });
-        text.textContent = shape.length > 28 ? `${shape.slice(0, 27)}…` : shape;
-        edgeLayer.append(text);
+        const text = shape.length > 28 ? `${shape.slice(0, 27)}…` : shape;
+        const at = labelPlace(points, text.length, taken);
+        if (!at) continue;
+        const label = svgEl('text', { x: at.left, y: at.bottom - 2, class: 'edge-shape', 'data-value': value! });
+        label.textContent = text;
+        edgeLayer.append(label);
       }
     }
     for (const id of g.nodes()) {
@@ -323,6 +442,7 @@ export function reportPage(data: PageData, dagre: any): void {
         group.setAttribute('data-index', String(i));
         group.setAttribute('data-name', nodes[i]!.node);
         group.setAttribute('data-category', category.id);
+        if (i === firstDrawn) group.setAttribute('data-window-first', '');
         const rect = svgEl('rect', { width: box.width, height: box.height, rx: 5, fill: category.color, class: 'node-box' });
         const op = svgEl('text', { x: box.width / 2, y: 14, class: 'node-op' });
         op.textContent = nodes[i]!.op + (nodes[i]!.subgraphs.length ? ' ⊞' : '');
@@ -336,7 +456,7 @@ export function reportPage(data: PageData, dagre: any): void {
         types.textContent = state.showBefore || before === after ? (state.showBefore ? before : after) : `${before} → ${after}`;
         if (before !== after) group.classList.add('type-changed');
         const title = svgEl('title', {});
-        title.textContent = `${nodes[i]!.op} '${label(i)}': ${category.label} (${nodes[i]!.rule})`;
+        title.textContent = `${nodes[i]!.op} '${label(i)}': ${category.label} (${nodes[i]!.rule})${nodes[i]!.reason ? `: ${nodes[i]!.reason}` : ''}`;
         group.append(title, rect, op, name, types);
         const region = regionOf(i);
         if (region >= 0) {
@@ -356,9 +476,14 @@ export function reportPage(data: PageData, dagre: any): void {
       } else {
         const info = extra.get(id)!;
         group.setAttribute('class', `extra extra-${info.kind}`);
-        group.setAttribute('data-value', info.text);
+        group.setAttribute('data-value', info.value ?? info.text);
         const title = svgEl('title', {});
-        title.textContent = info.kind === 'cast' ? `Cast '${info.text}' added by the rewrite` : `${info.kind}: ${info.text}`;
+        title.textContent =
+          info.kind === 'cast'
+            ? `Cast '${info.text}' added by the rewrite`
+            : info.kind === 'shape'
+              ? `'${info.value ?? ''}': computed by folded shape arithmetic (click to show it)`
+              : `${info.kind}: ${info.text}`;
         if (info.kind === 'cast') {
           group.append(title, svgEl('rect', { width: box.width, height: box.height, rx: 2, class: 'cast-box', transform: `rotate(45 ${box.width / 2} ${box.height / 2})` }));
           group.addEventListener('click', (event) => {
@@ -386,10 +511,39 @@ export function reportPage(data: PageData, dagre: any): void {
     document.body.setAttribute('data-draw-ms', String(Math.round(performance.now() - started)));
   }
 
-  /** The point half way along a polyline: where its label crowds the others least. */
-  function halfway(points: Array<{ x: number; y: number }>): { x: number; y: number } {
+  interface Box {
+    left: number;
+    top: number;
+    right: number;
+    bottom: number;
+  }
+  /** An edge label's size: 9 px monospace (.edge-shape), 0.6 em a character. */
+  const LABEL_CHAR_WIDTH = 5.6;
+  const LABEL_HEIGHT = 11;
+  const overlaps = (a: Box, b: Box): boolean => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  /**
+   * Where an edge's label goes: beside the edge half way along it, else on its other side or a
+   * third of the way from either end; nowhere (the label is left out, its shape is in the
+   * details) when each of those would print over a box or another label. Claims the place.
+   */
+  function labelPlace(points: Array<{ x: number; y: number }>, characters: number, taken: Box[]): Box | undefined {
+    const width = characters * LABEL_CHAR_WIDTH;
+    for (const fraction of [0.5, 0.3, 0.7]) {
+      const at = along(points, fraction);
+      for (const left of [at.x + 4, at.x - 4 - width]) {
+        const box = { left, top: at.y - LABEL_HEIGHT / 2, right: left + width, bottom: at.y + LABEL_HEIGHT / 2 };
+        if (taken.some((other) => overlaps(box, other))) continue;
+        taken.push(box);
+        return box;
+      }
+    }
+    return undefined;
+  }
+
+  /** The point at `fraction` of a polyline's length. */
+  function along(points: Array<{ x: number; y: number }>, fraction: number): { x: number; y: number } {
     const lengths = points.slice(1).map((p, k) => Math.hypot(p.x - points[k]!.x, p.y - points[k]!.y));
-    let left = lengths.reduce((a, b) => a + b, 0) / 2;
+    let left = lengths.reduce((a, b) => a + b, 0) * fraction;
     for (let k = 0; k < lengths.length; k++) {
       if (left <= lengths[k]! && lengths[k]! > 0) {
         const t = left / lengths[k]!;
@@ -401,11 +555,16 @@ export function reportPage(data: PageData, dagre: any): void {
   }
 
   let layoutSize = { width: 1, height: 1 };
+  /** The window's first node in window order: where a window too wide for the frame opens. */
+  let firstDrawn: number | undefined;
   /** Zoom stays within these: below 0.1 a node is a dot, above 3 one node fills the frame. */
   const MIN_ZOOM = 0.1;
   const MAX_ZOOM = 3;
-  /** The first view of a window never shrinks boxes below this: a wide window pans instead. */
-  const LEGIBLE_ZOOM = 0.45;
+  /**
+   * The first view of a window never shrinks boxes below this: a wide window pans instead. It
+   * keeps an op's name (12 px, .node-op) at 10 px on screen at least.
+   */
+  const LEGIBLE_ZOOM = 10 / 12;
   const clampZoom = (k: number): number => Math.min(MAX_ZOOM, Math.max(MIN_ZOOM, k));
   /**
    * Fits the window's width (or, with `whole`, all of it) into the frame; a tall or very wide graph
@@ -419,7 +578,7 @@ export function reportPage(data: PageData, dagre: any): void {
     const k = clampZoom(whole ? wanted : Math.max(LEGIBLE_ZOOM, wanted));
     let x = (frame.width - layoutSize.width * k) / 2;
     let y = 4;
-    const first = whole || !positions.size ? undefined : positions.get(Math.min(...positions.keys()));
+    const first = whole || firstDrawn === undefined ? undefined : positions.get(firstDrawn);
     if (first && layoutSize.width * k > frame.width) x = Math.min(0, Math.max(frame.width - layoutSize.width * k, frame.width / 2 - first.x * k));
     if (first && first.y * k + y > frame.height - 60) y = frame.height / 3 - first.y * k;
     state.view = { x, y, k };
@@ -453,8 +612,14 @@ export function reportPage(data: PageData, dagre: any): void {
     const pager = $('pager');
     pager.replaceChildren();
     const from = state.window * data.cap + 1;
-    const weights = (nodesOfScope.get(state.scope)?.length ?? 0) - total;
-    pager.append(el('span', { id: 'window-info' }, `nodes ${Math.min(from, total)}–${Math.min(total, from + data.cap - 1)} of ${total} in this scope${weights > 0 ? ` (and ${weights} weight producers, shown with "show weights")` : ''}`));
+    const scopeNodes = nodesOfScope.get(state.scope) ?? [];
+    const weights = state.showWeights ? 0 : scopeNodes.filter(isWeightNode).length;
+    const shapes = state.showShapes ? 0 : scopeNodes.filter(isShapeNode).length;
+    const folded = [
+      ...(weights > 0 ? [`${weights} weight producers, shown with "show weights"`] : []),
+      ...(shapes > 0 ? [`${shapes} nodes of shape arithmetic, shown with "show shape arithmetic"`] : []),
+    ];
+    pager.append(el('span', { id: 'window-info' }, `nodes ${Math.min(from, total)}–${Math.min(total, from + data.cap - 1)} of ${total} in this scope${folded.length ? ` (and ${folded.join('; ')})` : ''}`));
     if (windows > 1) {
       const prev = el('button', { id: 'prev-window' }, '◀');
       const next = el('button', { id: 'next-window' }, '▶');
@@ -482,13 +647,17 @@ export function reportPage(data: PageData, dagre: any): void {
   function reveal(i: number): void {
     const n = nodes[i]!;
     const win = windowOf(i);
-    if (n.scope !== state.scope || win !== state.window || (isWeightNode(i) && !state.showWeights)) {
-      state.scope = n.scope;
-      state.window = win;
+    if (n.scope !== state.scope || win !== state.window || isFolded(i)) {
       if (isWeightNode(i)) {
         state.showWeights = true;
         weightsBox.checked = true;
       }
+      if (isShapeNode(i)) {
+        state.showShapes = true;
+        shapesBox.checked = true;
+      }
+      state.scope = n.scope;
+      state.window = windowOf(i);
       draw();
     }
     const at = positions.get(i);
@@ -528,18 +697,20 @@ export function reportPage(data: PageData, dagre: any): void {
     const table = (title: string, edges: PageEdge[], id: string): void => {
       panel.append(el('h3', {}, title));
       const t = el('table', { id });
-      t.append(el('tr', {}, ''));
-      (t.firstChild as HTMLElement).append(el('th', {}, 'value'), el('th', {}, 'before'), el('th', {}, 'after'), el('th', {}, 'cast added'), el('th', {}, 'range seen'), el('th', {}, 'shape'));
+      // Three columns fit the panel's 340 px: the Cast added on the edge and the range a
+      // calibration saw go under the value's name, the type change in one column.
+      const head = el('tr');
+      head.append(el('th', {}, 'value'), el('th', {}, 'type'), el('th', {}, 'shape'));
+      t.append(head);
       for (const e of edges) {
         const tr = el('tr');
-        tr.append(
-          el('td', {}, e.value || '(absent)'),
-          el('td', {}, e.type ?? '?'),
-          el('td', { class: e.typeAfter !== e.type ? 'changed' : '' }, e.typeAfter ?? '?'),
-          el('td', {}, e.cast ?? ''),
-          el('td', {}, e.range === undefined ? '' : `|x| ≤ ${e.range.toPrecision(4)}`),
-          el('td', {}, (e.value && data.facts?.shapes.get(e.value)) || ''),
-        );
+        const value = el('td');
+        value.append(breakable('span', e.value || '(absent)', { class: 'edge-value' }));
+        if (e.cast) value.append(el('br'), el('span', { class: 'edge-note' }, 'Cast added: '), breakable('span', e.cast, { class: 'edge-cast' }));
+        if (e.range !== undefined) value.append(el('br'), el('span', { class: 'edge-note' }, 'range seen: '), el('span', { class: 'edge-range' }, `|x| ≤ ${e.range.toPrecision(4)}`));
+        const before = e.type ?? '?';
+        const after = e.typeAfter ?? '?';
+        tr.append(value, cell(before === after ? after : `${before} → ${after}`, { class: before !== after ? 'changed' : '' }), cell((e.value && data.facts?.shapes.get(e.value)) || ''));
         t.append(tr);
       }
       panel.append(t);
@@ -550,7 +721,7 @@ export function reportPage(data: PageData, dagre: any): void {
       const t = el('table', { id: 'detail-attributes' });
       for (const [name, value] of attributes) {
         const tr = el('tr');
-        tr.append(el('th', {}, name), el('td', {}, value));
+        tr.append(el('th', {}, name), cell(value));
         t.append(tr);
       }
       panel.append(t);
@@ -566,7 +737,7 @@ export function reportPage(data: PageData, dagre: any): void {
       t.append(head);
       for (const e of weights) {
         const tr = el('tr');
-        tr.append(el('td', {}, e.value), el('td', {}, data.facts.shapes.get(e.value) ?? '?'), el('td', {}, data.facts.previews.get(e.value) ?? '(not stored in the file)'));
+        tr.append(cell(e.value), cell(data.facts.shapes.get(e.value) ?? '?'), cell(data.facts.previews.get(e.value) ?? '(not stored in the file)'));
         t.append(tr);
       }
       panel.append(t);

@@ -36,20 +36,24 @@ main { display: flex; flex-direction: column; min-width: 0; min-height: 0; posit
 .extra-elsewhere { cursor: pointer; }
 .extra-text { font-size: 10px; text-anchor: middle; fill: #444; pointer-events: none; }
 .edge-shape { font: 9px ui-monospace, monospace; fill: #777; pointer-events: none; }
-#summary-text { font: 11px/1.35 ui-monospace, monospace; white-space: pre-wrap; background: #f8f8f8; padding: 6px; }
+#summary-text { font: 11px/1.35 ui-monospace, monospace; white-space: pre-wrap; overflow-wrap: anywhere; background: #f8f8f8; padding: 6px; }
 table { border-collapse: collapse; width: 100%; font-size: 11px; }
-th, td { border: 1px solid #ddd; padding: 2px 4px; text-align: left; vertical-align: top; word-break: break-word; }
+th, td { border: 1px solid #ddd; padding: 2px 4px; text-align: left; vertical-align: top; overflow-wrap: break-word; }
 td.changed { background: #dff3e3; font-weight: 600; }
+.edge-note { color: #666; }
 #results { list-style: none; padding: 0; margin: 4px 0; max-height: 30vh; overflow: auto; }
 #results li { cursor: pointer; padding: 1px 2px; }
 #results li:hover { background: #eef; }
 dl { display: grid; grid-template-columns: auto 1fr; gap: 2px 8px; }
 dt { font-weight: 600; }
 dd { margin: 0; }
-h2 { font-size: 14px; word-break: break-all; }
+h2 { font-size: 14px; overflow-wrap: anywhere; }
+dd { overflow-wrap: anywhere; }
 h3 { font-size: 12px; margin: 10px 0 3px; }
 button.open-subgraph { margin: 6px 4px 0 0; }
-#overview { position: absolute; right: 8px; bottom: 8px; border: 1px solid #999; background: #fff; cursor: pointer; opacity: 0.92; z-index: 2; }
+#overview { align-self: flex-end; flex: none; margin: 4px 8px; border: 1px solid #999; background: #fff; cursor: pointer; }
+.extra-shape { cursor: pointer; }
+.extra-shape .extra-box { fill: #fafafa; stroke: #aaa; }
 g.extra-cast { cursor: pointer; }
 g.extra-cast.selected rect { stroke: #000; stroke-width: 2.5; }
 `;

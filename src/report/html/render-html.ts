@@ -83,6 +83,7 @@ export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): 
   <div id="legend"></div>
   <div id="regions" hidden></div>
   <label><input id="show-weights" type="checkbox"> show weights</label>
+  <label title="int64 nodes that compute shapes from shapes and constants (Shape, Gather, Concat, Unsqueeze chains)"><input id="show-shapes" type="checkbox"> show shape arithmetic</label>
   <label title="the original model: its types on the boxes, without the Casts the rewrite added"><input id="show-before" type="checkbox"> before the rewrite</label>
 </header>
 <aside id="summary">
