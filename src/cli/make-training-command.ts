@@ -30,6 +30,8 @@ export interface MakeTrainingArgs extends Omit<OptimizerSpec, 'kind'> {
   lr: number;
   trainable?: string[];
   frozen?: string[];
+  trainAlso?: string[];
+  untie?: boolean;
   json?: boolean;
   quiet?: boolean;
 }
@@ -52,6 +54,8 @@ export function makeTrainingOptions(yargs: Argv): Argv<MakeTrainingArgs> {
     .option('weight-decay', { type: 'number', describe: 'L2 term added to the gradient; adamw: decoupled decay (default 0.01 there, 0 elsewhere)' })
     .option('trainable', { type: 'array', string: true, describe: 'names or glob patterns: exactly these float initializers train (default: the weights, found by how they are consumed)' })
     .option('frozen', { type: 'array', string: true, describe: 'names or glob patterns kept frozen (they stay initializers)' })
+    .option('train-also', { type: 'array', string: true, describe: 'names or glob patterns trained besides the automatic choice (a buffer or scalar it freezes, such as a learned temperature)' })
+    .option('untie', { type: 'boolean', default: false, describe: 'train the stored copies of a tied weight (an initializer equal to another or to its transpose) apart' })
     .option('json', { type: 'boolean', default: false, describe: 'print the report as JSON' })
     .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'print nothing on success' }) as unknown as Argv<MakeTrainingArgs>;
 }
@@ -83,14 +87,27 @@ function checkArgs(args: MakeTrainingArgs): void {
   if (args.loss === 'output' && args.modelOutput === undefined) throw new AmpError('BAD_OPTION', '--loss output needs --model-output <name>: the scalar output to minimise');
 }
 
+/** At most this many names of a list are printed; --json has them all. */
+const LISTED = 40;
+
+function listed(title: string, lines: string[]): string[] {
+  if (!lines.length) return [];
+  const shown = lines.slice(0, LISTED).map((line) => `    ${line}`);
+  return [`  ${title}:`, ...shown, ...(lines.length > LISTED ? [`    ... and ${lines.length - LISTED} more (--json lists them all)`] : [])];
+}
+
+const shapeText = (dims: number[]): string => `[${dims.join(', ')}]`;
+
 export function renderMakeTrainingReport(report: MakeTrainingReport, output: string): string {
   const elements = report.trainable.reduce((a, p) => a + p.elements, 0);
   const ops = Object.entries(report.differentiated).sort(([a], [b]) => a.localeCompare(b)).map(([op, n]) => `${op} x${n}`).join(', ');
   const lines = [
     `wrote ${output}: a training step minimising '${report.loss}' (seed '${report.lossGrad}')`,
-    `  trainable: ${report.trainable.length} parameters, ${elements} values; optimizer state: ${report.optimizerState.length} tensors`,
+    `  parameters: ${report.trainable.length} trainable (${elements} values), ${report.frozen.length} frozen; optimizer state: ${report.optimizerState.length} tensors`,
     `  backward: ${report.backwardNodes} nodes for ${ops || 'no op'}`,
-    ...report.frozen.map((f) => `  frozen: ${f.name}: ${f.reason}`),
+    ...listed('trainable', report.trainable.map((p) => `${printable(p.name)} ${shapeText(p.dims)}`)),
+    ...listed('frozen', report.frozen.map((f) => `${printable(f.name)} ${shapeText(f.dims)}: ${f.reason}`)),
+    ...report.tied.map((t) => `  tied: ${printable(t.copy)} is ${printable(t.parameter)}${t.transposed ? ' transposed' : ''}: one parameter, gradients summed (--untie trains them apart)`),
     ...report.shared.map((s) => `  shared: ${s.parameter} is also read as ${s.alsoReadAs.join(', ')} through Identity (the exporter stored equal initial values once): they train as one parameter`),
     `next: amp-rewrite train ${output} --compare fp32,amp   (or amp-rewrite ${output} -o step.amp.onnx)`,
   ];
@@ -121,8 +138,9 @@ export async function runMakeTraining(args: MakeTrainingArgs, print: (text: stri
       ...(args.epsilon !== undefined ? { epsilon: args.epsilon } : {}),
       ...(args.weightDecay !== undefined ? { weightDecay: args.weightDecay } : {}),
     },
-    trainable: { ...(args.trainable ? { trainable: args.trainable } : {}), ...(args.frozen ? { frozen: args.frozen } : {}) },
+    trainable: { ...(args.trainable ? { trainable: args.trainable } : {}), ...(args.frozen ? { frozen: args.frozen } : {}), ...(args.trainAlso ? { also: args.trainAlso } : {}) },
     lr: args.lr,
+    untie: args.untie ?? false,
   });
   saveModel(step, args.output);
   if (args.json) print(`${JSON.stringify({ wrote: args.output, ...report }, null, 2)}\n`);

@@ -22,8 +22,9 @@ describe('amp-rewrite make-training', () => {
     const result = cli(['make-training', forward, '-o', 'step.onnx', '--optimizer', 'momentum', '--momentum', '0.8', '--lr', '0.02']);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('trainable: 9 parameters, 2010 values');
-    expect(result.stdout).toMatch(/frozen: bn1\.running_mean: read by BatchNormalization/);
+    expect(result.stdout).toContain('parameters: 9 trainable (2010 values), 4 frozen');
+    expect(result.stdout).toContain('  trainable:\n    conv1.weight [8, 1, 3, 3]\n');
+    expect(result.stdout).toMatch(/\n {4}bn1\.running_mean \[8\]: read by BatchNormalization/);
     const json = cli(['make-training', forward, '-o', 'step2.onnx', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ wrote: 'step2.onnx', loss: 'loss', lossGrad: 'loss_grad' });
     const rewrite = cli(['step.onnx', '-o', 'step.amp.onnx']);

@@ -24,7 +24,9 @@ import { Emitter } from './emitter.js';
 import { differentiableInputs, gradientRuleFor, noGradientRule, type GradientContext } from './gradient-rules.js';
 import { addLossHead, type LossSpec } from './loss-heads.js';
 import { addOptimizer, type OptimizerSpec } from './optimizers.js';
-import { selectTrainable, type TrainableChoice, type TrainableSelection } from './trainable.js';
+import { parameterRules } from './buffers.js';
+import { tieCandidates, selectTrainable, type TrainableChoice, type TrainableSelection } from './trainable.js';
+import { tieWeights, type Tie } from './tied-weights.js';
 
 export interface MakeTrainingOptions {
   loss: LossSpec;
@@ -35,15 +37,19 @@ export interface MakeTrainingOptions {
   lr?: number;
   /** Also output every `<param>_grad` (gradient checks read them there). */
   exposeGradients?: boolean;
+  /** Train the copies of a tied weight apart (default: one parameter, tied-weights.ts). */
+  untie?: boolean;
 }
 
 export interface MakeTrainingReport {
   loss: string;
   lossGrad: string;
-  /** Parameter names with their element counts, in the model's initializer order. */
-  trainable: Array<{ name: string; elements: number }>;
-  /** Float initializers left frozen, each with why. */
-  frozen: Array<{ name: string; reason: string }>;
+  /** Parameter names with their dims and element counts, in the model's initializer order. */
+  trainable: Array<{ name: string; dims: number[]; elements: number }>;
+  /** Float initializers left frozen, each with its dims and why. */
+  frozen: Array<{ name: string; dims: number[]; reason: string }>;
+  /** Initializers equal to a parameter or to its transpose, removed: they read the parameter now. */
+  tied: Array<Tie & { reason: string }>;
   /** Optimizer state inputs besides the parameters. */
   optimizerState: string[];
   /** Forward nodes on the path from a parameter to the loss, by op type. */
@@ -75,6 +81,7 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
   // Own copies of the lists this pass extends (a decoded message may share its empty defaults).
   for (const key of ['node', 'input', 'output', 'initializer'] as const) (graph as unknown as Record<string, unknown[]>)[key] = [...((graph[key] ?? []) as unknown[])];
   const opset = checkModel(model);
+  const tied = options.untie ? [] : tieWeights(graph, tieCandidates(new ModelGraph(model), options.trainable), namer(allNames(graph)));
   const forward = new ModelGraph(model);
   const types = inferElemTypes(forward, opsetsOf(model));
   const { shapes, values } = inferShapesAndValues(forward);
@@ -197,8 +204,9 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
     report: {
       loss: head.loss,
       lossGrad,
-      trainable: params.map((name) => ({ name, elements: initializerDims(forward, name).reduce((a, d) => a * d, 1) })),
-      frozen: selection.frozen,
+      trainable: params.map((name) => ({ name, dims: initializerDims(forward, name), elements: initializerDims(forward, name).reduce((a, d) => a * d, 1) })),
+      frozen: selection.frozen.map((f) => ({ name: f.name, dims: initializerDims(forward, f.name), reason: f.reason })),
+      tied: tied.map((tie) => ({ ...tie, reason: parameterRules().ties.reason })),
       optimizerState: optimizer.state.map((s) => s.name),
       differentiated,
       backwardNodes,
@@ -207,6 +215,16 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
         return alsoReadAs.length ? [{ parameter, alsoReadAs }] : [];
       }),
     },
+  };
+}
+
+/** A name not in `taken` (and then taken), `wanted` or `wanted_1`, `wanted_2`... */
+function namer(taken: Set<string>): (wanted: string) => string {
+  return (wanted) => {
+    let name = wanted;
+    for (let n = 1; taken.has(name); n++) name = `${wanted}_${n}`;
+    taken.add(name);
+    return name;
   };
 }
 

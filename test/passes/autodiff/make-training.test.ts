@@ -38,7 +38,7 @@ describe('trainable parameters', () => {
   it('weights train; BatchNormalization statistics and scalars of the computation stay frozen, each with its reason', () => {
     const { model, report } = makeTrainingStep(fixture('cnn-torchscript'), ce);
     expect(report.trainable.map((p) => p.name)).toContain('conv1.weight');
-    expect(report.frozen).toContainEqual({ name: 'bn1.running_var', reason: expect.stringMatching(/BatchNormalization .* as input 4/) });
+    expect(report.frozen).toContainEqual({ name: 'bn1.running_var', dims: [8], reason: expect.stringMatching(/BatchNormalization .* as input 4/) });
     const inputs = (model.graph?.input ?? []).map((i) => i.name);
     expect(inputs).toContain('conv1.weight');
     expect(inputs).not.toContain('bn1.running_var');
@@ -53,7 +53,7 @@ describe('trainable parameters', () => {
     b.output('L', F, []);
     const scaled = makeTrainingStep(b.model(), { loss: { kind: 'output', output: 'L' }, optimizer: { kind: 'sgd' } }).report;
     expect(scaled.trainable.map((p) => p.name)).toEqual(['W']);
-    expect(scaled.frozen).toEqual([{ name: 'half', reason: expect.stringMatching(/^a scalar/) }]);
+    expect(scaled.frozen).toEqual([{ name: 'half', dims: [], reason: expect.stringMatching(/^a rank-0 scalar/) }]);
   });
 
   it('--frozen and --trainable patterns choose; a pattern that names nothing is refused', () => {
@@ -65,6 +65,67 @@ describe('trainable parameters', () => {
     const only = makeTrainingStep(fixture('mlp-torchscript'), { ...ce, trainable: { trainable: ['fc2.weight'] } });
     expect(only.report.trainable.map((p) => p.name)).toEqual(['fc2.weight']);
     expect(() => makeTrainingStep(fixture('mlp-torchscript'), { ...ce, trainable: { frozen: ['conv*'] } })).toThrow(expect.objectContaining({ code: 'BAD_OPTION', message: expect.stringContaining("'conv*' names no float32 initializer") }));
+  });
+});
+
+describe('buffers, constants and tied weights (rules/parameters.json)', () => {
+  /** x [3, 4] + table [3, 4] -> MatMul W [4, 3] (+ E^T's copy, + a bias read by Where's fill) -> sum. */
+  function withBuffers(table: Float32Array): onnx.ModelProto {
+    const b = new GraphBuilder('buffers');
+    b.input('x', F, [3, 4]);
+    b.input('keep', DataType.BOOL, [3, 3]);
+    b.initializer('table', [3, 4], table);
+    b.initializer('W', [4, 3], Float32Array.from({ length: 12 }, (_, k) => Math.sin(k + 1)));
+    // E [3, 4] and its transposed copy ET [4, 3], as an exporter stores a tied output projection.
+    const e = Float32Array.from({ length: 12 }, (_, k) => Math.cos(k + 2));
+    b.initializer('E', [3, 4], e);
+    b.initializer('ET', [4, 3], Float32Array.from({ length: 12 }, (_, k) => e[(k % 3) * 4 + Math.floor(k / 3)]!));
+    b.initializer('zeros', [3], new Float32Array(3));
+    b.initializer('head.bias', [1], Float32Array.of(0.5));
+    b.initializer('temperature', [], Float32Array.of(2));
+    const h = b.op('Add', ['x', 'table']);
+    const y = b.op('Add', [b.op('MatMul', [h, 'W']), b.op('MatMul', [h, 'ET'])]);
+    const gathered = b.op('Gather', ['E', b.initializer('ids', [2], BigInt64Array.of(0n, 2n))]);
+    const masked = b.op('Where', ['keep', y, 'zeros']);
+    const scaled = b.op('Mul', [b.op('Add', [masked, 'head.bias']), 'temperature']);
+    b.op('Add', [b.op('ReduceSum', [scaled], { keepdims: attr.int(0) }), b.op('ReduceSum', [gathered], { keepdims: attr.int(0) })], {}, { outputs: ['L'] });
+    b.output('L', F, []);
+    return b.model({ '': 17 });
+  }
+  const sgd: MakeTrainingOptions = { loss: { kind: 'output', output: 'L' }, optimizer: { kind: 'sgd' } };
+  const reasons = (report: ReturnType<typeof makeTrainingStep>['report']) => Object.fromEntries(report.frozen.map((f) => [f.name, f.reason]));
+  // Row p: sin and cos of p times 1 and 0.01, in halves (every sin, then every cos).
+  const halves = Float32Array.from([0, 1, 2].flatMap((p) => [Math.sin(p), Math.sin(p / 100), Math.cos(p), Math.cos(p / 100)]));
+
+  it('a sinusoidal table, a fill Where reads and a rank-0 scalar are frozen; a one-element parameter trains; a transposed copy is tied', () => {
+    const { report, model } = makeTrainingStep(withBuffers(halves), sgd);
+    expect(report.trainable.map((p) => p.name)).toEqual(['W', 'E', 'head.bias']);
+    expect(reasons(report)).toEqual({
+      table: expect.stringMatching(/^a sinusoidal position table/),
+      zeros: expect.stringMatching(/Where reads it/),
+      temperature: expect.stringMatching(/^a rank-0 scalar/),
+    });
+    expect(report.tied).toEqual([{ parameter: 'E', copy: 'ET', transposed: true, reason: expect.stringMatching(/tied weight/) }]);
+    expect((model.graph?.initializer ?? []).map((t) => t.name)).not.toContain('ET');
+    expect((model.graph?.node ?? []).find((n) => n.output?.[0] === 'ET')).toMatchObject({ op_type: 'Transpose', input: ['E'] });
+  });
+
+  it('the same table of random values trains; --train-also trains a scalar; --untie trains the copy apart', () => {
+    const random = Float32Array.from({ length: 12 }, (_, k) => Math.sin(3 * k + 0.3) * 0.7);
+    expect(makeTrainingStep(withBuffers(random), sgd).report.trainable.map((p) => p.name)).toContain('table');
+    const also = makeTrainingStep(withBuffers(halves), { ...sgd, trainable: { also: ['temperature'] } }).report;
+    expect(also.trainable.map((p) => p.name)).toEqual(['W', 'E', 'head.bias', 'temperature']);
+    const untied = makeTrainingStep(withBuffers(halves), { ...sgd, untie: true }).report;
+    expect(untied.tied).toEqual([]);
+    expect(untied.trainable.map((p) => p.name)).toEqual(['W', 'E', 'ET', 'head.bias']);
+  });
+
+  it('a mask of 0 and -inf and a -1e4 fill are frozen as masks, and zeros and ones of a normalization are not tied', () => {
+    const causal = Float32Array.from([0, -Infinity, -Infinity, -Infinity, 0, 0, -Infinity, -Infinity, 0, 0, 0, -Infinity]);
+    expect(reasons(makeTrainingStep(withBuffers(causal), sgd).report).table).toMatch(/^holds ±inf or NaN/);
+    expect(reasons(makeTrainingStep(withBuffers(new Float32Array(12).fill(-1e4)), sgd).report).table).toMatch(/padding or mask fill/);
+    const ln = makeTrainingStep(fixture('encoder-torchscript'), ce).report;
+    expect(ln.tied).toEqual([]);
   });
 });
 

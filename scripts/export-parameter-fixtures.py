@@ -1,0 +1,143 @@
+"""Fixtures for which initializers make-training trains (#36): three PyTorch models whose buffers,
+tied weights and one-element parameters an ONNX file does not label, exported by both of torch's
+exporters into fixtures/torch-parameters/.
+
+  python scripts/export-parameter-fixtures.py export      writes the .onnx files (random init, seed 0)
+  python scripts/export-parameter-fixtures.py reference   prints, per model, a batch, the loss, and
+      every nn.Parameter (all its names, values, torch.autograd's gradient) and buffer (values)
+
+test/passes/autodiff/torch-parameters.test.ts compares make-training's choice and gradients with
+torch training exactly its nn.Parameters.
+"""
+import json
+import math
+import os
+import sys
+
+import torch
+from torch import nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, '..', 'fixtures', 'torch-parameters')
+SEQ = 6
+
+
+class Decoder(nn.Module):
+    """GPT-style: tied input and output embeddings, learned positions, a causal-mask buffer (0 / -inf)."""
+
+    def __init__(self, vocab=11, width=8):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, width)
+        self.pos = nn.Parameter(torch.randn(SEQ, width) * 0.1)
+        self.register_buffer('causal', torch.triu(torch.full((SEQ, SEQ), float('-inf')), 1))
+        self.qkv = nn.Linear(width, 3 * width)
+        self.ln = nn.LayerNorm(width)
+        self.head = nn.Linear(width, vocab, bias=False)
+        self.head.weight = self.emb.weight
+        self.width = width
+
+    def forward(self, tokens):
+        h = self.emb(tokens) + self.pos
+        q, k, v = self.qkv(h).chunk(3, -1)
+        a = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(self.width) + self.causal, -1) @ v
+        h = self.ln(h + a)
+        return self.head(h.mean(1))
+
+
+def sinusoidal(positions, width):
+    pe = torch.zeros(positions, width)
+    position = torch.arange(positions).unsqueeze(1).float()
+    div = torch.exp(torch.arange(0, width, 2).float() * (-math.log(10000.0) / width))
+    pe[:, 0::2] = torch.sin(position * div)
+    pe[:, 1::2] = torch.cos(position * div)
+    return pe
+
+
+class Encoder(nn.Module):
+    """A sinusoidal position buffer, and attention pooling whose padding fill (-1e4) is a buffer."""
+
+    def __init__(self, vocab=9, width=8, classes=3):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, width)
+        self.register_buffer('pe', sinusoidal(SEQ, width))
+        self.register_buffer('pad_fill', torch.full((SEQ,), -1e4))
+        self.ff = nn.Linear(width, width)
+        self.score = nn.Linear(width, 1)
+        self.out = nn.Linear(width, classes)
+
+    def forward(self, tokens):
+        h = torch.relu(self.ff(self.emb(tokens) + self.pe))
+        scores = self.score(h).squeeze(-1) + torch.where(tokens == 0, self.pad_fill, torch.zeros(SEQ))
+        weights = torch.softmax(scores, -1).unsqueeze(-1)
+        return self.out((weights * h).sum(1))
+
+
+class Recommender(nn.Module):
+    """User and item embeddings into an MLP with a Linear(d, 1) head: its bias is a one-element parameter."""
+
+    def __init__(self, users=13, items=17, width=8):
+        super().__init__()
+        self.user = nn.Embedding(users, width)
+        self.item = nn.Embedding(items, width)
+        self.mlp = nn.Linear(2 * width, width)
+        self.head = nn.Linear(width, 1)
+
+    def forward(self, users, items):
+        return self.head(torch.relu(self.mlp(torch.cat([self.user(users), self.item(items)], -1))))
+
+
+def models():
+    torch.manual_seed(0)
+    return {'decoder': Decoder(), 'encoder': Encoder(), 'recommender': Recommender()}
+
+
+def batch(name):
+    g = torch.Generator().manual_seed(5)
+    if name == 'decoder':
+        return {'tokens': torch.randint(0, 11, (3, SEQ), generator=g)}, torch.randint(0, 11, (3,), generator=g)
+    if name == 'encoder':
+        tokens = torch.randint(1, 9, (3, SEQ), generator=g)
+        tokens[:, -2:] = 0
+        return {'tokens': tokens}, torch.randint(0, 3, (3,), generator=g)
+    return {'users': torch.randint(0, 13, (4,), generator=g), 'items': torch.randint(0, 17, (4,), generator=g)}, torch.rand(4, 1, generator=g)
+
+
+def export():
+    os.makedirs(OUT, exist_ok=True)
+    for name, model in models().items():
+        inputs, _ = batch(name)
+        for exporter in ('torchscript', 'dynamo'):
+            path = os.path.join(OUT, f'{name}-{exporter}.onnx')
+            torch.onnx.export(model, tuple(inputs.values()), path, input_names=list(inputs), output_names=['logits'], dynamo=exporter == 'dynamo', opset_version=18)
+            # The dynamo exporter writes weights to a .data file beside the model: one file is kept.
+            import onnx
+            onnx.save(onnx.load(path), path)
+            if os.path.exists(path + '.data'):
+                os.remove(path + '.data')
+            print('wrote', path)
+
+
+def reference():
+    result = {}
+    for name, model in models().items():
+        inputs, target = batch(name)
+        out = model(*inputs.values())
+        loss = nn.functional.mse_loss(out, target) if name == 'recommender' else nn.functional.cross_entropy(out, target)
+        loss.backward()
+        aliases = {}
+        for param_name, param in model.named_parameters(remove_duplicate=False):
+            aliases.setdefault(id(param), []).append(param_name)
+        params = [{'names': aliases[id(p)], 'shape': list(p.shape), 'values': p.detach().flatten().tolist(), 'grad': p.grad.flatten().tolist()} for _, p in model.named_parameters()]
+        buffers = [{'name': n, 'values': b.flatten().tolist()} for n, b in model.named_buffers()]
+        result[name] = {
+            'inputs': {k: {'values': v.flatten().tolist(), 'dims': list(v.shape)} for k, v in inputs.items()},
+            'target': {'values': target.flatten().tolist(), 'dims': list(target.shape), 'kind': 'mse' if name == 'recommender' else 'cross-entropy'},
+            'loss': loss.item(),
+            'parameters': params,
+            'buffers': buffers,
+        }
+    json.dump(result, sys.stdout, allow_nan=True)
+
+
+if __name__ == '__main__':
+    {'export': export, 'reference': reference}[sys.argv[1]]()

@@ -1,0 +1,100 @@
+/**
+ * make-training trains what PyTorch trains (#36): on a GPT-style decoder (tied embeddings, learned
+ * positions, a causal-mask buffer), an encoder (a sinusoidal position buffer, a -1e4 padding fill)
+ * and a recommender (a Linear(d, 1) head), each exported by both of torch's exporters
+ * (scripts/export-parameter-fixtures.py), the step trains exactly the nn.Parameters, every buffer
+ * stays frozen, the tied copy is one parameter, and loss and gradients equal torch.autograd's.
+ *
+ * ONNX names are not torch's (the exporters rename transposed weights `onnx::MatMul_*`, `val_*`),
+ * so parameters are matched by value: each trainable initializer equals one nn.Parameter or its
+ * transpose. Needs a Python with torch (test/support/python.ts); skipped with a message without.
+ */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { encodeModel } from '../../../src/onnx/codec.js';
+import { loadModel } from '../../../src/onnx/model-io.js';
+import { readFloat32 } from '../../../src/onnx/tensor-data.js';
+import { makeTrainingStep } from '../../../src/passes/autodiff/make-training.js';
+import { loadOrt } from '../../../src/runtime/ort.js';
+import { PYTHON_HINT, pythonWith } from '../../support/python.js';
+
+const python = pythonWith('torch');
+if (!python) console.warn(`[torch-parameters] skipped: no Python with torch (${PYTHON_HINT})`);
+const script = path.resolve('scripts/export-parameter-fixtures.py');
+const fixtures = path.resolve('fixtures/torch-parameters');
+
+interface Reference {
+  inputs: Record<string, { values: number[]; dims: number[] }>;
+  target: { values: number[]; dims: number[]; kind: 'mse' | 'cross-entropy' };
+  loss: number;
+  parameters: Array<{ names: string[]; shape: number[]; values: number[]; grad: number[] }>;
+  buffers: Array<{ name: string; values: number[] }>;
+}
+
+const close = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => a.length === b.length && Array.from(a).every((v, k) => v === b[k] || Math.abs(v - (b[k] as number)) <= 1e-6 * Math.max(1, Math.abs(v)));
+const transpose = (values: ArrayLike<number>, rows: number, cols: number): number[] => Array.from({ length: rows * cols }, (_, k) => values[(k % rows) * cols + Math.floor(k / rows)] as number);
+
+/** The torch parameter an ONNX initializer holds, as it is or transposed; undefined for none. */
+function matchParameter(reference: Reference, values: Float32Array, dims: number[]): { index: number; transposed: boolean } | undefined {
+  for (const [index, p] of reference.parameters.entries()) {
+    if (p.values.length !== values.length) continue;
+    if (close(values, p.values)) return { index, transposed: false };
+    if (dims.length === 2 && p.shape.length === 2 && close(values, transpose(p.values, p.shape[0]!, p.shape[1]!))) return { index, transposed: true };
+  }
+  return undefined;
+}
+
+describe.skipIf(!python)('make-training trains exactly the nn.Parameters of torch exports', () => {
+  let references: Record<string, Reference> = {};
+  it('torch computes the reference', () => {
+    references = JSON.parse(execFileSync(python as string, [script, 'reference'], { encoding: 'utf8', timeout: 300_000, maxBuffer: 1 << 26 }).replace(/-?Infinity/g, (m) => (m.startsWith('-') ? '-1e999' : '1e999')));
+    expect(Object.keys(references).sort()).toEqual(['decoder', 'encoder', 'recommender']);
+  }, 300_000);
+
+  for (const name of ['decoder', 'encoder', 'recommender']) {
+    for (const exporter of ['torchscript', 'dynamo']) {
+      it(`${name} (${exporter}): the parameters train, the buffers stay frozen, gradients equal torch's`, async () => {
+        const reference = references[name] as Reference;
+        const forward = loadModel(path.join(fixtures, `${name}-${exporter}.onnx`));
+        const mse = reference.target.kind === 'mse';
+        const { model, report } = makeTrainingStep(forward, { loss: { kind: mse ? 'mse' : 'cross-entropy' }, optimizer: { kind: 'sgd' }, exposeGradients: true });
+        const initializers = new Map((forward.graph?.initializer ?? []).map((t) => [t.name ?? '', t]));
+
+        // Every trainable initializer is one nn.Parameter (or its transpose), and each nn.Parameter trains once.
+        const matched = report.trainable.map((p) => ({ name: p.name, dims: p.dims, match: matchParameter(reference, readFloat32(initializers.get(p.name)!), p.dims) }));
+        expect(matched.filter((m) => !m.match).map((m) => m.name), 'trainable, but no nn.Parameter').toEqual([]);
+        expect(matched.map((m) => m.match!.index).sort((a, b) => a - b)).toEqual(reference.parameters.map((_, i) => i));
+        // Every buffer stays frozen, with a reason.
+        for (const buffer of reference.buffers) {
+          const frozen = report.frozen.find((f) => close(readFloat32(initializers.get(f.name)!), buffer.values.map((v) => (Math.abs(v) > 3e38 ? Math.sign(v) * Infinity : v))));
+          expect(frozen, `buffer ${buffer.name} is frozen`).toBeDefined();
+        }
+        if (name === 'decoder' && exporter === 'torchscript') {
+          // The output projection is stored again as emb.weight transposed: one parameter.
+          expect(report.tied).toEqual([{ parameter: 'emb.weight', copy: 'onnx::MatMul_44', transposed: true, reason: expect.stringMatching(/tied weight/) }]);
+        }
+
+        const ort = await loadOrt();
+        const session = await ort.InferenceSession.create(encodeModel(model));
+        const feeds: Record<string, InstanceType<typeof ort.Tensor>> = { lr: new ort.Tensor('float32', Float32Array.of(0), []) };
+        for (const [input, data] of Object.entries(reference.inputs)) feeds[input] = new ort.Tensor('int64', BigInt64Array.from(data.values.map((v) => BigInt(v))), data.dims);
+        feeds[mse ? 'targets' : 'labels'] = mse
+          ? new ort.Tensor('float32', Float32Array.from(reference.target.values), reference.target.dims)
+          : new ort.Tensor('int64', BigInt64Array.from(reference.target.values.map((v) => BigInt(v))), reference.target.dims);
+        const out = await session.run(feeds);
+        await session.release();
+        expect((out.loss!.data as Float32Array)[0]).toBeCloseTo(reference.loss, 5);
+        for (const m of matched) {
+          const torchParam = reference.parameters[m.match!.index]!;
+          const theirs = m.match!.transposed ? transpose(torchParam.grad, torchParam.shape[0]!, torchParam.shape[1]!) : torchParam.grad;
+          const ours = out[`${m.name}_grad`]!.data as Float32Array;
+          // A floor for gradients that are 0 in exact arithmetic (a bias added to every softmax score).
+          const scale = Math.max(...theirs.map(Math.abs), 1e-3);
+          const worst = Math.max(...theirs.map((v, k) => Math.abs((ours[k] as number) - v)));
+          expect(worst / scale, `${m.name} (${torchParam.names.join(' = ')}): worst ${worst} against ${scale}`).toBeLessThan(1e-4);
+        }
+      }, 60_000);
+    }
+  }
+});
