@@ -535,11 +535,30 @@ export function gradientRuleFor(node: onnx.INodeProto): GradientRule | undefined
   return Object.prototype.hasOwnProperty.call(GRADIENT_RULES, node.op_type ?? '') ? GRADIENT_RULES[node.op_type as string] : undefined;
 }
 
-export function noGradientRule(node: onnx.INodeProto): AmpError {
-  const name = node.name || '(unnamed)';
+/**
+ * The refusal for the nodes between a trainable parameter and the loss that have no gradient rule:
+ * every one of them at once, by op, so that one run says all a model needs.
+ */
+export function noGradientRule(missing: onnx.INodeProto | readonly onnx.INodeProto[]): AmpError {
+  const nodes = Array.isArray(missing) ? (missing as readonly onnx.INodeProto[]) : [missing as onnx.INodeProto];
+  const nameOf = (node: onnx.INodeProto): string => node.name || '(unnamed)';
+  const opOf = (node: onnx.INodeProto): string => `${node.domain ? `${node.domain}.` : ''}${node.op_type}`;
+  const advice = 'freeze the parameters upstream of it (--frozen) or cut the graph before it';
+  const first = nodes[0] as onnx.INodeProto;
+  if (nodes.length === 1) {
+    return new AmpError('NO_GRADIENT_RULE', `no gradient rule for ${opOf(first)} (node '${nameOf(first)}'), which lies between a trainable parameter and the loss; ${advice}`, { subject: nameOf(first) });
+  }
+  const byOp = new Map<string, string[]>();
+  for (const node of nodes) {
+    const list = byOp.get(opOf(node));
+    if (list) list.push(nameOf(node));
+    else byOp.set(opOf(node), [nameOf(node)]);
+  }
+  const shown = (names: string[]): string => `${names.length === 1 ? 'node' : 'nodes'} ${names.slice(0, 3).map((n) => `'${n}'`).join(', ')}${names.length > 3 ? ` and ${names.length - 3} more` : ''}`;
+  const list = [...byOp].map(([op, names]) => `${op} (${shown(names)})`).join(', ');
   return new AmpError(
     'NO_GRADIENT_RULE',
-    `no gradient rule for ${node.domain ? `${node.domain}.` : ''}${node.op_type} (node '${name}'), which lies between a trainable parameter and the loss; freeze the parameters upstream of it (--frozen) or cut the graph before it`,
-    { subject: name },
+    `no gradient rule for ${byOp.size} op${byOp.size === 1 ? '' : 's'} (${nodes.length} nodes) between the trainable parameters and the loss: ${list}; ${advice.replace('of it', 'of them').replace('before it', 'before them')}`,
+    { subject: nameOf(first) },
   );
 }

@@ -136,6 +136,18 @@ describe('refusals', () => {
     );
   });
 
+  it('one refusal names every op and node without a rule, by op', () => {
+    const b = new GraphBuilder('three');
+    b.input('x', F, [1, 2]);
+    b.initializer('W', [2, 2], Float32Array.of(1, 2, 3, 4));
+    const y = b.op('Cos', [b.op('Sin', [b.op('Cos', [b.op('MatMul', ['x', 'W'])], {}, { name: 'cos_a' })], {}, { name: 'sin_a' })], {}, { name: 'cos_b' });
+    b.op('ReduceSum', [y], { keepdims: attr.int(0) }, { outputs: ['L'] });
+    b.output('L', F, []);
+    expect(() => makeTrainingStep(b.model({ '': 17 }), { loss: { kind: 'output', output: 'L' }, optimizer: { kind: 'sgd' } })).toThrow(
+      expect.objectContaining({ code: 'NO_GRADIENT_RULE', subject: 'cos_a', message: expect.stringContaining("no gradient rule for 2 ops (3 nodes) between the trainable parameters and the loss: Cos (nodes 'cos_a', 'cos_b'), Sin (node 'sin_a')") }),
+    );
+  });
+
   it('a case a rule does not cover is NO_GRADIENT_RULE saying what (grouped convolution)', () => {
     const b = new GraphBuilder('grouped');
     b.input('x', F, [1, 2, 4, 4]);
