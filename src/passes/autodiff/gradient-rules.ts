@@ -51,6 +51,8 @@ export interface GradientContext {
 export interface GradientRule {
   /** Input slots a gradient flows to; the other inputs are constants of the computation. */
   readonly inputs: readonly number[];
+  /** A gradient flows to every input, however many the node has (Concat, Max, Min). */
+  readonly variadic?: boolean;
   readonly derivation: string;
   /** dL/dinput for each slot in `inputs` that `wants()` (undefined for the others). */
   grad(c: GradientContext): Array<string | undefined>;
@@ -261,6 +263,73 @@ function poolSpread(derivation: string): GradientRule {
   };
 }
 
+/** A float 0/1 mask of a boolean value. */
+const asFloat = (c: GradientContext, v: string, base: string): string => c.e.op('Cast', [v], base, { to: attr.int(FLOAT) });
+
+/**
+ * Max/Min of n inputs: each input gets g where it equals Y, shared equally among the inputs that
+ * tie (PyTorch's rule for maximum/minimum: half to each of two equal inputs), summed over its broadcast axes.
+ */
+function extremumRule(op: 'Max' | 'Min'): GradientRule {
+  return {
+    inputs: [],
+    variadic: true,
+    derivation: `Y = ${op.toLowerCase()}(X_1..X_n): dX_i = g * [X_i == Y] / (number of inputs equal to Y), summed to X_i's shape (ties share g equally, as PyTorch's ${op === 'Max' ? 'maximum' : 'minimum'})`,
+    grad: (c) => {
+      const e = c.e;
+      const n = c.node.input?.length ?? 0;
+      const masks = Array.from({ length: n }, (_, i) => asFloat(c, e.op('Equal', [c.x(i), c.y(0)], `${c.base}/is_${i}`), `${c.base}/mask_${i}`));
+      const ties = n === 1 ? masks[0]! : e.op('Sum', masks, `${c.base}/ties`);
+      const share = e.op('Div', [c.dy(0) as string, ties], `${c.base}/share`);
+      return masks.map((mask, i) => (c.wants(i) ? c.sumTo(e.op('Mul', [share, mask], `${c.base}/d${i}`), i) : undefined));
+    },
+  };
+}
+
+/** ReduceMax/ReduceMin: g (axes restored) to the elements equal to the extremum, shared equally among ties (PyTorch's amax/amin). */
+function reduceExtremumRule(op: 'ReduceMax' | 'ReduceMin'): GradientRule {
+  return {
+    inputs: [0],
+    derivation: `Y = ${op === 'ReduceMax' ? 'max' : 'min'} of X over axes: dX = g (axes restored, expanded) * [X == Y] / (count of X == Y in its reduction), as PyTorch's ${op === 'ReduceMax' ? 'amax' : 'amin'} shares ties`,
+    grad: (c) => {
+      const e = c.e;
+      const fromInput = c.opset >= 18;
+      const axes = reduceAxes(c, fromInput);
+      let y = c.y(0);
+      if (c.int('keepdims', 1) !== 1 && axes && axes.length) y = e.op('Unsqueeze', [y, e.ints(axes)], `${c.base}/y_kept`);
+      if (c.int('keepdims', 1) !== 1 && !axes) y = e.op('Reshape', [y, e.op('Shape', [e.op('ReduceSum', [c.x(0)], `${c.base}/all_kept`, { keepdims: attr.int(1) })], `${c.base}/kept_shape`)], `${c.base}/y_all_kept`);
+      const mask = asFloat(c, e.op('Equal', [c.x(0), y], `${c.base}/is_extremum`), `${c.base}/mask`);
+      const count = axes ? e.op('ReduceSum', [mask, e.ints(axes)], `${c.base}/ties`, { keepdims: attr.int(1) }) : e.op('ReduceSum', [mask], `${c.base}/ties`, { keepdims: attr.int(1) });
+      const spread = spreadReduction(c, fromInput, c.base);
+      return [e.op('Mul', [spread, e.op('Div', [mask, count], `${c.base}/share`)], `${c.base}/dX`)];
+    },
+  };
+}
+
+/** Clip's bounds: inputs 1 and 2 from opset 11, attributes min and max before. */
+function clipBounds(c: GradientContext): { min?: string; max?: string } {
+  if (c.opset >= 11) return { ...(c.x(1) ? { min: c.x(1) } : {}), ...(c.x(2) ? { max: c.x(2) } : {}) };
+  return { min: c.e.float(c.float('min', -3.4028234663852886e38)), max: c.e.float(c.float('max', 3.4028234663852886e38)) };
+}
+
+/** Gather along `axis`: axis moved to the front, scattered with ScatterND (reduction add), moved back. */
+function gatherAnyAxis(c: GradientContext): string {
+  const e = c.e;
+  const rankX = c.rank(c.x(0));
+  const axis = normalAxis(c, c.int('axis', 0), c.x(0));
+  const rankI = c.rank(c.x(1));
+  const indices = e.op('Unsqueeze', [c.x(1), e.ints([-1])], `${c.base}/indices`);
+  if (axis === 0) return e.op('ScatterND', [e.zerosLike(c.x(0), `${c.base}/zeros`), indices, c.dy(0) as string], `${c.base}/dX`, { reduction: attr.string('add') });
+  // X moved: [X_axis, X_0..X_axis-1, X_axis+1..]; g moved to match: [I..., X_0..X_axis-1, X_axis+1..].
+  const xPerm = [axis, ...Array.from({ length: axis }, (_, i) => i), ...Array.from({ length: rankX - axis - 1 }, (_, i) => axis + 1 + i)];
+  const gPerm = [...Array.from({ length: rankI }, (_, i) => axis + i), ...Array.from({ length: axis }, (_, i) => i), ...Array.from({ length: rankX - axis - 1 }, (_, i) => axis + rankI + i)];
+  const zeros = e.op('Transpose', [e.zerosLike(c.x(0), `${c.base}/zeros`)], `${c.base}/zeros_moved`, { perm: attr.ints(xPerm) });
+  const g = e.op('Transpose', [c.dy(0) as string], `${c.base}/g_moved`, { perm: attr.ints(gPerm) });
+  const moved = e.op('ScatterND', [zeros, indices, g], `${c.base}/dX_moved`, { reduction: attr.string('add') });
+  const back = xPerm.map((_, i) => xPerm.indexOf(i));
+  return e.op('Transpose', [moved], `${c.base}/dX`, { perm: attr.ints(back) });
+}
+
 /**
  * The table: one entry per op type of the default domain. Ops that produce no float (Shape,
  * Size, Equal, NonZero...) need none: no gradient flows through an integer or boolean value.
@@ -330,6 +399,51 @@ export const GRADIENT_RULES: Readonly<Record<string, GradientRule>> = {
   LeakyRelu: unary('Y = X if X >= 0 else alpha X: dX = g where X >= 0, alpha g elsewhere', (c, base) =>
     c.e.op('Where', [c.e.op('Less', [c.x(0), c.e.float(0)], `${base}/negative`), c.e.float(c.float('alpha', 0.01)), c.e.float(1)], `${base}/slope`),
   ),
+  Elu: unary('Y = X if X > 0 else alpha (exp(X) - 1): dX = g where X > 0, g (Y + alpha) elsewhere', (c, base) =>
+    c.e.op('Where', [c.e.op('Greater', [c.x(0), c.e.float(0)], `${base}/positive`), c.e.float(1), c.e.op('Add', [c.y(0), c.e.float(c.float('alpha', 1))], `${base}/y_alpha`)], `${base}/slope`),
+  ),
+  Softplus: unary('Y = log(1 + exp(X)): dX = g * sigmoid(X)', (c, base) => c.e.op('Sigmoid', [c.x(0)], `${base}/sigmoid`)),
+  HardSigmoid: unary('Y = max(0, min(1, alpha X + beta)): dX = alpha g where 0 < alpha X + beta < 1, else 0 (PyTorch: the open interval)', (c, base) => {
+    const e = c.e;
+    const alpha = c.float('alpha', 0.2);
+    const z = e.op('Add', [e.op('Mul', [c.x(0), e.float(alpha)], `${base}/scaled`), e.float(c.float('beta', 0.5))], `${base}/z`);
+    const inside = e.op('And', [e.op('Greater', [z, e.float(0)], `${base}/above`), e.op('Less', [z, e.float(1)], `${base}/below`)], `${base}/inside`);
+    return e.op('Mul', [asFloat(c, inside, `${base}/inside_mask`), e.float(alpha)], `${base}/slope`);
+  }),
+  HardSwish: unary('Y = X max(0, min(1, X/6 + 1/2)): dX = 0 where X < -3, g where X > 3, g (X/3 + 1/2) between (PyTorch: X/3 + 1/2 on [-3, 3])', (c, base) => {
+    const e = c.e;
+    const x = c.x(0);
+    const middle = e.op('Add', [e.op('Div', [x, e.float(3)], `${base}/third`), e.float(0.5)], `${base}/middle`);
+    const upper = e.op('Where', [e.op('Greater', [x, e.float(3)], `${base}/above`), e.float(1), middle], `${base}/upper`);
+    return e.op('Where', [e.op('Less', [x, e.float(-3)], `${base}/below`), e.float(0), upper], `${base}/slope`);
+  }),
+  Clip: {
+    inputs: [0],
+    derivation: 'Y = min(max(X, min), max): dX = g where min <= X <= max, else 0 (PyTorch: the closed interval); the bounds are constants (ReLU6 is Clip 0..6)',
+    grad: (c) => {
+      const e = c.e;
+      const { min, max } = clipBounds(c);
+      let inside: string | undefined;
+      if (min) inside = e.op('GreaterOrEqual', [c.x(0), min], `${c.base}/above_min`);
+      if (max) {
+        const below = e.op('LessOrEqual', [c.x(0), max], `${c.base}/below_max`);
+        inside = inside ? e.op('And', [inside, below], `${c.base}/inside`) : below;
+      }
+      return [inside ? e.op('Mul', [c.dy(0) as string, asFloat(c, inside, `${c.base}/mask`)], `${c.base}/dX`) : (c.dy(0) as string)];
+    },
+  },
+  Max: extremumRule('Max'),
+  Min: extremumRule('Min'),
+  ReduceMax: reduceExtremumRule('ReduceMax'),
+  ReduceMin: reduceExtremumRule('ReduceMin'),
+  GatherElements: {
+    inputs: [0],
+    derivation: 'Y[i] = X[i with index[i] on axis]: dX = ScatterElements(zeros, index, g, axis, reduction add) (repeated indices sum)',
+    grad: (c) => {
+      if (c.opset < 16) c.refuse('GatherElements below opset 16 (its gradient needs ScatterElements with reduction add)');
+      return [c.e.op('ScatterElements', [c.e.zerosLike(c.x(0), `${c.base}/zeros`), c.x(1), c.dy(0) as string], `${c.base}/dX`, { axis: attr.int(c.int('axis', 0)), reduction: attr.string('add') })];
+    },
+  },
   Sigmoid: unary('dX = g * Y * (1 - Y)', (c, base) => c.e.op('Mul', [c.y(0), c.e.op('Sub', [c.e.float(1), c.y(0)], `${base}/one_minus_y`)], `${base}/derivative`)),
   Tanh: unary('dX = g * (1 - Y^2)', (c, base) => c.e.op('Sub', [c.e.float(1), c.e.op('Mul', [c.y(0), c.y(0)], `${base}/y_squared`)], `${base}/derivative`)),
   Exp: unary('dX = g * Y', (c) => c.y(0)),
@@ -462,17 +576,16 @@ export const GRADIENT_RULES: Readonly<Record<string, GradientRule>> = {
   },
   Gather: {
     inputs: [0],
-    derivation: 'Y = X[indices] along axis 0 (embeddings): dX = zeros with g added at each index (ScatterND, reduction add; repeated indices sum)',
+    derivation:
+      'Y = X[indices] along axis (embeddings on axis 0; an RNN\'s last step x[:, -1] on axis 1): dX = zeros with g added at each index (ScatterND, reduction add; repeated indices sum), the axis moved to the front and back for axis != 0; negative indices count from the end, as ScatterND reads them',
     grad: (c) => {
-      if (c.int('axis', 0) !== 0) c.refuse('Gather with axis != 0 on a value that needs a gradient');
       if (c.opset < 16) c.refuse('Gather below opset 16 (its gradient needs ScatterND with reduction add)');
-      const e = c.e;
-      const indices = e.op('Unsqueeze', [c.x(1), e.ints([-1])], `${c.base}/indices`);
-      return [e.op('ScatterND', [e.zerosLike(c.x(0), `${c.base}/zeros`), indices, c.dy(0) as string], `${c.base}/dX`, { reduction: attr.string('add') })];
+      return [gatherAnyAxis(c)];
     },
   },
   Concat: {
-    inputs: [] /* every input: see variadic */,
+    inputs: [],
+    variadic: true,
     derivation: 'Y = concat(X_1..X_n, axis): dX_i = the slice of g at X_i\'s place (Split of g by the inputs\' sizes along axis)',
     grad: (c) => {
       const e = c.e;
@@ -527,7 +640,7 @@ export const GRADIENT_RULES: Readonly<Record<string, GradientRule>> = {
 
 /** Concat's gradient flows to every input; the table lists none so the entry stays one object. */
 export function differentiableInputs(rule: GradientRule, node: onnx.INodeProto): readonly number[] {
-  return rule === GRADIENT_RULES.Concat ? (node.input ?? []).map((_, i) => i) : rule.inputs;
+  return rule.variadic ? (node.input ?? []).map((_, i) => i) : rule.inputs;
 }
 
 export function gradientRuleFor(node: onnx.INodeProto): GradientRule | undefined {

@@ -16,8 +16,9 @@ import { loadOrt } from '../../../src/runtime/ort.js';
 export interface Param {
   name: string;
   dims: number[];
-  /** Values are drawn normal(0, 1), shifted by `offset` (positive values for Log, Sqrt, Pow's base). */
+  /** Values are drawn normal(0, 1), scaled by `scale` and shifted by `offset` (positive values for Log, Sqrt, Pow's base). */
   offset?: number;
+  scale?: number;
 }
 
 export interface GradientCase {
@@ -57,7 +58,7 @@ function forwardModel(c: GradientCase, paramsAsInputs: boolean, seed: number): {
   const values = new Map<string, Float32Array>();
   for (const p of c.params) {
     const count = p.dims.reduce((a, d) => a * d, 1);
-    const data = randomNormal(count, 1, random).map((v) => v + (p.offset ?? 0));
+    const data = randomNormal(count, 1, random).map((v) => v * (p.scale ?? 1) + (p.offset ?? 0));
     values.set(p.name, data);
     if (paramsAsInputs) b.input(p.name, DataType.FLOAT, p.dims);
     else b.initializer(p.name, p.dims, data);

@@ -17,7 +17,7 @@ const unaryCase = (op: string, offset = 0, attributes = {}): GradientCase => ({
 });
 
 /** Ops (or their gradients' ops) without a float64 kernel on ONNX Runtime 1.29's CPU provider: checked in float32. */
-const FLOAT32_ONLY = new Set(['Conv stride 2 pad 1 with bias (6x6 input: the last window ends on the last row)', 'Conv dilation 2, asymmetric pads', 'Conv stride 2, a row no window reads', 'Erf', 'Gelu', 'GlobalAveragePool']);
+const FLOAT32_ONLY = new Set(['Conv stride 2 pad 1 with bias (6x6 input: the last window ends on the last row)', 'Conv dilation 2, asymmetric pads', 'Conv stride 2, a row no window reads', 'Erf', 'Gelu', 'GlobalAveragePool', 'Elu', 'Softplus', 'HardSigmoid', 'HardSwish on [-4.5, 4.5] (all three pieces)']);
 
 export const CASES: Record<string, GradientCase[]> = {
   Add: [{ name: 'Add broadcast [2,3]+[3]', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [3] }], build: (b) => b.op('Add', ['a', 'b']), output: [2, 3] }],
@@ -127,6 +127,41 @@ export const CASES: Record<string, GradientCase[]> = {
       params: [{ name: 'table', dims: [5, 3] }],
       build: (b) => b.op('Gather', ['table', b.initializer('ids', [2, 3], BigInt64Array.of(0n, 4n, 4n, 2n, 0n, 4n), DataType.INT64)]),
       output: [2, 3, 3],
+    },
+    {
+      name: "Gather axis 1 with a negative index (an RNN's last step x[:, -1])",
+      params: [{ name: 'x', dims: [2, 4, 3] }],
+      build: (b) => b.op('Gather', ['x', b.initializer('last', [], BigInt64Array.of(-1n), DataType.INT64)], { axis: attr.int(1) }),
+      output: [2, 3],
+    },
+    {
+      name: 'Gather axis -1, 2-D indices, repeated',
+      params: [{ name: 'x', dims: [2, 3, 4] }],
+      build: (b) => b.op('Gather', ['x', b.initializer('cols', [2, 2], BigInt64Array.of(3n, 0n, 3n, 1n), DataType.INT64)], { axis: attr.int(-1) }),
+      output: [2, 3, 2, 2],
+    },
+  ],
+  Elu: [unaryCase('Elu', 0, { alpha: attr.float(0.7) })],
+  Softplus: [unaryCase('Softplus')],
+  HardSigmoid: [unaryCase('HardSigmoid', 0, { alpha: attr.float(0.3), beta: attr.float(0.4) })],
+  HardSwish: [{ ...unaryCase('HardSwish'), name: 'HardSwish on [-4.5, 4.5] (all three pieces)', params: [{ name: 'x', dims: [2, 3], scale: 3 }] }],
+  Clip: [
+    { name: 'Clip 0..6 as ReLU6 (inputs)', params: [{ name: 'x', dims: [2, 4], scale: 4, offset: 2 }], build: (b) => b.op('Clip', ['x', b.scalar('low', 0), b.scalar('high', 6)]), output: [2, 4] },
+    { name: 'Clip with a max only', params: [{ name: 'x', dims: [2, 3] }], build: (b) => b.op('Clip', ['x', '', b.scalar('high', 0.2)]), output: [2, 3] },
+  ],
+  Max: [{ name: 'Max of three, broadcast [2,3],[3],[2,1]', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [3] }, { name: 'c', dims: [2, 1] }], build: (b) => b.op('Max', ['a', 'b', 'c']), output: [2, 3] }],
+  Min: [{ name: 'Min of two', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [2, 3] }], build: (b) => b.op('Min', ['a', 'b']), output: [2, 3] }],
+  ReduceMax: [
+    { name: 'ReduceMax axes attribute keepdims 0 (opset 17)', params: [{ name: 'x', dims: [2, 3, 4] }], build: (b) => b.op('ReduceMax', ['x'], { axes: attr.ints([1]), keepdims: attr.int(0) }), output: [2, 4] },
+    { name: 'ReduceMax axes input keepdims 1 (opset 18)', params: [{ name: 'x', dims: [2, 3, 4] }], build: (b) => b.op('ReduceMax', ['x', b.ints('axes', [0, 2])]), output: [1, 3, 1], opset: 18 },
+  ],
+  ReduceMin: [{ name: 'ReduceMin over all axes', params: [{ name: 'x', dims: [2, 3] }], build: (b) => b.op('ReduceMin', ['x'], { keepdims: attr.int(0) }), output: [] }],
+  GatherElements: [
+    {
+      name: 'GatherElements axis 1 with repeated indices',
+      params: [{ name: 'x', dims: [2, 3] }],
+      build: (b) => b.op('GatherElements', ['x', b.initializer('ix', [2, 4], BigInt64Array.of(0n, 2n, 2n, 1n, 1n, 1n, 0n, 2n), DataType.INT64)], { axis: attr.int(1) }),
+      output: [2, 4],
     },
   ],
   Concat: [{ name: 'Concat axis 1', params: [{ name: 'a', dims: [2, 1] }, { name: 'b', dims: [2, 3] }, { name: 'c', dims: [2, 2] }], build: (b) => b.op('Concat', ['a', 'b', 'c'], { axis: attr.int(-1) }), output: [2, 6] }],

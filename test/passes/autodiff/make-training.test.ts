@@ -129,6 +129,30 @@ describe('buffers, constants and tied weights (rules/parameters.json)', () => {
   });
 });
 
+describe("where a derivative jumps, PyTorch's choice", () => {
+  it('Max and ReduceMax share the gradient equally among tied inputs; Clip passes it at its bounds', async () => {
+    const b = new GraphBuilder('ties');
+    b.input('x', F, [3]);
+    b.initializer('a', [3], Float32Array.of(1, 2, 3));
+    b.initializer('c', [3], Float32Array.of(1, 0, 3));
+    b.initializer('r', [4], Float32Array.of(5, 2, 6, 6));
+    const max = b.op('Max', [b.op('Add', ['x', 'a']), b.op('Add', ['x', 'c'])]);
+    const top = b.op('ReduceMax', ['r'], { keepdims: attr.int(0) });
+    const clipped = b.op('Clip', ['r', b.scalar('low', 2), b.scalar('high', 5)]);
+    b.op('Add', [b.op('Add', [b.op('ReduceSum', [max], { keepdims: attr.int(0) }), top]), b.op('ReduceSum', [clipped], { keepdims: attr.int(0) })], {}, { outputs: ['L'] });
+    b.output('L', F, []);
+    const { model } = makeTrainingStep(b.model({ '': 17 }), { loss: { kind: 'output', output: 'L' }, optimizer: { kind: 'sgd' }, exposeGradients: true, trainable: { trainable: ['a', 'c', 'r'] } });
+    const ort = await loadOrt();
+    const session = await ort.InferenceSession.create(encodeModel(model));
+    const out = await session.run({ x: new ort.Tensor('float32', new Float32Array(3), [3]), lr: new ort.Tensor('float32', Float32Array.of(0), []) });
+    await session.release();
+    expect(Array.from(out['a_grad']!.data as Float32Array)).toEqual([0.5, 1, 0.5]);
+    expect(Array.from(out['c_grad']!.data as Float32Array)).toEqual([0.5, 0, 0.5]);
+    // ReduceMax: the two 6s share it; Clip 2..5: 1 at 5 and 2 (its bounds included), 0 at the 6s.
+    expect(Array.from(out['r_grad']!.data as Float32Array)).toEqual([1, 1, 0.5, 0.5]);
+  });
+});
+
 describe('refusals', () => {
   it('an op without a gradient rule between a parameter and the loss is NO_GRADIENT_RULE naming the op and the node', () => {
     expect(() => makeTrainingStep(linear('Cos'), { loss: { kind: 'output', output: 'L' }, optimizer: { kind: 'sgd' } })).toThrow(
