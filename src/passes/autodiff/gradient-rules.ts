@@ -147,9 +147,9 @@ function convRule(): GradientRule {
   return {
     inputs: [0, 1, 2],
     derivation:
-      'dX = ConvTranspose(g, W) with the same strides, dilations and start pads, cropped or zero-padded at the end to X\'s size (rows no window read get no gradient); dW[o,i,k] = sum over n and positions of g[n,o,p] X[n,i,p*s+k*d-pad]: a Conv of X^T (channels as batch) with g^T as its weights, strides and dilations swapped, cropped to the kernel; dB = g summed over batch and positions. group = 1 only',
+      "dX = ConvTranspose(g, W) with the same strides, dilations, start pads and group (W's layout [C_out, C_in/G, k] is ConvTranspose's [C, M/G, k]), cropped or zero-padded at the end to X's size (rows no window read get no gradient); dW[o,i,k] = sum over n and positions of g[n,o,p] X[n,i,p*s+k*d-pad]: a Conv, with group G, of X arranged [C_in/G, G*N, ...] with g arranged [G*C_out/G, N, ...] as its weights, strides and dilations swapped, transposed to W's layout and cropped to the kernel (G = 1: X^T with g^T); dB = g summed over batch and positions. Depthwise is G = C_in",
     grad: (c) => {
-      if (c.int('group', 1) !== 1) c.refuse('grouped convolution (group > 1)');
+      const group = c.int('group', 1);
       const autoPad = c.string('auto_pad', 'NOTSET');
       if (autoPad !== 'NOTSET' && autoPad !== 'VALID') c.refuse(`auto_pad ${autoPad} (export with explicit pads)`);
       const wShape = c.shape(c.x(1)) ?? c.refuse('the weight has no static shape');
@@ -160,14 +160,14 @@ function convRule(): GradientRule {
       const pads = autoPad === 'VALID' ? Array<number>(2 * spatial).fill(0) : c.intsAttr('pads') ?? Array<number>(2 * spatial).fill(0);
       const g = c.dy(0) as string;
       const e = c.e;
+      const spatialAxes = Array.from({ length: spatial }, (_, i) => i + 2);
       let dX: string | undefined;
       if (c.wants(0)) {
         // Without the end pads the transposed convolution covers X and its end padding, give or
         // take the rows a stride skipped: crop it to X's size, then pad with zeros (skipped rows get none).
         const startPads = pads.slice(0, spatial);
-        const raw = e.op('ConvTranspose', [g, c.x(1)], `${c.base}/dX_raw`, { strides: attr.ints(strides), dilations: attr.ints(dilations), pads: attr.ints([...startPads, ...startPads.map(() => 0)]) });
+        const raw = e.op('ConvTranspose', [g, c.x(1)], `${c.base}/dX_raw`, { strides: attr.ints(strides), dilations: attr.ints(dilations), pads: attr.ints([...startPads, ...startPads.map(() => 0)]), group: attr.int(group) });
         const xShape = e.op('Shape', [c.x(0)], `${c.base}/x_shape`);
-        const spatialAxes = Array.from({ length: spatial }, (_, i) => i + 2);
         const xSpatial = e.op('Slice', [xShape, e.ints([2]), e.ints([rank])], `${c.base}/x_spatial`);
         const cropped = e.op('Slice', [raw, e.ints(spatialAxes.map(() => 0)), xSpatial, e.ints(spatialAxes)], `${c.base}/dX_cropped`);
         const missing = e.op('Sub', [xShape, e.op('Shape', [cropped], `${c.base}/dX_cropped_shape`)], `${c.base}/dX_missing`);
@@ -176,19 +176,45 @@ function convRule(): GradientRule {
       }
       let dW: string | undefined;
       if (c.wants(1)) {
-        const swap = [1, 0, ...Array.from({ length: spatial }, (_, i) => i + 2)];
-        const xT = e.op('Transpose', [c.x(0)], `${c.base}/x_channels_first`, { perm: attr.ints(swap) });
-        const gT = e.op('Transpose', [g], `${c.base}/g_channels_first`, { perm: attr.ints(swap) });
-        const correlation = e.op('Conv', [xT, gT], `${c.base}/dW_correlation`, { strides: attr.ints(dilations), dilations: attr.ints(strides), pads: attr.ints(pads) });
-        const back = e.op('Transpose', [correlation], `${c.base}/dW_full`, { perm: attr.ints(swap) });
-        const spatialAxes = Array.from({ length: spatial }, (_, i) => i + 2);
-        dW = e.op('Slice', [back, e.ints(spatialAxes.map(() => 0)), e.ints(wShape.slice(2)), e.ints(spatialAxes)], `${c.base}/dW`);
+        const correlation = weightCorrelation(c, g, group, wShape, { strides: dilations, dilations: strides, pads });
+        dW = e.op('Slice', [correlation, e.ints(spatialAxes.map(() => 0)), e.ints(wShape.slice(2)), e.ints(spatialAxes)], `${c.base}/dW`);
       }
       let dB: string | undefined;
-      if (c.wants(2) && c.x(2)) dB = e.op('ReduceSum', [g, e.ints([0, ...Array.from({ length: spatial }, (_, i) => i + 2)])], `${c.base}/dB`, { keepdims: attr.int(0) });
+      if (c.wants(2) && c.x(2)) dB = e.op('ReduceSum', [g, e.ints([0, ...spatialAxes])], `${c.base}/dB`, { keepdims: attr.int(0) });
       return [dX, dW, dB];
     },
   };
+}
+
+/**
+ * The full correlation of a Conv's input with its output gradient, per group, in the weight's
+ * layout [C_out, C_in/G, k...] (before cropping to the kernel): a Conv of group G whose batch is
+ * the group's input channel, whose channels are (group, sample) and whose weights are g arranged
+ * [(group, output channel), sample, ...].
+ */
+function weightCorrelation(c: GradientContext, g: string, group: number, wShape: Shape, conv: { strides: number[]; dilations: number[]; pads: number[] }): string {
+  const e = c.e;
+  const rank = wShape.length;
+  const inPerGroup = Number(wShape[1]);
+  const outPerGroup = Number(wShape[0]) / group;
+  const spatialPerm = Array.from({ length: rank - 2 }, (_, i) => i + 3);
+  // X [N, G*Ci, S...] -> [N, G, Ci, S...] -> [Ci, G, N, S...] -> [Ci, G*N, S...]
+  const xShape = e.op('Shape', [c.x(0)], `${c.base}/dW_x_shape`);
+  const xSpatial = e.op('Slice', [xShape, e.ints([2]), e.ints([rank])], `${c.base}/dW_x_spatial`);
+  const batch = e.op('Slice', [xShape, e.ints([0]), e.ints([1])], `${c.base}/dW_batch`);
+  const xSplit = e.op('Reshape', [c.x(0), e.op('Concat', [batch, e.ints([group, inPerGroup]), xSpatial], `${c.base}/dW_x_split_shape`, { axis: attr.int(0) })], `${c.base}/dW_x_split`);
+  const xMoved = e.op('Transpose', [xSplit], `${c.base}/dW_x_moved`, { perm: attr.ints([2, 1, 0, ...spatialPerm]) });
+  const xBatches = e.op('Mul', [batch, e.ints([group])], `${c.base}/dW_group_batch`);
+  const xInput = e.op('Reshape', [xMoved, e.op('Concat', [e.ints([inPerGroup]), xBatches, xSpatial], `${c.base}/dW_x_input_shape`, { axis: attr.int(0) })], `${c.base}/dW_x_input`);
+  // g [N, G*Co, S'...] -> [N, G, Co, S'...] -> [G, Co, N, S'...] -> [G*Co, N, S'...]
+  const gShape = e.op('Shape', [g], `${c.base}/dW_g_shape`);
+  const gSpatial = e.op('Slice', [gShape, e.ints([2]), e.ints([rank])], `${c.base}/dW_g_spatial`);
+  const gSplit = e.op('Reshape', [g, e.op('Concat', [batch, e.ints([group, outPerGroup]), gSpatial], `${c.base}/dW_g_split_shape`, { axis: attr.int(0) })], `${c.base}/dW_g_split`);
+  const gMoved = e.op('Transpose', [gSplit], `${c.base}/dW_g_moved`, { perm: attr.ints([1, 2, 0, ...spatialPerm]) });
+  const gWeights = e.op('Reshape', [gMoved, e.op('Concat', [e.ints([group * outPerGroup]), batch, gSpatial], `${c.base}/dW_g_weight_shape`, { axis: attr.int(0) })], `${c.base}/dW_g_weights`);
+  const correlation = e.op('Conv', [xInput, gWeights], `${c.base}/dW_correlation`, { strides: attr.ints(conv.strides), dilations: attr.ints(conv.dilations), pads: attr.ints(conv.pads), group: attr.int(group) });
+  // [Ci, G*Co, k...] -> [G*Co, Ci, k...]: the weight's layout.
+  return e.op('Transpose', [correlation], `${c.base}/dW_full`, { perm: attr.ints([1, 0, ...Array.from({ length: rank - 2 }, (_, i) => i + 2)]) });
 }
 
 function batchNormRule(): GradientRule {

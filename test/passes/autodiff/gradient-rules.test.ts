@@ -17,7 +17,7 @@ const unaryCase = (op: string, offset = 0, attributes = {}): GradientCase => ({
 });
 
 /** Ops (or their gradients' ops) without a float64 kernel on ONNX Runtime 1.29's CPU provider: checked in float32. */
-const FLOAT32_ONLY = new Set(['Conv stride 2 pad 1 with bias (6x6 input: the last window ends on the last row)', 'Conv dilation 2, asymmetric pads', 'Conv stride 2, a row no window reads', 'Erf', 'Gelu', 'GlobalAveragePool', 'Elu', 'Softplus', 'HardSigmoid', 'HardSwish on [-4.5, 4.5] (all three pieces)']);
+const FLOAT32_ONLY = new Set(['Conv grouped (2 groups of 2 channels, 3 outputs each), stride 2 pad 1', 'Conv depthwise (group = channels), dilation 2', 'Conv stride 2 pad 1 with bias (6x6 input: the last window ends on the last row)', 'Conv dilation 2, asymmetric pads', 'Conv stride 2, a row no window reads', 'Erf', 'Gelu', 'GlobalAveragePool', 'Elu', 'Softplus', 'HardSigmoid', 'HardSwish on [-4.5, 4.5] (all three pieces)']);
 
 export const CASES: Record<string, GradientCase[]> = {
   Add: [{ name: 'Add broadcast [2,3]+[3]', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [3] }], build: (b) => b.op('Add', ['a', 'b']), output: [2, 3] }],
@@ -41,6 +41,18 @@ export const CASES: Record<string, GradientCase[]> = {
     })),
   ),
   Conv: [
+    {
+      name: 'Conv grouped (2 groups of 2 channels, 3 outputs each), stride 2 pad 1',
+      params: [{ name: 'x', dims: [2, 4, 5, 5] }, { name: 'w', dims: [6, 2, 3, 3] }, { name: 'bias', dims: [6] }],
+      build: (b) => b.op('Conv', ['x', 'w', 'bias'], { group: attr.int(2), strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) }),
+      output: [2, 6, 3, 3],
+    },
+    {
+      name: 'Conv depthwise (group = channels), dilation 2',
+      params: [{ name: 'x', dims: [2, 3, 6, 6] }, { name: 'w', dims: [3, 1, 3, 3] }],
+      build: (b) => b.op('Conv', ['x', 'w'], { group: attr.int(3), dilations: attr.ints([2, 2]), pads: attr.ints([2, 2, 2, 2]) }),
+      output: [2, 3, 6, 6],
+    },
     {
       name: 'Conv stride 2 pad 1 with bias (6x6 input: the last window ends on the last row)',
       params: [{ name: 'x', dims: [2, 2, 6, 6] }, { name: 'w', dims: [3, 2, 3, 3] }, { name: 'bias', dims: [3] }],

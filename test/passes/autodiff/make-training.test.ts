@@ -172,14 +172,14 @@ describe('refusals', () => {
     );
   });
 
-  it('a case a rule does not cover is NO_GRADIENT_RULE saying what (grouped convolution)', () => {
-    const b = new GraphBuilder('grouped');
+  it('a case a rule does not cover is NO_GRADIENT_RULE saying what (auto_pad SAME_UPPER)', () => {
+    const b = new GraphBuilder('same');
     b.input('x', F, [1, 2, 4, 4]);
-    b.initializer('w', [2, 1, 3, 3], new Float32Array(18).fill(0.1));
-    b.op('ReduceSum', [b.op('Conv', ['x', 'w'], { group: attr.int(2) }, { name: 'depthwise' })], { keepdims: attr.int(0) }, { outputs: ['L'] });
+    b.initializer('w', [2, 2, 3, 3], new Float32Array(36).fill(0.1));
+    b.op('ReduceSum', [b.op('Conv', ['x', 'w'], { auto_pad: attr.string('SAME_UPPER') }, { name: 'same' })], { keepdims: attr.int(0) }, { outputs: ['L'] });
     b.output('L', F, []);
     expect(() => makeTrainingStep(b.model(), { loss: { kind: 'output', output: 'L' }, optimizer: { kind: 'sgd' } })).toThrow(
-      expect.objectContaining({ code: 'NO_GRADIENT_RULE', message: expect.stringContaining("Conv (node 'depthwise') does not cover grouped convolution") }),
+      expect.objectContaining({ code: 'NO_GRADIENT_RULE', message: expect.stringContaining("Conv (node 'same') does not cover auto_pad SAME_UPPER") }),
     );
   });
 
