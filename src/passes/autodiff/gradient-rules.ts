@@ -163,16 +163,9 @@ function convRule(): GradientRule {
       const spatialAxes = Array.from({ length: spatial }, (_, i) => i + 2);
       let dX: string | undefined;
       if (c.wants(0)) {
-        // Without the end pads the transposed convolution covers X and its end padding, give or
-        // take the rows a stride skipped: crop it to X's size, then pad with zeros (skipped rows get none).
         const startPads = pads.slice(0, spatial);
         const raw = e.op('ConvTranspose', [g, c.x(1)], `${c.base}/dX_raw`, { strides: attr.ints(strides), dilations: attr.ints(dilations), pads: attr.ints([...startPads, ...startPads.map(() => 0)]), group: attr.int(group) });
-        const xShape = e.op('Shape', [c.x(0)], `${c.base}/x_shape`);
-        const xSpatial = e.op('Slice', [xShape, e.ints([2]), e.ints([rank])], `${c.base}/x_spatial`);
-        const cropped = e.op('Slice', [raw, e.ints(spatialAxes.map(() => 0)), xSpatial, e.ints(spatialAxes)], `${c.base}/dX_cropped`);
-        const missing = e.op('Sub', [xShape, e.op('Shape', [cropped], `${c.base}/dX_cropped_shape`)], `${c.base}/dX_missing`);
-        const padAmounts = e.op('Concat', [e.ints(Array<number>(rank).fill(0)), missing], `${c.base}/dX_pads`, { axis: attr.int(0) });
-        dX = e.op('Pad', [cropped, padAmounts], `${c.base}/dX`);
+        dX = fitToInput(c, raw, rank, c.base);
       }
       let dW: string | undefined;
       if (c.wants(1)) {
@@ -184,6 +177,22 @@ function convRule(): GradientRule {
       return [dX, dW, dB];
     },
   };
+}
+
+/**
+ * A transposed convolution's output made X's size: without the end pads it covers X and its end
+ * padding, give or take the rows a stride skipped, so it is cropped to X's size, then padded with
+ * zeros (rows no window read get no gradient).
+ */
+function fitToInput(c: GradientContext, raw: string, rank: number, base: string): string {
+  const e = c.e;
+  const spatialAxes = Array.from({ length: rank - 2 }, (_, i) => i + 2);
+  const xShape = e.op('Shape', [c.x(0)], `${base}/x_shape`);
+  const xSpatial = e.op('Slice', [xShape, e.ints([2]), e.ints([rank])], `${base}/x_spatial`);
+  const cropped = e.op('Slice', [raw, e.ints(spatialAxes.map(() => 0)), xSpatial, e.ints(spatialAxes)], `${base}/dX_cropped`);
+  const missing = e.op('Sub', [xShape, e.op('Shape', [cropped], `${base}/dX_cropped_shape`)], `${base}/dX_missing`);
+  const padAmounts = e.op('Concat', [e.ints(Array<number>(rank).fill(0)), missing], `${base}/dX_pads`, { axis: attr.int(0) });
+  return e.op('Pad', [cropped, padAmounts], `${base}/dX`);
 }
 
 /**
@@ -528,11 +537,91 @@ export const GRADIENT_RULES: Readonly<Record<string, GradientRule>> = {
   Unsqueeze: reshapeBack('a view: dX = g reshaped to X\'s shape'),
   Dropout: {
     inputs: [0],
-    derivation: 'inference mode (no training_mode input, or false): Y = X, dX = g',
+    derivation:
+      'Y = X * mask / (1 - ratio) in training mode, X otherwise: dX = g * mask / (1 - ratio) with the mask the forward pass drew (its Mask output, kept for the backward), g where training_mode is false or absent',
     grad: (c) => {
-      const mode = c.x(2) ? c.ints(c.x(2)) : [0];
-      if (!mode || mode[0] !== 0) c.refuse('training_mode may be true (the rule covers dropout in inference mode, where it is the identity)');
-      return [c.dy(0) as string];
+      const e = c.e;
+      const modeInput = c.x(2);
+      const known = modeInput ? c.ints(modeInput) : [0];
+      if (known && known[0] === 0) return [c.dy(0) as string];
+      const mask = asFloat(c, c.requireOutput(1, 'mask'), `${c.base}/mask_float`);
+      const ratio = c.x(1) || e.float(0.5);
+      const scale = e.op('Div', [e.float(1), e.op('Sub', [e.float(1), ratio], `${c.base}/keep`)], `${c.base}/scale`);
+      const kept = e.op('Mul', [c.dy(0) as string, e.op('Mul', [mask, scale], `${c.base}/mask_scaled`)], `${c.base}/dX_training`);
+      // In inference mode the Mask output is all true and no scale applies.
+      return [known ? kept : e.op('Where', [modeInput, kept, c.dy(0) as string], `${c.base}/dX`)];
+    },
+  },
+  CumSum: {
+    inputs: [0],
+    derivation: 'Y_i = sum of X_j for j <= i along axis (j < i exclusive; reversed with reverse): dX = CumSum(g) in the other direction, with the same exclusive',
+    grad: (c) => [c.e.op('CumSum', [c.dy(0) as string, c.x(1)], `${c.base}/dX`, { exclusive: attr.int(c.int('exclusive', 0)), reverse: attr.int(1 - c.int('reverse', 0)) })],
+  },
+  Tile: {
+    inputs: [0],
+    derivation: "Y = X repeated r_k times along each axis k: dX = g reshaped to [r_0, d_0, r_1, d_1, ...] and summed over the repeat axes",
+    grad: (c) => {
+      const e = c.e;
+      const repeats = c.ints(c.x(1)) ?? c.refuse('its repeats are computed at run time');
+      const xShape = e.op('Shape', [c.x(0)], `${c.base}/x_shape`);
+      const parts = repeats.flatMap((r, k) => [e.ints([r]), e.op('Slice', [xShape, e.ints([k]), e.ints([k + 1])], `${c.base}/dim_${k}`)]);
+      const split = e.op('Reshape', [c.dy(0) as string, e.op('Concat', parts, `${c.base}/split_shape`, { axis: attr.int(0) })], `${c.base}/split`);
+      return [e.op('ReduceSum', [split, e.ints(repeats.map((_, k) => 2 * k))], `${c.base}/dX`, { keepdims: attr.int(0) })];
+    },
+  },
+  Pad: {
+    inputs: [0],
+    derivation: "mode constant, pads of 0 or more: Y = X with pads around it: dX = the slice of g at X's place (the pad value is a constant)",
+    grad: (c) => {
+      const e = c.e;
+      if (c.string('mode', 'constant') !== 'constant') c.refuse(`mode ${c.string('mode', 'constant')} (the rule covers constant padding)`);
+      if (c.opset >= 18 && c.x(3)) c.refuse('an axes input (pads for some axes only)');
+      const pads = (c.opset >= 11 ? c.ints(c.x(1)) : c.intsAttr('pads')) ?? c.refuse('its pads are computed at run time');
+      if (pads.some((p) => p < 0)) c.refuse('negative pads (cropping)');
+      const rank = pads.length / 2;
+      const starts = pads.slice(0, rank);
+      const ends = e.op('Add', [e.op('Shape', [c.x(0)], `${c.base}/x_shape`), e.ints(starts)], `${c.base}/ends`);
+      return [e.op('Slice', [c.dy(0) as string, e.ints(starts), ends, e.ints(starts.map((_, k) => k))], `${c.base}/dX`)];
+    },
+  },
+  AveragePool: {
+    inputs: [0],
+    derivation:
+      "Y = each window's sum / D (D = the window size with count_include_pad or without pads, else the count of its elements inside X): dX = ConvTranspose(g / D, ones [C, 1, k...], group C, the same strides and start pads), cropped or zero-padded at the end to X's size; ceil_mode only where it changes no output size",
+    grad: (c) => {
+      const e = c.e;
+      const autoPad = c.string('auto_pad', 'NOTSET');
+      if (autoPad !== 'NOTSET' && autoPad !== 'VALID') c.refuse(`auto_pad ${autoPad} (export with explicit pads)`);
+      const kernel = c.intsAttr('kernel_shape') ?? c.refuse('no kernel_shape');
+      const spatial = kernel.length;
+      if ((c.intsAttr('dilations') ?? []).some((d) => d !== 1)) c.refuse('dilations other than 1');
+      const strides = c.intsAttr('strides') ?? Array<number>(spatial).fill(1);
+      const pads = autoPad === 'VALID' ? Array<number>(2 * spatial).fill(0) : c.intsAttr('pads') ?? Array<number>(2 * spatial).fill(0);
+      const xShape = c.shape(c.x(0));
+      const channels = xShape?.[1];
+      if (typeof channels !== 'number') c.refuse('its input has no static channel count');
+      if (c.int('ceil_mode', 0) === 1) {
+        const dims = xShape!.slice(2);
+        const changes = dims.some((d, k) => typeof d !== 'number' || (d + pads[k]! + pads[k + spatial]! - kernel[k]!) % strides[k]! !== 0);
+        if (changes) c.refuse('ceil_mode = 1 where it adds a partial window (or the input size is not static)');
+      }
+      const ones = (dims: number[], name: string): string => e.op('Expand', [e.float(1), e.ints(dims)], `${c.base}/${name}`);
+      let divisor: string;
+      if (c.int('count_include_pad', 0) === 1 || pads.every((p) => p === 0)) {
+        divisor = e.float(kernel.reduce((a, k) => a * k, 1));
+      } else {
+        // The count of X's elements in each window: a Conv of ones with a kernel of ones, same windows.
+        const plane = e.op('Concat', [e.ints([1, 1]), e.op('Slice', [e.op('Shape', [c.x(0)], `${c.base}/x_shape_counts`), e.ints([2]), e.ints([2 + spatial])], `${c.base}/x_spatial_counts`)], `${c.base}/plane_shape`, { axis: attr.int(0) });
+        const plane1 = e.op('Expand', [e.float(1), plane], `${c.base}/plane`);
+        divisor = e.op('Conv', [plane1, ones([1, 1, ...kernel], 'count_kernel')], `${c.base}/counts`, { strides: attr.ints(strides), pads: attr.ints(pads) });
+      }
+      const share = e.op('Div', [c.dy(0) as string, divisor], `${c.base}/share`);
+      const raw = e.op('ConvTranspose', [share, ones([channels as number, 1, ...kernel], 'spread_kernel')], `${c.base}/dX_raw`, {
+        strides: attr.ints(strides),
+        pads: attr.ints([...pads.slice(0, spatial), ...pads.slice(0, spatial).map(() => 0)]),
+        group: attr.int(channels as number),
+      });
+      return [fitToInput(c, raw, spatial + 2, c.base)];
     },
   },
   Cast: {

@@ -17,7 +17,7 @@ const unaryCase = (op: string, offset = 0, attributes = {}): GradientCase => ({
 });
 
 /** Ops (or their gradients' ops) without a float64 kernel on ONNX Runtime 1.29's CPU provider: checked in float32. */
-const FLOAT32_ONLY = new Set(['Conv grouped (2 groups of 2 channels, 3 outputs each), stride 2 pad 1', 'Conv depthwise (group = channels), dilation 2', 'Conv stride 2 pad 1 with bias (6x6 input: the last window ends on the last row)', 'Conv dilation 2, asymmetric pads', 'Conv stride 2, a row no window reads', 'Erf', 'Gelu', 'GlobalAveragePool', 'Elu', 'Softplus', 'HardSigmoid', 'HardSwish on [-4.5, 4.5] (all three pieces)']);
+const FLOAT32_ONLY = new Set(['AveragePool 3x3 stride 2 pad 1 (pads not counted)', 'AveragePool 2x2 pads counted, ceil_mode adding no window', 'AveragePool 2 stride 1, 1-D, a row no window reads', 'Conv grouped (2 groups of 2 channels, 3 outputs each), stride 2 pad 1', 'Conv depthwise (group = channels), dilation 2', 'Conv stride 2 pad 1 with bias (6x6 input: the last window ends on the last row)', 'Conv dilation 2, asymmetric pads', 'Conv stride 2, a row no window reads', 'Erf', 'Gelu', 'GlobalAveragePool', 'Elu', 'Softplus', 'HardSigmoid', 'HardSwish on [-4.5, 4.5] (all three pieces)']);
 
 export const CASES: Record<string, GradientCase[]> = {
   Add: [{ name: 'Add broadcast [2,3]+[3]', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [3] }], build: (b) => b.op('Add', ['a', 'b']), output: [2, 3] }],
@@ -152,6 +152,32 @@ export const CASES: Record<string, GradientCase[]> = {
       build: (b) => b.op('Gather', ['x', b.initializer('cols', [2, 2], BigInt64Array.of(3n, 0n, 3n, 1n), DataType.INT64)], { axis: attr.int(-1) }),
       output: [2, 3, 2, 2],
     },
+  ],
+  CumSum: [
+    { name: 'CumSum axis 1', params: [{ name: 'x', dims: [2, 4] }], build: (b) => b.op('CumSum', ['x', b.initializer('axis', [], BigInt64Array.of(1n), DataType.INT64)]), output: [2, 4] },
+    {
+      name: 'CumSum axis 0 exclusive reverse',
+      params: [{ name: 'x', dims: [3, 2] }],
+      build: (b) => b.op('CumSum', ['x', b.initializer('axis', [], BigInt64Array.of(0n), DataType.INT64)], { exclusive: attr.int(1), reverse: attr.int(1) }),
+      output: [3, 2],
+    },
+  ],
+  Tile: [{ name: 'Tile [2,3] by [2,1,] then [1,3]', params: [{ name: 'x', dims: [2, 3] }], build: (b) => b.op('Tile', ['x', b.ints('repeats', [2, 3])]), output: [4, 9] }],
+  Pad: [{ name: 'Pad constant 1 before, 2 after on axis 1', params: [{ name: 'x', dims: [2, 3] }], build: (b) => b.op('Pad', ['x', b.ints('pads', [0, 1, 0, 2]), b.scalar('value', 0.5)]), output: [2, 6] }],
+  AveragePool: [
+    {
+      name: 'AveragePool 3x3 stride 2 pad 1 (pads not counted)',
+      params: [{ name: 'x', dims: [1, 2, 5, 5] }],
+      build: (b) => b.op('AveragePool', ['x'], { kernel_shape: attr.ints([3, 3]), strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]) }),
+      output: [1, 2, 3, 3],
+    },
+    {
+      name: 'AveragePool 2x2 pads counted, ceil_mode adding no window',
+      params: [{ name: 'x', dims: [2, 1, 4, 4] }],
+      build: (b) => b.op('AveragePool', ['x'], { kernel_shape: attr.ints([2, 2]), strides: attr.ints([2, 2]), pads: attr.ints([1, 1, 1, 1]), count_include_pad: attr.int(1), ceil_mode: attr.int(1) }),
+      output: [2, 1, 3, 3],
+    },
+    { name: 'AveragePool 2 stride 1, 1-D, a row no window reads', params: [{ name: 'x', dims: [1, 3, 6] }], build: (b) => b.op('AveragePool', ['x'], { kernel_shape: attr.ints([2]), strides: attr.ints([2]) }), output: [1, 3, 3] },
   ],
   Elu: [unaryCase('Elu', 0, { alpha: attr.float(0.7) })],
   Softplus: [unaryCase('Softplus')],

@@ -153,6 +153,30 @@ describe("where a derivative jumps, PyTorch's choice", () => {
   });
 });
 
+describe('Dropout in training mode', () => {
+  it('the backward uses the mask its forward pass drew: dW is 0 or R / (1 - ratio), and L = sum(W * dW)', async () => {
+    const b = new GraphBuilder('dropout');
+    b.input('x', F, [4, 6]);
+    b.initializer('W', [4, 6], Float32Array.from({ length: 24 }, (_, k) => 0.5 + k / 10));
+    const r = b.initializer('R', [4, 6], Float32Array.from({ length: 24 }, (_, k) => 1 + (k % 5)));
+    const dropped = b.op('Dropout', [b.op('Add', ['x', 'W']), b.scalar('ratio', 0.25), b.initializer('training', [], Uint8Array.of(1), DataType.BOOL)], { seed: attr.int(3) });
+    b.op('ReduceSum', [b.op('Mul', [dropped, r])], { keepdims: attr.int(0) }, { outputs: ['L'] });
+    b.output('L', F, []);
+    const { model } = makeTrainingStep(b.model({ '': 17 }), { loss: { kind: 'output', output: 'L' }, optimizer: { kind: 'sgd' }, exposeGradients: true });
+    const ort = await loadOrt();
+    const session = await ort.InferenceSession.create(encodeModel(model));
+    const out = await session.run({ x: new ort.Tensor('float32', new Float32Array(24), [4, 6]), lr: new ort.Tensor('float32', Float32Array.of(0), []) });
+    await session.release();
+    const grad = Array.from(out['W_grad']!.data as Float32Array);
+    const kept = grad.map((g, k) => (g === 0 ? 0 : 1));
+    grad.forEach((g, k) => expect([0, (1 + (k % 5)) / 0.75]).toContainEqual(expect.closeTo(g, 5)));
+    expect(kept.filter((v) => v === 0).length).toBeGreaterThan(0);
+    expect(kept.filter((v) => v === 1).length).toBeGreaterThan(0);
+    const weights = Array.from({ length: 24 }, (_, k) => 0.5 + k / 10);
+    expect((out['L']!.data as Float32Array)[0]).toBeCloseTo(weights.reduce((a, w, k) => a + w * grad[k]!, 0), 3);
+  });
+});
+
 describe('refusals', () => {
   it('an op without a gradient rule between a parameter and the loss is NO_GRADIENT_RULE naming the op and the node', () => {
     expect(() => makeTrainingStep(linear('Cos'), { loss: { kind: 'output', output: 'L' }, optimizer: { kind: 'sgd' } })).toThrow(
