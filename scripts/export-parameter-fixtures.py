@@ -1,10 +1,11 @@
-"""Fixtures for which initializers make-training trains (#36): three PyTorch models whose buffers,
-tied weights and one-element parameters an ONNX file does not label, exported by both of torch's
-exporters into fixtures/torch-parameters/.
+"""Fixtures for which initializers make-training trains and how (#36): PyTorch models whose buffers,
+tied weights and one-element parameters an ONNX file does not label, and a depthwise-separable CNN
+(ReLU6, hard-swish, average pooling), exported by both of torch's exporters into fixtures/torch-parameters/.
 
   python scripts/export-parameter-fixtures.py export      writes the .onnx files (random init, seed 0)
-  python scripts/export-parameter-fixtures.py reference   prints, per model, a batch, the loss, and
-      every nn.Parameter (all its names, values, torch.autograd's gradient) and buffer (values)
+  python scripts/export-parameter-fixtures.py reference   prints, per model, a batch, the loss, every
+      nn.Parameter (all its names, values, torch.autograd's gradient) and buffer (values), and an
+      8-step AdamW trajectory
 
 test/passes/autodiff/torch-parameters.test.ts compares make-training's choice and gradients with
 torch training exactly its nn.Parameters.
@@ -86,9 +87,27 @@ class Recommender(nn.Module):
         return self.head(torch.relu(self.mlp(torch.cat([self.user(users), self.item(items)], -1))))
 
 
+class SeparableCnn(nn.Module):
+    """MobileNet's block: depthwise and pointwise convolutions, ReLU6, hard-swish, average pooling."""
+
+    def __init__(self, classes=4):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3, padding=1)
+        self.depthwise = nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.pointwise = nn.Conv2d(8, 16, 1)
+        self.pool = nn.AvgPool2d(2)
+        self.out = nn.Linear(16 * 4 * 4, classes)
+
+    def forward(self, image):
+        h = nn.functional.relu6(self.stem(image))
+        h = nn.functional.relu6(self.depthwise(h))
+        h = self.pool(nn.functional.hardswish(self.pointwise(h)))
+        return self.out(h.flatten(1))
+
+
 def models():
     torch.manual_seed(0)
-    return {'decoder': Decoder(), 'encoder': Encoder(), 'recommender': Recommender()}
+    return {'decoder': Decoder(), 'encoder': Encoder(), 'recommender': Recommender(), 'separable': SeparableCnn()}
 
 
 def batch(name):
@@ -99,6 +118,8 @@ def batch(name):
         tokens = torch.randint(1, 9, (3, SEQ), generator=g)
         tokens[:, -2:] = 0
         return {'tokens': tokens}, torch.randint(0, 3, (3,), generator=g)
+    if name == 'separable':
+        return {'image': torch.rand(3, 3, 8, 8, generator=g)}, torch.randint(0, 4, (3,), generator=g)
     return {'users': torch.randint(0, 13, (4,), generator=g), 'items': torch.randint(0, 17, (4,), generator=g)}, torch.rand(4, 1, generator=g)
 
 
@@ -117,24 +138,44 @@ def export():
             print('wrote', path)
 
 
+STEPS = 8
+LR = 0.01
+
+
+def loss_of(name, model, inputs, target):
+    out = model(*inputs.values())
+    return nn.functional.mse_loss(out, target) if name == 'recommender' else nn.functional.cross_entropy(out, target)
+
+
 def reference():
+    """Per model: the batch, the loss, every nn.Parameter with its gradient, every buffer, and an
+    8-step AdamW trajectory (lr 0.01, PyTorch's defaults) on the same batch: the losses and the
+    parameters after it."""
     result = {}
     for name, model in models().items():
         inputs, target = batch(name)
-        out = model(*inputs.values())
-        loss = nn.functional.mse_loss(out, target) if name == 'recommender' else nn.functional.cross_entropy(out, target)
+        loss = loss_of(name, model, inputs, target)
         loss.backward()
         aliases = {}
         for param_name, param in model.named_parameters(remove_duplicate=False):
             aliases.setdefault(id(param), []).append(param_name)
         params = [{'names': aliases[id(p)], 'shape': list(p.shape), 'values': p.detach().flatten().tolist(), 'grad': p.grad.flatten().tolist()} for _, p in model.named_parameters()]
         buffers = [{'name': n, 'values': b.flatten().tolist()} for n, b in model.named_buffers()]
+        optimizer = torch.optim.AdamW(model.parameters(), lr=LR)
+        losses = []
+        for _ in range(STEPS):
+            optimizer.zero_grad()
+            step_loss = loss_of(name, model, inputs, target)
+            losses.append(step_loss.item())
+            step_loss.backward()
+            optimizer.step()
         result[name] = {
-            'inputs': {k: {'values': v.flatten().tolist(), 'dims': list(v.shape)} for k, v in inputs.items()},
+            'inputs': {k: {'values': v.flatten().tolist(), 'dims': list(v.shape), 'type': 'float32' if v.is_floating_point() else 'int64'} for k, v in inputs.items()},
             'target': {'values': target.flatten().tolist(), 'dims': list(target.shape), 'kind': 'mse' if name == 'recommender' else 'cross-entropy'},
             'loss': loss.item(),
             'parameters': params,
             'buffers': buffers,
+            'trajectory': {'lr': LR, 'losses': losses, 'parameters': [p.detach().flatten().tolist() for _, p in model.named_parameters()]},
         }
     json.dump(result, sys.stdout, allow_nan=True)
 

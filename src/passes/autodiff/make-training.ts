@@ -108,7 +108,8 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
   const nodes = graph.node as onnx.NodeProto[];
   const active = activeValues(nodes, paramSet, (name) => types.get(forward.main, name) === FLOAT);
   // Every node a gradient must cross without a rule, refused together rather than one per run.
-  const missing = nodes.filter((node) => (node.output ?? []).some((o) => upstream.has(o)) && (node.input ?? []).some((i) => active.has(i)) && !gradientRuleFor(node));
+  // (A gradient flows through float values only: a Shape of an active value carries none.)
+  const missing = nodes.filter((node) => (node.output ?? []).some((o) => upstream.has(o) && active.has(o)) && !gradientRuleFor(node));
   if (missing.length) throw noGradientRule(missing);
   const contributions = new Map<string, string[]>();
   const contribute = (value: string, grad: string) => {
