@@ -105,9 +105,57 @@ class SeparableCnn(nn.Module):
         return self.out(h.flatten(1))
 
 
+class ResidualCnn(nn.Module):
+    """resnet18's block in small: Conv, BatchNorm, ReLU twice, the identity added; BatchNorm in training mode."""
+
+    def __init__(self, classes=4, width=8):
+        super().__init__()
+        self.stem = nn.Conv2d(3, width, 3, padding=1, bias=False)
+        self.bn0 = nn.BatchNorm2d(width)
+        self.conv1 = nn.Conv2d(width, width, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(width)
+        self.conv2 = nn.Conv2d(width, width, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(width)
+        self.fc = nn.Linear(width, classes)
+
+    def forward(self, image):
+        h = torch.relu(self.bn0(self.stem(image)))
+        h = torch.relu(h + self.bn2(self.conv2(torch.relu(self.bn1(self.conv1(h))))))
+        return self.fc(h.mean((2, 3)))
+
+
+class MobileBlockCnn(nn.Module):
+    """mobilenet_v3_small's inverted residual in small: expand, depthwise, squeeze-excite, project, each with
+    BatchNorm in training mode; hard-swish and hard-sigmoid; Dropout before the classifier (p = 0, so that
+    ONNX Runtime's and torch's random masks do not decide the comparison)."""
+
+    def __init__(self, classes=4):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(8), nn.Hardswish())
+        self.expand = nn.Sequential(nn.Conv2d(8, 16, 1, bias=False), nn.BatchNorm2d(16), nn.Hardswish())
+        self.depthwise = nn.Sequential(nn.Conv2d(16, 16, 3, padding=1, groups=16, bias=False), nn.BatchNorm2d(16), nn.Hardswish())
+        self.squeeze = nn.Linear(16, 4)
+        self.excite = nn.Linear(4, 16)
+        self.project = nn.Sequential(nn.Conv2d(16, 8, 1, bias=False), nn.BatchNorm2d(8))
+        self.dropout = nn.Dropout(0.0)
+        self.classifier = nn.Linear(8, classes)
+
+    def forward(self, image):
+        h = self.stem(image)
+        e = self.depthwise(self.expand(h))
+        s = nn.functional.hardsigmoid(self.excite(torch.relu(self.squeeze(e.mean((2, 3))))))
+        h = h + self.project(e * s[:, :, None, None])
+        return self.classifier(self.dropout(h.mean((2, 3))))
+
+
+#: Models whose BatchNormalization and Dropout train live: exported in training mode by the
+#: TorchScript exporter only (torch 2.13's dynamo exporter drops BatchNormalization in training mode).
+TRAINING_MODE = {'resnet', 'mobilenet'}
+
+
 def models():
     torch.manual_seed(0)
-    return {'decoder': Decoder(), 'encoder': Encoder(), 'recommender': Recommender(), 'separable': SeparableCnn()}
+    return {'decoder': Decoder(), 'encoder': Encoder(), 'recommender': Recommender(), 'separable': SeparableCnn(), 'resnet': ResidualCnn(), 'mobilenet': MobileBlockCnn()}
 
 
 def batch(name):
@@ -118,7 +166,7 @@ def batch(name):
         tokens = torch.randint(1, 9, (3, SEQ), generator=g)
         tokens[:, -2:] = 0
         return {'tokens': tokens}, torch.randint(0, 3, (3,), generator=g)
-    if name == 'separable':
+    if name in ('separable', 'resnet', 'mobilenet'):
         return {'image': torch.rand(3, 3, 8, 8, generator=g)}, torch.randint(0, 4, (3,), generator=g)
     return {'users': torch.randint(0, 13, (4,), generator=g), 'items': torch.randint(0, 17, (4,), generator=g)}, torch.rand(4, 1, generator=g)
 
@@ -127,12 +175,24 @@ def export():
     os.makedirs(OUT, exist_ok=True)
     for name, model in models().items():
         inputs, _ = batch(name)
-        for exporter in ('torchscript', 'dynamo'):
+        training = name in TRAINING_MODE
+        for exporter in ('torchscript',) if training else ('torchscript', 'dynamo'):
             path = os.path.join(OUT, f'{name}-{exporter}.onnx')
-            torch.onnx.export(model, tuple(inputs.values()), path, input_names=list(inputs), output_names=['logits'], dynamo=exporter == 'dynamo', opset_version=18)
+            # Tracing runs the model: in training mode that would move the running statistics.
+            state = {k: v.clone() for k, v in model.state_dict().items()}
+            options = {'training': torch.onnx.TrainingMode.TRAINING, 'do_constant_folding': False} if training else {}
+            torch.onnx.export(model, tuple(inputs.values()), path, input_names=list(inputs), output_names=['logits'], dynamo=exporter == 'dynamo', opset_version=18, **options)
+            model.load_state_dict(state)
             # The dynamo exporter writes weights to a .data file beside the model: one file is kept.
+            # Tracing in training mode ran the model once and the file holds the running statistics
+            # it moved: they are put back to the model's initial ones.
             import onnx
-            onnx.save(onnx.load(path), path)
+            from onnx import numpy_helper
+            saved = onnx.load(path)
+            for tensor in saved.graph.initializer:
+                if tensor.name in state and tensor.name.endswith(('running_mean', 'running_var')):
+                    tensor.CopyFrom(numpy_helper.from_array(state[tensor.name].numpy(), tensor.name))
+            onnx.save(saved, path)
             if os.path.exists(path + '.data'):
                 os.remove(path + '.data')
             print('wrote', path)
@@ -154,13 +214,17 @@ def reference():
     result = {}
     for name, model in models().items():
         inputs, target = batch(name)
+        # The gradient pass runs the model once: in training mode it moves the running statistics,
+        # so the trajectory starts again from the state the ONNX file holds.
+        initial = {k: v.clone() for k, v in model.state_dict().items()}
         loss = loss_of(name, model, inputs, target)
         loss.backward()
         aliases = {}
         for param_name, param in model.named_parameters(remove_duplicate=False):
             aliases.setdefault(id(param), []).append(param_name)
         params = [{'names': aliases[id(p)], 'shape': list(p.shape), 'values': p.detach().flatten().tolist(), 'grad': p.grad.flatten().tolist()} for _, p in model.named_parameters()]
-        buffers = [{'name': n, 'values': b.flatten().tolist()} for n, b in model.named_buffers()]
+        buffers = [{'name': n, 'values': initial[n].flatten().tolist()} for n, b in model.named_buffers() if b.is_floating_point()]
+        model.load_state_dict(initial)
         optimizer = torch.optim.AdamW(model.parameters(), lr=LR)
         losses = []
         for _ in range(STEPS):
@@ -175,7 +239,7 @@ def reference():
             'loss': loss.item(),
             'parameters': params,
             'buffers': buffers,
-            'trajectory': {'lr': LR, 'losses': losses, 'parameters': [p.detach().flatten().tolist() for _, p in model.named_parameters()]},
+            'trajectory': {'lr': LR, 'losses': losses, 'parameters': [p.detach().flatten().tolist() for _, p in model.named_parameters()], 'buffers': {n: b.flatten().tolist() for n, b in model.named_buffers() if b.is_floating_point()}},
         }
     json.dump(result, sys.stdout, allow_nan=True)
 

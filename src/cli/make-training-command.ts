@@ -107,6 +107,7 @@ export function renderMakeTrainingReport(report: MakeTrainingReport, output: str
     `  backward: ${report.backwardNodes} nodes for ${ops || 'no op'}`,
     ...listed('trainable', report.trainable.map((p) => `${printable(p.name)} ${shapeText(p.dims)}`)),
     ...listed('frozen', report.frozen.map((f) => `${printable(f.name)} ${shapeText(f.dims)}: ${f.reason}`)),
+    ...(report.runningStatistics.length ? [`  running statistics: ${report.runningStatistics.length} (BatchNormalization in training mode), carried as state and updated as PyTorch updates them`] : []),
     ...report.tied.map((t) => `  tied: ${printable(t.copy)} is ${printable(t.parameter)}${t.transposed ? ' transposed' : ''}: one parameter, gradients summed (--untie trains them apart)`),
     ...report.shared.map((s) => `  shared: ${s.parameter} is also read as ${s.alsoReadAs.join(', ')} through Identity (the exporter stored equal initial values once): they train as one parameter`),
     `next: amp-rewrite train ${output} --compare fp32,amp   (or amp-rewrite ${output} -o step.amp.onnx)`,

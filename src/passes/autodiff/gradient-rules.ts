@@ -230,9 +230,9 @@ function batchNormRule(): GradientRule {
   return {
     inputs: [0, 1, 2],
     derivation:
-      'inference mode (running mean m and variance v are constants): Y = scale * xhat + B, xhat = (X - m) / sqrt(v + eps). dX = g * scale / sqrt(v + eps); dscale = sum of g * xhat over all axes but the channel axis 1; dB = sum of g over them',
+      'inference mode (running mean m and variance v are constants): Y = scale * xhat + B, xhat = (X - m) / sqrt(v + eps). dX = g * scale / sqrt(v + eps); dscale = sum of g * xhat over all axes but the channel axis 1; dB = sum of g over them. Training mode (training_mode = 1: the batch statistics, biased variance): xhat = (X - mean) * invstd over those axes, dscale and dB as before, dX = scale * invstd * (g - mean(g) - xhat * mean(g * xhat)); the running statistics it writes are state, not differentiated',
     grad: (c) => {
-      if (c.int('training_mode', 0) === 1) c.refuse('training_mode = 1 (the rule covers inference mode, with the running statistics held constant)');
+      if (c.int('training_mode', 0) === 1) return batchNormTrainingGrad(c);
       const e = c.e;
       const rank = c.rank(c.x(0));
       const channel = e.ints([1, -1, ...Array<number>(rank - 2).fill(1)]);
@@ -250,6 +250,36 @@ function batchNormRule(): GradientRule {
       return [dX, dScale, dB];
     },
   };
+}
+
+/** BatchNormalization in training mode: normalised by the batch's own mean and (biased) variance per channel. */
+function batchNormTrainingGrad(c: GradientContext): Array<string | undefined> {
+  const e = c.e;
+  const rank = c.rank(c.x(0));
+  const axisList = [0, ...Array.from({ length: rank - 2 }, (_, i) => i + 2)];
+  const axes = e.ints(axisList);
+  // ReduceMean takes its axes as an input from opset 18, as an attribute before.
+  const meanOver = (v: string, name: string): string =>
+    c.opset >= 18 ? e.op('ReduceMean', [v, axes], `${c.base}/${name}`, { keepdims: attr.int(1) }) : e.op('ReduceMean', [v], `${c.base}/${name}`, { keepdims: attr.int(1), axes: attr.ints(axisList) });
+  const mean = meanOver(c.x(0), 'batch_mean');
+  const centered = e.op('Sub', [c.x(0), mean], `${c.base}/centered`);
+  const variance = meanOver(e.op('Mul', [centered, centered], `${c.base}/squared`), 'batch_var');
+  const invStd = e.op('Reciprocal', [e.op('Sqrt', [e.op('Add', [variance, e.float(c.float('epsilon', 1e-5))], `${c.base}/var_eps`)], `${c.base}/std`)], `${c.base}/inv_std`);
+  const xHat = e.op('Mul', [centered, invStd], `${c.base}/x_hat`);
+  const g = c.dy(0) as string;
+  const sumKeep = (v: string, name: string) => e.op('ReduceSum', [v, axes], `${c.base}/${name}`, { keepdims: attr.int(0) });
+  const dScale = c.wants(1) ? sumKeep(e.op('Mul', [g, xHat], `${c.base}/g_x_hat`), 'dscale') : undefined;
+  const dB = c.wants(2) ? sumKeep(g, 'dB') : undefined;
+  let dX: string | undefined;
+  if (c.wants(0)) {
+    const channel = e.ints([1, -1, ...Array<number>(rank - 2).fill(1)]);
+    const scale = e.op('Reshape', [c.x(1), channel], `${c.base}/scale_channel`);
+    const meanG = meanOver(g, 'g_mean');
+    const meanGx = meanOver(e.op('Mul', [g, xHat], `${c.base}/g_x_hat_all`), 'g_x_hat_mean');
+    const inner = e.op('Sub', [e.op('Sub', [g, meanG], `${c.base}/g_centered`), e.op('Mul', [xHat, meanGx], `${c.base}/projection`)], `${c.base}/inner`);
+    dX = e.op('Mul', [inner, e.op('Mul', [scale, invStd], `${c.base}/scale_inv_std`)], `${c.base}/dX`);
+  }
+  return [dX, dScale, dB];
 }
 
 function layerNormRule(): GradientRule {

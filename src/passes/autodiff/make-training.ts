@@ -19,7 +19,7 @@ import { ModelGraph } from '../../onnx/graph.js';
 import { opsetsOf } from '../../onnx/opsets.js';
 import { inferShapes, inferShapesAndValues, type Shape } from '../../onnx/shape-inference.js';
 import { inferElemTypes } from '../../onnx/type-inference.js';
-import { valueInfo } from '../../builder/graph-builder.js';
+import { attr, valueInfo } from '../../builder/graph-builder.js';
 import { Emitter } from './emitter.js';
 import { differentiableInputs, gradientRuleFor, noGradientRule, type GradientContext } from './gradient-rules.js';
 import { addLossHead, type LossSpec } from './loss-heads.js';
@@ -52,6 +52,8 @@ export interface MakeTrainingReport {
   tied: Array<Tie & { reason: string }>;
   /** Optimizer state inputs besides the parameters. */
   optimizerState: string[];
+  /** BatchNormalization's running mean and variance in training mode: state the step carries (`<name>.next`), not trained. */
+  runningStatistics: string[];
   /** Forward nodes on the path from a parameter to the loss, by op type. */
   differentiated: Record<string, number>;
   backwardNodes: number;
@@ -197,9 +199,10 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
   const lr = e.unique('lr');
   const optimizer = addOptimizer(e, slots, options.optimizer, lr);
   const backwardNodes = e.nodes.length - head.forwardNodes;
+  const statistics = runningStatistics(graph, e, opset);
 
   appendAll(graph.initializer, optimizer.state.map((s) => s.initial));
-  assemble(model, e, { params, head, lr, state: optimizer.state.map((s) => s.name), exposeGradients: options.exposeGradients ?? false });
+  assemble(model, e, { params, head, lr, state: [...optimizer.state.map((s) => s.name), ...statistics], exposeGradients: options.exposeGradients ?? false });
   if (options.lr !== undefined) {
     model.metadata_props = [...(model.metadata_props ?? []).filter((p) => p.key !== TRAIN_LR_METADATA_KEY), onnx.StringStringEntryProto.create({ key: TRAIN_LR_METADATA_KEY, value: String(options.lr) })];
   }
@@ -212,6 +215,7 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
       frozen: selection.frozen.map((f) => ({ name: f.name, dims: initializerDims(forward, f.name), reason: f.reason })),
       tied: tied.map((tie) => ({ ...tie, reason: parameterRules().ties.reason })),
       optimizerState: optimizer.state.map((s) => s.name),
+      runningStatistics: statistics,
       differentiated,
       backwardNodes,
       shared: params.flatMap((parameter) => {
@@ -220,6 +224,65 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
       }),
     },
   };
+}
+
+/**
+ * The running mean and variance of each BatchNormalization in training mode become state the step
+ * returns as `<name>.next`, as it does the optimizer's, updated as PyTorch updates them:
+ * running = momentum * running + (1 - momentum) * batch statistic (ONNX's momentum is the old
+ * value's weight), the variance unbiased (n / (n - 1), n the values per channel). ONNX Runtime's
+ * BatchNormalization writes the biased one (0.09% off PyTorch's after 8 steps on 48 values per
+ * channel), so its own running outputs are not used. A statistic shared with another reader (the
+ * TorchScript exporter stores equal initial values once) gets a copy of its own for this node.
+ */
+function runningStatistics(graph: onnx.GraphProto, e: Emitter, opset: number): string[] {
+  const statistics: string[] = [];
+  const initializers = new Map(graph.initializer.map((t) => [t.name ?? '', t]));
+  const readers = new Map<string, number>();
+  const nodes = graph.node as onnx.NodeProto[];
+  for (const node of nodes) for (const input of node.input) readers.set(input, (readers.get(input) ?? 0) + 1);
+  for (const node of nodes) {
+    if (node.op_type !== 'BatchNormalization' || node.domain) continue;
+    if (Number((node.attribute ?? []).find((a) => a.name === 'training_mode')?.i ?? 0) !== 1) continue;
+    const base = `state/${node.name || 'batch_norm'}`;
+    const momentum = (node.attribute ?? []).find((a) => a.name === 'momentum')?.f ?? 0.9;
+    // X as [N, C, everything else]: the statistics are over axes 0 and 2.
+    const flat = e.op('Reshape', [node.input[0] ?? '', e.ints([0, 0, -1])], `${base}/x_flat`);
+    const meanOver = (v: string, name: string, keep: number): string =>
+      opset >= 18 ? e.op('ReduceMean', [v, e.ints([0, 2])], `${base}/${name}`, { keepdims: attr.int(keep) }) : e.op('ReduceMean', [v], `${base}/${name}`, { keepdims: attr.int(keep), axes: attr.ints([0, 2]) });
+    const mean = meanOver(flat, 'batch_mean_kept', 1);
+    const centered = e.op('Sub', [flat, mean], `${base}/centered`);
+    const biased = meanOver(e.op('Mul', [centered, centered], `${base}/squared`), 'batch_var', 0);
+    const shape = e.op('Cast', [e.op('Shape', [flat], `${base}/flat_shape`)], `${base}/flat_dims`, { to: attr.int(FLOAT) });
+    const count = e.op('ReduceProd', [e.op('Gather', [shape, e.ints([0, 2])], `${base}/reduced_dims`, { axis: attr.int(0) })], `${base}/count`, { keepdims: attr.int(0) });
+    const unbiased = e.op('Mul', [biased, e.op('Div', [count, e.op('Sub', [count, e.float(1)], `${base}/count_less_one`)], `${base}/bessel`)], `${base}/batch_var_unbiased`);
+    const batchMean = e.op('Reshape', [mean, e.ints([-1])], `${base}/batch_mean`);
+    for (const [slot, batch] of [[3, batchMean], [4, unbiased]] as const) {
+      let name = node.input[slot] ?? '';
+      const initial = initializers.get(name);
+      const what = slot === 3 ? 'mean' : 'variance';
+      if (!initial) throw new AmpError('BAD_GRAPH', `BatchNormalization '${node.name ?? ''}' in training mode reads its running ${what} '${name}' from a computed value; the step carries running statistics stored as initializers`, { subject: node.name ?? '' });
+      if ((readers.get(name) ?? 0) > 1 || statistics.includes(name)) {
+        const copy = onnx.TensorProto.create({ ...initial, name: e.unique(`${node.name || 'batch_norm'}.running_${slot === 3 ? 'mean' : 'var'}`) });
+        graph.initializer.push(copy);
+        node.input = node.input.map((v, i) => (i === slot ? (copy.name as string) : v));
+        name = copy.name as string;
+      }
+      if (!e.reserve(`${name}.next`)) throw new AmpError('BAD_GRAPH', `the name '${name}.next' the step gives the running statistic '${name}' is taken by a value of the model`, { subject: name });
+      // In training mode the node normalises by the batch's statistics and only writes the running
+      // ones, and ONNX Runtime writes them into its input's buffer: given the state input, it
+      // changed the fed state before the update read it (two updates a step). It reads a copy of
+      // the initial value instead, which nothing else reads.
+      const decoy = onnx.TensorProto.create({ ...(initializers.get(name) ?? graph.initializer.find((t) => t.name === name)), name: e.unique(`${name}/unused_by_training`) });
+      graph.initializer.push(decoy);
+      node.input = node.input.map((v, i) => (i === slot ? (decoy.name as string) : v));
+      const kept = e.op('Mul', [name, e.float(momentum)], `${base}/${what}_kept`);
+      const added = e.op('Mul', [batch, e.float(1 - momentum)], `${base}/${what}_added`);
+      e.op('Add', [kept, added], `${base}/${what}_next`, {}, `${name}.next`);
+      statistics.push(name);
+    }
+  }
+  return statistics;
 }
 
 /** A name not in `taken` (and then taken), `wanted` or `wanted_1`, `wanted_2`... */

@@ -83,6 +83,18 @@ export const CASES: Record<string, GradientCase[]> = {
       },
       output: [2, 3, 2, 2],
     },
+    {
+      name: 'BatchNormalization training mode (batch statistics)',
+      params: [{ name: 'x', dims: [3, 2, 2, 2] }, { name: 'scale', dims: [2] }, { name: 'bias', dims: [2] }],
+      build: (b) => {
+        const mean = b.initializer('mean', [2], Float32Array.of(0.1, -0.2));
+        const variance = b.initializer('var', [2], Float32Array.of(0.5, 1.5));
+        const [y] = b.node('BatchNormalization', ['x', 'scale', 'bias', mean, variance], { epsilon: attr.float(1e-3), training_mode: attr.int(1), momentum: attr.float(0.9) }, { count: 3 }) as [string, string, string];
+        return y;
+      },
+      output: [3, 2, 2, 2],
+      opset: 15,
+    },
   ],
   LayerNormalization: [
     { name: 'LayerNormalization axis -1', params: [{ name: 'x', dims: [2, 3, 4] }, { name: 'scale', dims: [4] }, { name: 'bias', dims: [4] }], build: (b) => b.op('LayerNormalization', ['x', 'scale', 'bias'], { epsilon: attr.float(1e-5) }), output: [2, 3, 4] },
