@@ -148,6 +148,34 @@ class MobileBlockCnn(nn.Module):
         return self.classifier(self.dropout(h.mean((2, 3))))
 
 
+class LstmClassifier(nn.Module):
+    """A bidirectional LSTM over token embeddings, classified from its output at the last time step (x[:, -1])."""
+
+    def __init__(self, vocab=10, width=6, hidden=5, classes=3):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, width)
+        self.lstm = nn.LSTM(width, hidden, batch_first=True, bidirectional=True)
+        self.out = nn.Linear(2 * hidden, classes)
+
+    def forward(self, tokens):
+        y, _ = self.lstm(self.emb(tokens))
+        return self.out(y[:, -1])
+
+
+class GruClassifier(nn.Module):
+    """A GRU over token embeddings, classified from its final hidden state h_n."""
+
+    def __init__(self, vocab=10, width=6, hidden=5, classes=3):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, width)
+        self.gru = nn.GRU(width, hidden, batch_first=True)
+        self.out = nn.Linear(hidden, classes)
+
+    def forward(self, tokens):
+        _, h = self.gru(self.emb(tokens))
+        return self.out(h[-1])
+
+
 #: Models whose BatchNormalization and Dropout train live: exported in training mode by the
 #: TorchScript exporter only (torch 2.13's dynamo exporter drops BatchNormalization in training mode).
 TRAINING_MODE = {'resnet', 'mobilenet'}
@@ -155,11 +183,13 @@ TRAINING_MODE = {'resnet', 'mobilenet'}
 
 def models():
     torch.manual_seed(0)
-    return {'decoder': Decoder(), 'encoder': Encoder(), 'recommender': Recommender(), 'separable': SeparableCnn(), 'resnet': ResidualCnn(), 'mobilenet': MobileBlockCnn()}
+    return {'decoder': Decoder(), 'encoder': Encoder(), 'recommender': Recommender(), 'separable': SeparableCnn(), 'resnet': ResidualCnn(), 'mobilenet': MobileBlockCnn(), 'lstm': LstmClassifier(), 'gru': GruClassifier()}
 
 
 def batch(name):
     g = torch.Generator().manual_seed(5)
+    if name in ('lstm', 'gru'):
+        return {'tokens': torch.randint(0, 10, (3, SEQ), generator=g)}, torch.randint(0, 3, (3,), generator=g)
     if name == 'decoder':
         return {'tokens': torch.randint(0, 11, (3, SEQ), generator=g)}, torch.randint(0, 11, (3,), generator=g)
     if name == 'encoder':

@@ -11,6 +11,7 @@ interface ParameterRules {
   nonFinite: { reason: string };
   maskFill: { minMagnitude: number; reason: string };
   fillRead: { ops: string[]; reason: string };
+  recurrentInitialState: { reason: string };
   positionTable: { tolerance: number; reason: string };
   scalar: { generatedNames: string[]; rank0Reason: string; generatedReason: string };
   ties: { reason: string };
@@ -24,9 +25,9 @@ export function parameterRules(): ParameterRules {
 
 /**
  * Why a float initializer is a buffer or a constant rather than a parameter, or undefined.
- * `readBy` lists the ops of the nodes that read it.
+ * `readBy` lists the ops of the nodes that read it; `initialState`, that an LSTM or GRU read it as its initial state.
  */
-export function bufferReason(name: string, tensor: onnx.ITensorProto, readBy: readonly string[] = []): string | undefined {
+export function bufferReason(name: string, tensor: onnx.ITensorProto, readBy: readonly string[] = [], initialState = false): string | undefined {
   const r = parameterRules();
   const dims = (tensor.dims ?? []).map(Number);
   const elements = dims.reduce((a, d) => a * d, 1);
@@ -43,7 +44,9 @@ export function bufferReason(name: string, tensor: onnx.ITensorProto, readBy: re
   }
   if (values.some((v) => !Number.isFinite(v))) return r.nonFinite.reason;
   if (elements > 1 && isMaskFill(values, r.maskFill.minMagnitude)) return r.maskFill.reason;
-  if (elements > 1 && values.every((v) => v === values[0]) && readBy.some((op) => r.fillRead.ops.includes(op))) return r.fillRead.reason;
+  const fill = elements > 1 && values.every((v) => v === values[0]);
+  if (fill && readBy.some((op) => r.fillRead.ops.includes(op))) return r.fillRead.reason;
+  if (fill && initialState) return r.recurrentInitialState.reason;
   if (isSinusoidalTable(values, dims, r.positionTable.tolerance)) return r.positionTable.reason;
   return undefined;
 }

@@ -382,14 +382,17 @@ function gatherAnyAxis(c: GradientContext): string {
   const e = c.e;
   const rankX = c.rank(c.x(0));
   const axis = normalAxis(c, c.int('axis', 0), c.x(0));
-  const rankI = c.rank(c.x(1));
+  // The indices' rank, from Y's (rank X - 1 + rank indices): a constant index's own rank may not be inferred.
+  const rankI = c.rank(c.y(0)) - rankX + 1;
   const indices = e.op('Unsqueeze', [c.x(1), e.ints([-1])], `${c.base}/indices`);
   if (axis === 0) return e.op('ScatterND', [e.zerosLike(c.x(0), `${c.base}/zeros`), indices, c.dy(0) as string], `${c.base}/dX`, { reduction: attr.string('add') });
   // X moved: [X_axis, X_0..X_axis-1, X_axis+1..]; g moved to match: [I..., X_0..X_axis-1, X_axis+1..].
   const xPerm = [axis, ...Array.from({ length: axis }, (_, i) => i), ...Array.from({ length: rankX - axis - 1 }, (_, i) => axis + 1 + i)];
   const gPerm = [...Array.from({ length: rankI }, (_, i) => axis + i), ...Array.from({ length: axis }, (_, i) => i), ...Array.from({ length: rankX - axis - 1 }, (_, i) => axis + rankI + i)];
   const zeros = e.op('Transpose', [e.zerosLike(c.x(0), `${c.base}/zeros`)], `${c.base}/zeros_moved`, { perm: attr.ints(xPerm) });
-  const g = e.op('Transpose', [c.dy(0) as string], `${c.base}/g_moved`, { perm: attr.ints(gPerm) });
+  // An identity perm is left out (a scalar index on axis 1): ONNX Runtime 1.29 at its default
+  // optimization level gave that no-op Transpose of a Gemm's [3, 10] gradient the shape [10, 3].
+  const g = gPerm.every((p, i) => p === i) ? (c.dy(0) as string) : e.op('Transpose', [c.dy(0) as string], `${c.base}/g_moved`, { perm: attr.ints(gPerm) });
   const moved = e.op('ScatterND', [zeros, indices, g], `${c.base}/dX_moved`, { reduction: attr.string('add') });
   const back = xPerm.map((_, i) => xPerm.indexOf(i));
   return e.op('Transpose', [moved], `${c.base}/dX`, { perm: attr.ints(back) });
@@ -496,6 +499,12 @@ export const GRADIENT_RULES: Readonly<Record<string, GradientRule>> = {
       }
       return [inside ? e.op('Mul', [c.dy(0) as string, asFloat(c, inside, `${c.base}/mask`)], `${c.base}/dX`) : (c.dy(0) as string)];
     },
+  },
+  Sum: {
+    inputs: [],
+    variadic: true,
+    derivation: 'Y = X_1 + ... + X_n (broadcast): dX_i = g summed to X_i\'s shape',
+    grad: (c) => (c.node.input ?? []).map((_, i) => (c.wants(i) ? c.sumTo(c.dy(0) as string, i) : undefined)),
   },
   Max: extremumRule('Max'),
   Min: extremumRule('Min'),

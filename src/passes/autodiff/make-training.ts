@@ -27,6 +27,7 @@ import { addOptimizer, type OptimizerSpec } from './optimizers.js';
 import { parameterRules } from './buffers.js';
 import { tieCandidates, selectTrainable, type TrainableChoice, type TrainableSelection } from './trainable.js';
 import { tieWeights, type Tie } from './tied-weights.js';
+import { isRecurrent, unrollRecurrent, type Unrolled } from './unroll-recurrent.js';
 
 export interface MakeTrainingOptions {
   loss: LossSpec;
@@ -54,6 +55,8 @@ export interface MakeTrainingReport {
   optimizerState: string[];
   /** BatchNormalization's running mean and variance in training mode: state the step carries (`<name>.next`), not trained. */
   runningStatistics: string[];
+  /** LSTM and GRU nodes written as their steps in standard ops (unroll-recurrent.ts), by name. */
+  unrolled: string[];
   /** Forward nodes on the path from a parameter to the loss, by op type. */
   differentiated: Record<string, number>;
   backwardNodes: number;
@@ -83,7 +86,16 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
   // Own copies of the lists this pass extends (a decoded message may share its empty defaults).
   for (const key of ['node', 'input', 'output', 'initializer'] as const) (graph as unknown as Record<string, unknown[]>)[key] = [...((graph[key] ?? []) as unknown[])];
   const opset = checkModel(model);
-  const tied = options.untie ? [] : tieWeights(graph, tieCandidates(new ModelGraph(model), options.trainable), namer(allNames(graph)));
+  // LSTM and GRU become their steps in standard ops: the backward through time is the rules' composition.
+  let unrolled: Unrolled = { nodes: [], initialStates: [] };
+  if (graph.node.some(isRecurrent)) {
+    const shapes = inferShapes(new ModelGraph(model));
+    const unroller = new Emitter(allNames(graph));
+    unrolled = unrollRecurrent(graph, unroller, (value) => shapes.get(value));
+    appendAll(graph.initializer, unroller.initializers);
+  }
+  const facts = { initialStates: new Set(unrolled.initialStates) };
+  const tied = options.untie ? [] : tieWeights(graph, tieCandidates(new ModelGraph(model), options.trainable, facts), namer(allNames(graph)));
   const forward = new ModelGraph(model);
   const types = inferElemTypes(forward, opsetsOf(model));
   const { shapes, values } = inferShapesAndValues(forward);
@@ -94,7 +106,7 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
   // 1. Loss head and seed; 2. the parameters, among the values the loss reads.
   const head = addLossHead(e, forward, types, shapes, options.loss);
   const upstream = upstreamOf(graph.node as onnx.NodeProto[], head.seeds.map(([value]) => value));
-  const selection = selectTrainable(forward, types, options.trainable, (name) => upstream.has(name));
+  const selection = selectTrainable(forward, types, options.trainable, (name) => upstream.has(name), facts);
   const params = selection.trainable;
   const paramSet = new Set(params);
   const lossGrad = `${head.loss}_grad`;
@@ -216,6 +228,7 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
       tied: tied.map((tie) => ({ ...tie, reason: parameterRules().ties.reason })),
       optimizerState: optimizer.state.map((s) => s.name),
       runningStatistics: statistics,
+      unrolled: unrolled.nodes,
       differentiated,
       backwardNodes,
       shared: params.flatMap((parameter) => {

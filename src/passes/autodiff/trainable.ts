@@ -25,6 +25,11 @@ export interface TrainableChoice {
   also?: readonly string[];
 }
 
+/** What the pass knows of the model beyond its graph: the values an unrolled LSTM or GRU read as initial states. */
+export interface ModelFacts {
+  initialStates?: ReadonlySet<string>;
+}
+
 export interface TrainableSelection {
   trainable: string[];
   frozen: Array<{ name: string; reason: string }>;
@@ -58,8 +63,8 @@ function notReadAsAWeight(graph: ModelGraph, name: string): string | undefined {
 const readers = (graph: ModelGraph, name: string): string[] => graph.main.consumersOf(name).map((use) => use.node.op_type ?? '');
 
 /** Why an initializer is not a parameter, or undefined when it is one; `alsoTrained` sets its content and name aside. */
-function notAWeight(graph: ModelGraph, name: string, reachesLoss: (name: string) => boolean, alsoTrained: boolean): string | undefined {
-  const why = notReadAsAWeight(graph, name) ?? (alsoTrained ? undefined : bufferReason(name, graph.main.initializers.get(name)!, readers(graph, name)));
+function notAWeight(graph: ModelGraph, name: string, reachesLoss: (name: string) => boolean, alsoTrained: boolean, facts: ModelFacts): string | undefined {
+  const why = notReadAsAWeight(graph, name) ?? (alsoTrained ? undefined : bufferReason(name, graph.main.initializers.get(name)!, readers(graph, name), facts.initialStates?.has(name)));
   if (why) return why;
   if (!reachesLoss(name)) return 'does not reach the loss';
   return undefined;
@@ -69,18 +74,18 @@ function notAWeight(graph: ModelGraph, name: string, reachesLoss: (name: string)
  * The float initializers a tie may join (tied-weights.ts): read as weights, not buffers or
  * constants, and not removed from the choice by the user's patterns.
  */
-export function tieCandidates(graph: ModelGraph, choice: TrainableChoice = {}): Set<string> {
+export function tieCandidates(graph: ModelGraph, choice: TrainableChoice = {}, facts: ModelFacts = {}): Set<string> {
   const listed = matcher(choice.trainable);
   const frozen = matcher(choice.frozen);
   const candidates = new Set<string>();
   for (const [name, tensor] of graph.main.initializers) {
     if (tensor.data_type !== DataType.FLOAT || frozen?.(name) || (listed && !listed(name))) continue;
-    if (!notReadAsAWeight(graph, name) && !bufferReason(name, tensor, readers(graph, name))) candidates.add(name);
+    if (!notReadAsAWeight(graph, name) && !bufferReason(name, tensor, readers(graph, name), facts.initialStates?.has(name))) candidates.add(name);
   }
   return candidates;
 }
 
-export function selectTrainable(graph: ModelGraph, types: ElemTypes, choice: TrainableChoice = {}, reachesLoss: (name: string) => boolean = () => true): TrainableSelection {
+export function selectTrainable(graph: ModelGraph, types: ElemTypes, choice: TrainableChoice = {}, reachesLoss: (name: string) => boolean = () => true, facts: ModelFacts = {}): TrainableSelection {
   const listed = matcher(choice.trainable);
   const frozenByUser = matcher(choice.frozen);
   const also = matcher(choice.also);
@@ -100,7 +105,7 @@ export function selectTrainable(graph: ModelGraph, types: ElemTypes, choice: Tra
       else selection.frozen.push({ name, reason: 'not named by --trainable' });
       continue;
     }
-    const why = notAWeight(graph, name, reachesLoss, also?.(name) ?? false);
+    const why = notAWeight(graph, name, reachesLoss, also?.(name) ?? false, facts);
     if (why) selection.frozen.push({ name, reason: why });
     else selection.trainable.push(name);
   }

@@ -17,7 +17,7 @@ const unaryCase = (op: string, offset = 0, attributes = {}): GradientCase => ({
 });
 
 /** Ops (or their gradients' ops) without a float64 kernel on ONNX Runtime 1.29's CPU provider: checked in float32. */
-const FLOAT32_ONLY = new Set(['AveragePool 3x3 stride 2 pad 1 (pads not counted)', 'AveragePool 2x2 pads counted, ceil_mode adding no window', 'AveragePool 2 stride 1, 1-D, a row no window reads', 'Conv grouped (2 groups of 2 channels, 3 outputs each), stride 2 pad 1', 'Conv depthwise (group = channels), dilation 2', 'Conv stride 2 pad 1 with bias (6x6 input: the last window ends on the last row)', 'Conv dilation 2, asymmetric pads', 'Conv stride 2, a row no window reads', 'Erf', 'Gelu', 'GlobalAveragePool', 'Elu', 'Softplus', 'HardSigmoid', 'HardSwish on [-4.5, 4.5] (all three pieces)']);
+const FLOAT32_ONLY = new Set(['LSTM bidirectional with bias and initial states, Y', 'LSTM forward without bias or initial state, Y_c', 'GRU bidirectional linear_before_reset 1 (as PyTorch exports), Y_h', 'GRU reverse linear_before_reset 0 with bias, Y', 'AveragePool 3x3 stride 2 pad 1 (pads not counted)', 'AveragePool 2x2 pads counted, ceil_mode adding no window', 'AveragePool 2 stride 1, 1-D, a row no window reads', 'Conv grouped (2 groups of 2 channels, 3 outputs each), stride 2 pad 1', 'Conv depthwise (group = channels), dilation 2', 'Conv stride 2 pad 1 with bias (6x6 input: the last window ends on the last row)', 'Conv dilation 2, asymmetric pads', 'Conv stride 2, a row no window reads', 'Erf', 'Gelu', 'GlobalAveragePool', 'Elu', 'Softplus', 'HardSigmoid', 'HardSwish on [-4.5, 4.5] (all three pieces)']);
 
 export const CASES: Record<string, GradientCase[]> = {
   Add: [{ name: 'Add broadcast [2,3]+[3]', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [3] }], build: (b) => b.op('Add', ['a', 'b']), output: [2, 3] }],
@@ -191,6 +191,35 @@ export const CASES: Record<string, GradientCase[]> = {
     },
     { name: 'AveragePool 2 stride 1, 1-D, a row no window reads', params: [{ name: 'x', dims: [1, 3, 6] }], build: (b) => b.op('AveragePool', ['x'], { kernel_shape: attr.ints([2]), strides: attr.ints([2]) }), output: [1, 3, 3] },
   ],
+  // Not rules of the table: make-training writes LSTM and GRU as their steps in standard ops (unroll-recurrent.ts).
+  LSTM: [
+    {
+      name: 'LSTM bidirectional with bias and initial states, Y',
+      params: [{ name: 'x', dims: [3, 2, 3] }, { name: 'w', dims: [2, 8, 3] }, { name: 'r', dims: [2, 8, 2] }, { name: 'bias', dims: [2, 16] }, { name: 'h0', dims: [2, 2, 2] }, { name: 'c0', dims: [2, 2, 2] }],
+      build: (b) => b.node('LSTM', ['x', 'w', 'r', 'bias', '', 'h0', 'c0'], { hidden_size: attr.int(2), direction: attr.string('bidirectional') }, { count: 3 })[0] as string,
+      output: [3, 2, 2, 2],
+    },
+    {
+      name: 'LSTM forward without bias or initial state, Y_c',
+      params: [{ name: 'x', dims: [4, 2, 3] }, { name: 'w', dims: [1, 8, 3] }, { name: 'r', dims: [1, 8, 2] }],
+      build: (b) => b.node('LSTM', ['x', 'w', 'r'], { hidden_size: attr.int(2) }, { count: 3 })[2] as string,
+      output: [1, 2, 2],
+    },
+  ],
+  GRU: [
+    {
+      name: 'GRU bidirectional linear_before_reset 1 (as PyTorch exports), Y_h',
+      params: [{ name: 'x', dims: [3, 2, 3] }, { name: 'w', dims: [2, 6, 3] }, { name: 'r', dims: [2, 6, 2] }, { name: 'bias', dims: [2, 12] }, { name: 'h0', dims: [2, 2, 2] }],
+      build: (b) => b.node('GRU', ['x', 'w', 'r', 'bias', '', 'h0'], { hidden_size: attr.int(2), direction: attr.string('bidirectional'), linear_before_reset: attr.int(1) }, { count: 2 })[1] as string,
+      output: [2, 2, 2],
+    },
+    {
+      name: 'GRU reverse linear_before_reset 0 with bias, Y',
+      params: [{ name: 'x', dims: [3, 2, 3] }, { name: 'w', dims: [1, 6, 3] }, { name: 'r', dims: [1, 6, 2] }, { name: 'bias', dims: [1, 12] }],
+      build: (b) => b.node('GRU', ['x', 'w', 'r', 'bias'], { hidden_size: attr.int(2), direction: attr.string('reverse') }, { count: 2 })[0] as string,
+      output: [3, 1, 2, 2],
+    },
+  ],
   Elu: [unaryCase('Elu', 0, { alpha: attr.float(0.7) })],
   Softplus: [unaryCase('Softplus')],
   HardSigmoid: [unaryCase('HardSigmoid', 0, { alpha: attr.float(0.3), beta: attr.float(0.4) })],
@@ -199,6 +228,7 @@ export const CASES: Record<string, GradientCase[]> = {
     { name: 'Clip 0..6 as ReLU6 (inputs)', params: [{ name: 'x', dims: [2, 4], scale: 4, offset: 2 }], build: (b) => b.op('Clip', ['x', b.scalar('low', 0), b.scalar('high', 6)]), output: [2, 4] },
     { name: 'Clip with a max only', params: [{ name: 'x', dims: [2, 3] }], build: (b) => b.op('Clip', ['x', '', b.scalar('high', 0.2)]), output: [2, 3] },
   ],
+  Sum: [{ name: 'Sum of three, broadcast [2,3],[3],[2,1]', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [3] }, { name: 'c', dims: [2, 1] }], build: (b) => b.op('Sum', ['a', 'b', 'c']), output: [2, 3] }],
   Max: [{ name: 'Max of three, broadcast [2,3],[3],[2,1]', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [3] }, { name: 'c', dims: [2, 1] }], build: (b) => b.op('Max', ['a', 'b', 'c']), output: [2, 3] }],
   Min: [{ name: 'Min of two', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [2, 3] }], build: (b) => b.op('Min', ['a', 'b']), output: [2, 3] }],
   ReduceMax: [

@@ -59,13 +59,13 @@ describe.skipIf(!python)('make-training trains exactly the nn.Parameters of torc
   let references: Record<string, Reference> = {};
   it('torch computes the reference', () => {
     references = JSON.parse(execFileSync(python as string, [script, 'reference'], { encoding: 'utf8', timeout: 300_000, maxBuffer: 1 << 26 }).replace(/-?Infinity/g, (m) => (m.startsWith('-') ? '-1e999' : '1e999')));
-    expect(Object.keys(references).sort()).toEqual(['decoder', 'encoder', 'mobilenet', 'recommender', 'resnet', 'separable']);
+    expect(Object.keys(references).sort()).toEqual(['decoder', 'encoder', 'gru', 'lstm', 'mobilenet', 'recommender', 'resnet', 'separable']);
   }, 300_000);
 
   // resnet and mobilenet train their BatchNormalization live: exported in training mode, which
   // only the TorchScript exporter does (torch 2.13's dynamo exporter drops BatchNormalization there).
   const exporters: Record<string, string[]> = { resnet: ['torchscript'], mobilenet: ['torchscript'] };
-  for (const name of ['decoder', 'encoder', 'recommender', 'separable', 'resnet', 'mobilenet']) {
+  for (const name of ['decoder', 'encoder', 'recommender', 'separable', 'resnet', 'mobilenet', 'lstm', 'gru']) {
     for (const exporter of exporters[name] ?? ['torchscript', 'dynamo']) {
       it(`${name} (${exporter}): the parameters train, the buffers stay frozen, gradients equal torch's`, async () => {
         const reference = references[name] as Reference;
@@ -82,8 +82,19 @@ describe.skipIf(!python)('make-training trains exactly the nn.Parameters of torc
           if (match) used.add(match.index);
           return { name: p.name, dims: p.dims, match };
         });
-        expect(matched.filter((m) => !m.match).map((m) => m.name), 'trainable, but no nn.Parameter').toEqual([]);
-        expect(matched.map((m) => m.match!.index).sort((a, b) => a - b)).toEqual(reference.parameters.map((_, i) => i));
+        // An LSTM's or GRU's weights are torch's regrouped (both directions stacked, the gates
+        // reordered ifgo -> iofc, rzn -> zrh, the two biases joined): the ONNX tensors left and the
+        // torch parameters left hold the same elements, compared as sorted lists.
+        const regrouped = report.unrolled.length ? matched.filter((m) => !m.match) : [];
+        const torchLeft = reference.parameters.filter((_, i) => !used.has(i));
+        const sameElements = (ours: number[], theirs: number[], tolerance: number, what: string): void => {
+          expect(ours.length, what).toBe(theirs.length);
+          const [a, b] = [[...ours].sort((x, y) => x - y), [...theirs].sort((x, y) => x - y)];
+          expect(Math.max(0, ...a.map((v, k) => Math.abs(v - b[k]!))), what).toBeLessThan(tolerance);
+        };
+        if (regrouped.length) sameElements(regrouped.flatMap((m) => Array.from(readFloat32(initializers.get(m.name)!))), torchLeft.flatMap((p) => p.values), 1e-7, 'the regrouped recurrent weights');
+        expect(matched.filter((m) => !m.match && !regrouped.includes(m)).map((m) => m.name), 'trainable, but no nn.Parameter').toEqual([]);
+        expect([...matched.filter((m) => m.match).map((m) => m.match!.index), ...(regrouped.length ? reference.parameters.map((_, i) => i).filter((i) => !used.has(i)) : [])].sort((a, b) => a - b)).toEqual(reference.parameters.map((_, i) => i));
         // Every buffer stays frozen, with a reason.
         for (const buffer of reference.buffers) {
           const frozen = report.frozen.find((f) => close(readFloat32(initializers.get(f.name)!), buffer.values.map((v) => (Math.abs(v) > 3e38 ? Math.sign(v) * Infinity : v))));
@@ -106,7 +117,11 @@ describe.skipIf(!python)('make-training trains exactly the nn.Parameters of torc
         const out = await session.run(feeds);
         await session.release();
         expect((out.loss!.data as Float32Array)[0]).toBeCloseTo(reference.loss, 5);
-        for (const m of matched) {
+        if (regrouped.length) {
+          const scale = Math.max(...torchLeft.flatMap((p) => p.grad.map(Math.abs)));
+          sameElements(regrouped.flatMap((m) => Array.from(out[`${m.name}_grad`]!.data as Float32Array).map((v) => v / scale)), torchLeft.flatMap((p) => p.grad.map((v) => v / scale)), 1e-4, 'the regrouped recurrent gradients');
+        }
+        for (const m of matched.filter((entry) => entry.match)) {
           const torchParam = reference.parameters[m.match!.index]!;
           const theirs = m.match!.transposed ? transpose(torchParam.grad, torchParam.shape[0]!, torchParam.shape[1]!) : torchParam.grad;
           const ours = out[`${m.name}_grad`]!.data as Float32Array;
@@ -138,7 +153,11 @@ describe.skipIf(!python)('make-training trains exactly the nn.Parameters of torc
         }
         if (exporters[name]) expect(adamw.report.runningStatistics.length).toBeGreaterThan(0);
         losses.forEach((loss, step) => expect(loss, `loss at step ${step + 1}`).toBeCloseTo(reference.trajectory.losses[step]!, 4));
-        for (const m of matched) {
+        if (regrouped.length) {
+          const after = reference.parameters.map((_, i) => i).filter((i) => !used.has(i)).flatMap((i) => reference.trajectory.parameters[i]!);
+          sameElements(regrouped.flatMap((m) => Array.from(state.get(m.name)!.data as Float32Array)), after, 1e-4, 'the regrouped recurrent weights after 8 steps');
+        }
+        for (const m of matched.filter((entry) => entry.match)) {
           const torchParam = reference.parameters[m.match!.index]!;
           const after = reference.trajectory.parameters[m.match!.index]!;
           const theirs = m.match!.transposed ? transpose(after, torchParam.shape[0]!, torchParam.shape[1]!) : after;
