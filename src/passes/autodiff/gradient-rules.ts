@@ -506,6 +506,34 @@ export const GRADIENT_RULES: Readonly<Record<string, GradientRule>> = {
     derivation: 'Y = X_1 + ... + X_n (broadcast): dX_i = g summed to X_i\'s shape',
     grad: (c) => (c.node.input ?? []).map((_, i) => (c.wants(i) ? c.sumTo(c.dy(0) as string, i) : undefined)),
   },
+  Einsum: {
+    inputs: [],
+    variadic: true,
+    derivation:
+      "Y = einsum(eq, X_1..X_n): dX_k = einsum('out,others->present', g, the other operands), present = X_k's labels that appear in the output or another operand; X_k's labels summed in it alone are put back (Unsqueeze) and expanded to X_k's shape. Explicit or implicit output; no ellipsis, no label repeated within an operand (a diagonal)",
+    grad: (c) => {
+      const e = c.e;
+      const equation = c.string('equation', '').replace(/\s+/g, '');
+      if (equation.includes('...')) c.refuse('an ellipsis in the equation');
+      const [lhs, explicit] = equation.split('->') as [string, string | undefined];
+      const operands = lhs.split(',');
+      if (operands.some((labels) => new Set(labels).size !== labels.length)) c.refuse('a label repeated within an operand (a diagonal)');
+      const counts = new Map<string, number>();
+      for (const label of operands.join('')) counts.set(label, (counts.get(label) ?? 0) + 1);
+      const output = explicit ?? [...counts].filter(([, n]) => n === 1).map(([label]) => label).sort().join('');
+      return operands.map((labels, k) => {
+        if (!c.wants(k)) return undefined;
+        const others = operands.filter((_, j) => j !== k);
+        const present = [...labels].filter((label) => output.includes(label) || others.some((o) => o.includes(label))).join('');
+        const inputs = [c.dy(0) as string, ...(c.node.input ?? []).filter((_, j) => j !== k)];
+        const partial = e.op('Einsum', inputs, `${c.base}/d${k}`, { equation: attr.string(`${[output, ...others].join(',')}->${present}`) });
+        if (present.length === labels.length) return partial;
+        const missing = [...labels].map((label, axis) => (present.includes(label) ? -1 : axis)).filter((axis) => axis >= 0);
+        const restored = e.op('Unsqueeze', [partial, e.ints(missing)], `${c.base}/d${k}_restored`);
+        return e.op('Expand', [restored, e.op('Shape', [c.x(k)], `${c.base}/x${k}_shape`)], `${c.base}/d${k}_expanded`);
+      });
+    },
+  },
   Max: extremumRule('Max'),
   Min: extremumRule('Min'),
   ReduceMax: reduceExtremumRule('ReduceMax'),

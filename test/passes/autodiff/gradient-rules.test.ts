@@ -229,6 +229,22 @@ export const CASES: Record<string, GradientCase[]> = {
     { name: 'Clip with a max only', params: [{ name: 'x', dims: [2, 3] }], build: (b) => b.op('Clip', ['x', '', b.scalar('high', 0.2)]), output: [2, 3] },
   ],
   Sum: [{ name: 'Sum of three, broadcast [2,3],[3],[2,1]', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [3] }, { name: 'c', dims: [2, 1] }], build: (b) => b.op('Sum', ['a', 'b', 'c']), output: [2, 3] }],
+  Einsum: [
+    ['ij,jk->ik', [[2, 3], [3, 4]], [2, 4]],
+    ['bhqd,bhkd->bhqk (attention scores)', [[1, 2, 3, 4], [1, 2, 5, 4]], [1, 2, 3, 5]],
+    ['i,i-> (a dot product)', [[4], [4]], []],
+    ['ij->j (a sum: the gradient expanded back)', [[3, 2]], [2]],
+    ['ij,jk (implicit output ik)', [[2, 3], [3, 2]], [2, 2]],
+  ].map(([label, dims, output]): GradientCase => {
+    const equation = (label as string).split(' ')[0] as string;
+    const names = (dims as number[][]).map((_, k) => `x${k}`);
+    return {
+      name: `Einsum ${label as string}`,
+      params: (dims as number[][]).map((d, k) => ({ name: names[k]!, dims: d })),
+      build: (b) => b.op('Einsum', names, { equation: attr.string(equation) }),
+      output: output as number[],
+    };
+  }),
   Max: [{ name: 'Max of three, broadcast [2,3],[3],[2,1]', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [3] }, { name: 'c', dims: [2, 1] }], build: (b) => b.op('Max', ['a', 'b', 'c']), output: [2, 3] }],
   Min: [{ name: 'Min of two', params: [{ name: 'a', dims: [2, 3] }, { name: 'b', dims: [2, 3] }], build: (b) => b.op('Min', ['a', 'b']), output: [2, 3] }],
   ReduceMax: [
