@@ -25,6 +25,17 @@ describe('amp-rewrite make-training', () => {
     expect(result.stdout).toContain('parameters: 9 trainable (2010 values), 4 frozen');
     expect(result.stdout).toContain('  trainable:\n    conv1.weight [8, 1, 3, 3]\n');
     expect(result.stdout).toMatch(/\n {4}bn1\.running_mean \[8\]: read by BatchNormalization/);
+    // --train-also and --untie reach the pass: a tied decoder's output projection, and a scalar it freezes.
+    const decoder = path.join(repoRoot, 'fixtures/torch-parameters/decoder-dynamo.onnx');
+    const tied = JSON.parse(cli(['make-training', decoder, '-o', 'tied.onnx', '--json']).stdout);
+    expect(tied.frozen.map((f: { name: string }) => f.name)).toContain('val_6');
+    const untied = JSON.parse(cli(['make-training', decoder, '-o', 'untied.onnx', '--json', '--untie', '--train-also', 'val_6']).stdout);
+    expect(untied.trainable.map((p: { name: string }) => p.name)).toContain('val_6');
+    const torchscript = JSON.parse(cli(['make-training', path.join(repoRoot, 'fixtures/torch-parameters/decoder-torchscript.onnx'), '-o', 'ts.onnx', '--json']).stdout);
+    expect(torchscript.tied).toEqual([expect.objectContaining({ parameter: 'emb.weight', transposed: true })]);
+    const torchscriptUntied = JSON.parse(cli(['make-training', path.join(repoRoot, 'fixtures/torch-parameters/decoder-torchscript.onnx'), '-o', 'ts2.onnx', '--json', '--untie']).stdout);
+    expect(torchscriptUntied.tied).toEqual([]);
+    expect(cli(['make-training', decoder, '-o', 'x.onnx', '-q']).stdout).toBe('');
     const json = cli(['make-training', forward, '-o', 'step2.onnx', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ wrote: 'step2.onnx', loss: 'loss', lossGrad: 'loss_grad' });
     const rewrite = cli(['step.onnx', '-o', 'step.amp.onnx']);

@@ -10,14 +10,23 @@ interface OpEntry {
   domain?: string;
 }
 
+/** The entries of rules/`file`'s table `key`, read once. */
+const tables = new Map<string, unknown[]>();
+export function opRuleEntries<E extends OpEntry>(file: string, key = 'ops'): readonly E[] {
+  const id = `${file}#${key}`;
+  let entries = tables.get(id);
+  if (!entries) {
+    entries = (JSON.parse(readFileSync(new URL(`../../../rules/${file}`, import.meta.url), 'utf8')) as Record<string, E[]>)[key] ?? [];
+    tables.set(id, entries);
+  }
+  return entries as E[];
+}
+
 /** A lookup into rules/`file` (its table `key`): each entry's `value`, by domain and op; undefined for an op it does not list. */
 export function opRuleTable<E extends OpEntry, V>(file: string, value: (entry: E) => V, key = 'ops'): (domain: string | null | undefined, op: string | null | undefined) => V | undefined {
   let table: Map<string, V> | undefined;
   return (domain, op) => {
-    if (!table) {
-      const ops = (JSON.parse(readFileSync(new URL(`../../../rules/${file}`, import.meta.url), 'utf8')) as Record<string, E[]>)[key] ?? [];
-      table = new Map(ops.map((entry) => [`${normalizeDomain(entry.domain)}:${entry.op}`, value(entry)]));
-    }
+    table ??= new Map(opRuleEntries<E>(file, key).map((entry) => [`${normalizeDomain(entry.domain)}:${entry.op}`, value(entry)]));
     return table.get(`${normalizeDomain(domain)}:${op ?? ''}`);
   };
 }

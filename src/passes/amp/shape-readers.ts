@@ -4,7 +4,13 @@
  * nothing in float, and the summary counts them neither as converted nor as processable.
  */
 import type { NodeDecision } from './decisions.js';
-import { opRuleTable } from './op-rules.js';
+import { normalizeDomain } from '../../onnx/opsets.js';
+import { opRuleEntries, opRuleTable } from './op-rules.js';
+
+/** The shape readers as `domain:op` keys (the default domain as ''): the audit page folds them with shape arithmetic. */
+export function shapeReaderKeys(): string[] {
+  return opRuleEntries<{ op: string; domain?: string }>('shape-readers.json').map((entry) => `${normalizeDomain(entry.domain)}:${entry.op}`);
+}
 
 const shapeReaderOf = opRuleTable<{ op: string; domain?: string; reason: string }, string>('shape-readers.json', (entry) => entry.reason);
 

@@ -95,7 +95,8 @@ export function makeTrainingStep(input: onnx.IModelProto, options: MakeTrainingO
     appendAll(graph.initializer, unroller.initializers);
   }
   const facts = { initialStates: new Set(unrolled.initialStates) };
-  const tied = options.untie ? [] : tieWeights(graph, tieCandidates(new ModelGraph(model), options.trainable, facts), namer(allNames(graph)));
+  const tieNames = new Emitter(allNames(graph));
+  const tied = options.untie ? [] : tieWeights(graph, tieCandidates(new ModelGraph(model), options.trainable, facts), (wanted) => tieNames.unique(wanted));
   const forward = new ModelGraph(model);
   const types = inferElemTypes(forward, opsetsOf(model));
   const { shapes, values } = inferShapesAndValues(forward);
@@ -278,6 +279,7 @@ function runningStatistics(graph: onnx.GraphProto, e: Emitter, opset: number): s
       if ((readers.get(name) ?? 0) > 1 || statistics.includes(name)) {
         const copy = onnx.TensorProto.create({ ...initial, name: e.unique(`${node.name || 'batch_norm'}.running_${slot === 3 ? 'mean' : 'var'}`) });
         graph.initializer.push(copy);
+        initializers.set(copy.name as string, copy);
         node.input = node.input.map((v, i) => (i === slot ? (copy.name as string) : v));
         name = copy.name as string;
       }
@@ -286,7 +288,7 @@ function runningStatistics(graph: onnx.GraphProto, e: Emitter, opset: number): s
       // ones, and ONNX Runtime writes them into its input's buffer: given the state input, it
       // changed the fed state before the update read it (two updates a step). It reads a copy of
       // the initial value instead, which nothing else reads.
-      const decoy = onnx.TensorProto.create({ ...(initializers.get(name) ?? graph.initializer.find((t) => t.name === name)), name: e.unique(`${name}/unused_by_training`) });
+      const decoy = onnx.TensorProto.create({ ...initializers.get(name), name: e.unique(`${name}/unused_by_training`) });
       graph.initializer.push(decoy);
       node.input = node.input.map((v, i) => (i === slot ? (decoy.name as string) : v));
       const kept = e.op('Mul', [name, e.float(momentum)], `${base}/${what}_kept`);
@@ -296,16 +298,6 @@ function runningStatistics(graph: onnx.GraphProto, e: Emitter, opset: number): s
     }
   }
   return statistics;
-}
-
-/** A name not in `taken` (and then taken), `wanted` or `wanted_1`, `wanted_2`... */
-function namer(taken: Set<string>): (wanted: string) => string {
-  return (wanted) => {
-    let name = wanted;
-    for (let n = 1; taken.has(name); n++) name = `${wanted}_${n}`;
-    taken.add(name);
-    return name;
-  };
 }
 
 function checkModel(model: onnx.ModelProto): number {

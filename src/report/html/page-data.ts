@@ -20,6 +20,7 @@ export interface PackedPageData {
   summaryText: string;
   cap: number;
   categories: PageData['categories'];
+  shapeReaders: string[];
   summary: PageData['report']['summary'];
   lists: PageData['report']['lists'];
   regions?: PageData['regions'];
@@ -183,6 +184,7 @@ export function packPageData(data: PageData): PackedPageData {
       summaryText: data.summaryText,
       cap: data.cap,
       categories: data.categories,
+      shapeReaders: data.shapeReaders,
       // The page reads the mode and the FLOPs share; the rest of the summary is in summaryText.
       summary: { mode: data.report.summary.mode, matrixFlops: data.report.summary.matrixFlops },
       lists: data.report.lists,
@@ -269,6 +271,7 @@ export function unpackPageData(packed: PackedPageData): PageData {
     summaryText: packed.summaryText,
     cap: packed.cap,
     categories: packed.categories,
+    shapeReaders: packed.shapeReaders,
     report: { summary: packed.summary, nodes, lists: packed.lists, scopes },
   };
   if (packed.regions) data.regions = packed.regions;

@@ -13,6 +13,8 @@ export interface PageData {
   summaryText: string;
   cap: number;
   categories: Array<{ id: string; label: string; color: string; meaning: string; rules: string[] }>;
+  /** rules/shape-readers.json's ops as `domain:op` (default domain ''): ops that read only a shape. */
+  shapeReaders: string[];
   /** Read from the model (model-facts.ts): attributes by scope and node id, declared shapes, weight previews. */
   /** A training graph's regions (training-regions.ts): per node, an index into `names` or -1. */
   regions?: { names: string[]; of: number[] };
@@ -107,8 +109,7 @@ export function reportPage(data: PageData, dagre: any): void {
   const isWeightNode = (i: number): boolean => nodes[i]!.rule === 'constant-source';
   /** Types that carry values, not indexes, shapes or flags. */
   const isValueType = (type: string | null): boolean => type === null || type === 'string' || type === 'double' || type.includes('float') || type.startsWith('complex');
-  /** Ops that read only the shape or size of what they read. */
-  const SHAPE_READERS = new Set(['Shape', 'Size']);
+  const shapeReaders = new Set(data.shapeReaders);
   /**
    * Shape arithmetic: nodes that compute integers or flags from shapes and constants only (the
    * int64 Shape/Gather/Concat/Unsqueeze/Constant chains exporters write for every Reshape). They
@@ -121,7 +122,7 @@ export function reportPage(data: PageData, dagre: any): void {
     if (n.subgraphs.length || isWeightNode(i)) return;
     const outputs = n.outputs.filter((o) => o.value);
     if (!outputs.length || outputs.some((o) => isValueType(o.type))) return;
-    if (SHAPE_READERS.has(n.op) && !n.domain) {
+    if (shapeReaders.has(`${n.domain === 'ai.onnx' ? '' : n.domain}:${n.op}`)) {
       shapeArithmetic[i] = 1;
       return;
     }

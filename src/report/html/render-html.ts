@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { AmpReport } from '../../passes/amp.js';
+import { shapeReaderKeys } from '../../passes/amp/shape-readers.js';
 import { renderSummary } from '../summary.js';
 import { DECISION_CATEGORIES } from './categories.js';
 import { reportPage, type PageData } from './page-script.js';
@@ -58,6 +59,7 @@ export function auditPageData(report: AmpReport, options: HtmlReportOptions): Pa
     summaryText: renderSummary(report.summary),
     cap: options.cap ?? NODES_PER_WINDOW,
     categories: DECISION_CATEGORIES.map((c) => ({ ...c, rules: [...c.rules] })),
+    shapeReaders: shapeReaderKeys(),
     report: { summary: report.summary, nodes: report.nodes, lists: report.lists, scopes: report.scopes },
     ...(options.model ? { facts: modelFacts(options.model) } : {}),
     ...(options.training ? { regions: trainingRegions(report, options.training) } : {}),
