@@ -5,6 +5,7 @@
  */
 import { onnx } from '../onnx/generated/onnx.js';
 import { DataType } from '../onnx/data-types.js';
+import { encodeUtf8 } from '../onnx/utf8.js';
 
 export type AttributeValue =
   | { kind: 'int'; value: number }
@@ -32,7 +33,7 @@ export function toAttribute(name: string, value: AttributeValue): onnx.Attribute
   switch (value.kind) {
     case 'int': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.INT, i: value.value });
     case 'float': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.FLOAT, f: value.value });
-    case 'string': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.STRING, s: Buffer.from(value.value, 'utf8') });
+    case 'string': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.STRING, s: encodeUtf8(value.value) });
     case 'ints': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.INTS, ints: value.value });
     case 'floats': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.FLOATS, floats: value.value });
     case 'tensor': return onnx.AttributeProto.create({ name, type: ATTRIBUTE_TYPE.TENSOR, t: value.value });

@@ -15,6 +15,8 @@ import { checkListValues, checkOptionsApply, givenOptions, SHORT_ALIASES, unknow
 import { COMMAND_NAMES } from './command-names.js';
 import { checkOptionRules } from './option-rules.js';
 import { stderrWasUsed } from './standard-streams.js';
+// AMP_REWRITE_PROFILE: every command's phases are timed from here on (profile.ts).
+import './profile.js';
 import { setCancellationNotice } from '../onnx/safe-write.js';
 
 export { COMMAND_NAMES };

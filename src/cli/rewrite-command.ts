@@ -8,13 +8,14 @@ import { externalRefOf } from '../onnx/external-data.js';
 import { printable } from '../onnx/printable.js';
 import { checkOutputs, OutputBatch, yieldToSignals, type NamedPath } from '../onnx/safe-write.js';
 import { forEachTensor } from '../onnx/walk.js';
-import { AmpError } from '../onnx/errors.js';
+import { AmpError, namingTheModel } from '../onnx/errors.js';
 import { loadModelFile, saveModel, type SaveOptions, type SaveResult } from '../onnx/model-io.js';
 import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
 import { reportWarnings, unappliedForceFp16, unknownOpTypes, unmatchedPatterns } from './warnings.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
 import { renderTrainingSummary, rewritesAsTraining, rewriteModel, type RewriteOptions, type RewriteReport } from '../passes/pipeline.js';
-import { LIST_NAMES, readRulesFile, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
+import { LIST_NAMES, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
+import { readRulesFile } from '../passes/amp/rules-file.js';
 import { renderSummary, type VerifiedSummary } from '../report/summary.js';
 import { renderVerification } from '../report/verification.js';
 import type { VerifiedFigures, VerifyJob } from '../runtime/verify-process.js';
@@ -24,7 +25,8 @@ import { TARGETS, type Target } from '../passes/amp/target-policy.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import type { Calibration } from '../runtime/calibration.js';
 import { loadOrt } from '../runtime/ort.js';
-import { mark, phase, setPhaseListener } from '../onnx/phases.js';
+import { phase, setPhaseListener } from '../onnx/phases.js';
+import { mark } from './profile.js';
 import { rewritePhaseProgress, withProgress } from './progress.js';
 // Already in the rewrite's chunk (pipeline.ts refuses --loss-scale with it); its rules file is read only when asked.
 import { ortTrainingSummary } from '../passes/training/ort-training.js';
@@ -402,16 +404,6 @@ function saveRewritten(model: onnx.ModelProto, args: RewriteArgs, options: SaveO
   const sidecarData = args.externalData === 'keep' || args.externalData === 'embed' ? 'embed' : `${path.basename(stateSidecarPath(output))}.data`;
   return [saveModel(sidecar, stateSidecarPath(output), { ...written, ...saveOptions(sidecarData) }), saveModel(stepGraph, output, written)];
 }
-
-/** What the pass finds wrong with the model names the model's file, as the loader's errors do. */
-function namingTheModel(error: unknown, file: string): unknown {
-  if (!(error instanceof AmpError) || !MODEL_FAULTS.has(error.code)) return error;
-  const prefix = `${printable(file)}: `;
-  if (error.message.startsWith(prefix)) return error;
-  return new AmpError(error.code, prefix + error.message, { ...(error.subject === undefined ? {} : { subject: error.subject }), cause: error });
-}
-
-const MODEL_FAULTS: ReadonlySet<string> = new Set(['BAD_GRAPH', 'INVALID_MODEL', 'UNKNOWN_OP']);
 
 export async function runRewrite(args: RewriteArgs, print: (text: string) => void): Promise<number> {
   const endProgress = rewritePhaseProgress(args.quiet || args.json, setPhaseListener);

@@ -2,6 +2,7 @@
 import type { onnx } from './generated/onnx.js';
 import { longToNumber } from './external-data.js';
 import { DataType } from './data-types.js';
+import { decodeUtf8, encodeUtf8 } from './utf8.js';
 
 /** The node's first attribute of that name (a loop, no callback: every phase asks this for every node). */
 export function findAttribute(node: onnx.INodeProto, name: string): onnx.IAttributeProto | undefined {
@@ -33,7 +34,7 @@ export function dtypeAttribute(node: onnx.INodeProto, name: string): number | un
   const attribute = findAttribute(node, name);
   if (!attribute) return undefined;
   if (attribute.s && attribute.s.length) {
-    const code = (DataType as unknown as Record<string, number>)[Buffer.from(attribute.s).toString('utf8').toUpperCase()];
+    const code = (DataType as unknown as Record<string, number>)[decodeUtf8(attribute.s).toUpperCase()];
     return typeof code === 'number' ? code : undefined;
   }
   return attribute.i != null ? longToNumber(attribute.i) : undefined;
@@ -41,6 +42,6 @@ export function dtypeAttribute(node: onnx.INodeProto, name: string): number | un
 
 /** Sets a data-type attribute in the form the attribute already uses (int, or Cast-1's string). */
 export function setDtypeAttribute(attribute: onnx.IAttributeProto, type: number): void {
-  if (attribute.s && attribute.s.length) attribute.s = Buffer.from(DataType[type] as unknown as string, 'utf8');
+  if (attribute.s && attribute.s.length) attribute.s = encodeUtf8(DataType[type] as unknown as string);
   else attribute.i = type as unknown as typeof attribute.i;
 }

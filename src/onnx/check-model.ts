@@ -9,7 +9,7 @@
  * memory fits in what this tool can hold; and the type/order checks the rewrite's own validator
  * runs on its output.
  */
-import { constants as bufferConstants } from 'node:buffer';
+import { MAX_BUFFER_BYTES } from './byte-limits.js';
 import Long from 'long';
 import { SUPPORTED_IR_VERSION } from './codec.js';
 import { DataType, bytesPerElement, dataTypeName } from './data-types.js';
@@ -24,8 +24,8 @@ import { NodeRules } from './check-nodes.js';
 import { forEachTensor, holdsGraph } from './walk.js';
 import { validateModel } from './validate.js';
 
-/** The largest tensor this tool can hold in memory: one Node.js Buffer. */
-export const MAX_TENSOR_BYTES = bufferConstants.MAX_LENGTH;
+/** The largest tensor this tool can hold in memory: one byte array. */
+export const MAX_TENSOR_BYTES = MAX_BUFFER_BYTES;
 const MAX_TENSOR_BIGINT = BigInt(MAX_TENSOR_BYTES);
 
 export interface CheckOptions {

@@ -10,11 +10,11 @@
  * attributes, and ONNX Runtime's own default-domain registrations (SimplifiedLayerNormalization,
  * the old ImageScaler) are not ONNX's. An op version the tables do not have is not checked here.
  */
-import { readFileSync } from 'node:fs';
 import { AmpError } from './errors.js';
 import type { onnx } from './generated/onnx.js';
 import { printable } from './printable.js';
 import { effectiveOpsetVersion, schemaFor, type OpSchema } from './schema.js';
+import { ruleFile } from '../rules/rule-files.js';
 
 /** AttributeProto.AttributeType by the schema tables' type names. */
 const ATTRIBUTE_TYPES: Readonly<Record<string, number>> = {
@@ -63,7 +63,7 @@ let ortDefaultDomainOps: ReadonlyMap<string, readonly OpSchema[]> | undefined;
 /** ONNX Runtime's registrations in the default domain (LayerNormalization below opset 17...), by op: their schemas are ORT's. */
 function ortOwnOps(): ReadonlyMap<string, readonly OpSchema[]> {
   ortDefaultDomainOps ??= new Map(
-    Object.entries((JSON.parse(readFileSync(new URL('../../rules/schemas-ort-default-domain.json', import.meta.url), 'utf8')) as { domains: Record<string, Record<string, OpSchema[]>> }).domains['ai.onnx'] ?? {}),
+    Object.entries(ruleFile<{ domains: Record<string, Record<string, OpSchema[]>> }>('schemas-ort-default-domain.json').domains['ai.onnx'] ?? {}),
   );
   return ortDefaultDomainOps;
 }

@@ -17,6 +17,8 @@ protobuf.util.Long = Long;
 protobuf.configure();
 
 export { onnx };
+
+const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 export type ModelProto = onnx.ModelProto;
 
 /** The newest IR version whose every field this codec knows. */
@@ -43,7 +45,9 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
   if (bytes.length === 0) {
     throw new AmpError('EMPTY_FILE', `${source}: empty file, not an ONNX model`, { subject: source });
   }
-  const buffer = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  // A Node Buffer over the same memory: protobufjs's BufferReader and the name table read names
+  // from it natively. In a browser the bytes are read as they are.
+  const buffer = NodeBuffer === undefined || NodeBuffer.isBuffer(bytes) ? bytes : NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // protobufjs alone accepts field 0, wrong wire types and invalid UTF-8; refuse them first.
   checkWireFormat(buffer, 'onnx.ModelProto', source);
   let model: onnx.ModelProto;
@@ -70,7 +74,7 @@ export function decodeModel(bytes: Uint8Array, options: DecodeOptions = {}): onn
 /** The generated decoder reads value names and op types through this table while it is installed. */
 const decoderUtil = protobuf.util as typeof protobuf.util & { onnxNameTable?: NameTable | null; onnxSharedEmptyFields?: boolean };
 
-function decodeSharingNames(buffer: Buffer, sharedEmptyFields: boolean): onnx.ModelProto {
+function decodeSharingNames(buffer: Uint8Array, sharedEmptyFields: boolean): onnx.ModelProto {
   decoderUtil.onnxNameTable = new NameTable(buffer.length);
   decoderUtil.onnxSharedEmptyFields = sharedEmptyFields;
   try {

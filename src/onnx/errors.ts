@@ -71,3 +71,13 @@ export class AmpError extends Error {
 export function isAmpError(error: unknown): error is AmpError {
   return error instanceof AmpError;
 }
+
+const MODEL_FAULTS: ReadonlySet<string> = new Set(['BAD_GRAPH', 'INVALID_MODEL', 'UNKNOWN_OP']);
+
+/** What the pass finds wrong with the model names the model (`source`, its file), as the loader's errors do. */
+export function namingTheModel(error: unknown, source: string): unknown {
+  if (!(error instanceof AmpError) || !MODEL_FAULTS.has(error.code)) return error;
+  const prefix = `${printable(source)}: `;
+  if (error.message.startsWith(prefix)) return error;
+  return new AmpError(error.code, prefix + error.message, { ...(error.subject === undefined ? {} : { subject: error.subject }), cause: error });
+}

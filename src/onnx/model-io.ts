@@ -2,6 +2,7 @@
  * Reading and writing model files. Writes are atomic: every file goes to a temporary name in the
  * target folder first and is renamed into place only when all of them are complete.
  */
+import { MAX_PROTOBUF_BYTES } from './byte-limits.js';
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readFileSync, rmSync, writeSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { cloneMessage } from './clone.js';
@@ -11,12 +12,11 @@ import {
   attachExternalRef,
   externalRefOf,
   isExternal,
-  resolveExternalData,
-  withDataFile,
   tensorRawBytes,
   type DataFileHandle,
   type ExternalDataRef,
 } from './external-data.js';
+import { resolveExternalData, withDataFile } from './external-files.js';
 import { onnx } from './generated/onnx.js';
 import { pendingConversionOf, detachPendingConversion, streamConversion, type PendingConversion } from './pending-conversion.js';
 import { printable } from './printable.js';
@@ -137,7 +137,6 @@ export interface SaveResult {
   copiesMoved?: { file: string; tensors: number; bytes: number };
 }
 
-const MAX_PROTOBUF_BYTES = 2 ** 31 - 1;
 
 /** A range of bytes to place at `offset` in an output data file. */
 interface Placement {

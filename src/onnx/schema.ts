@@ -5,7 +5,7 @@
  * built from onnxruntime's docs/ContribOperators.md by scripts/gen-contrib-schemas.mjs). The tables
  * are read once, on first use, and merged by domain.
  */
-import { readFileSync } from 'node:fs';
+import { ruleFile } from '../rules/rule-files.js';
 
 export type ParameterOption = 'single' | 'optional' | 'variadic';
 
@@ -75,15 +75,13 @@ interface OpEntry {
 /** domain ('' for ai.onnx) → op type → its versions. */
 type Table = Map<string, Map<string, OpEntry>>;
 
-const TABLE_URL = new URL('../../rules/schemas.json', import.meta.url);
-const CONTRIB_TABLE_URL = new URL('../../rules/schemas-com.microsoft.json', import.meta.url);
-/** The tables merged into one, each with the command that regenerates it. */
-const TABLE_SOURCES: ReadonlyArray<{ readonly url: URL; readonly regenerate: string }> = [
-  { url: TABLE_URL, regenerate: 'npm run gen:schemas' },
-  { url: CONTRIB_TABLE_URL, regenerate: 'node scripts/gen-contrib-schemas.mjs <ContribOperators.md>' },
+/** The tables (rules/*.json) merged into one, each with the command that regenerates it. */
+const TABLE_SOURCES: ReadonlyArray<{ readonly file: string; readonly regenerate: string }> = [
+  { file: 'schemas.json', regenerate: 'npm run gen:schemas' },
+  { file: 'schemas-com.microsoft.json', regenerate: 'node scripts/gen-contrib-schemas.mjs <ContribOperators.md>' },
   // ONNX Runtime's own registrations in the default domain (LayerNormalization from version 1,
   // SimplifiedLayerNormalization), written from its sources.
-  { url: new URL('../../rules/schemas-ort-default-domain.json', import.meta.url), regenerate: 'edit it by hand from onnxruntime contrib_defs.cc' },
+  { file: 'schemas-ort-default-domain.json', regenerate: 'edit it by hand from onnxruntime contrib_defs.cc' },
 ];
 const NO_VERSIONS: readonly OpSchema[] = Object.freeze([]);
 let table: Table | undefined;
@@ -92,22 +90,22 @@ function normalize(domain: string): string {
   return domain === 'ai.onnx' ? '' : domain;
 }
 
-function readStoredTable(url: URL, regenerate: string): StoredTable {
+function readStoredTable(file: string, regenerate: string): StoredTable {
   let stored: StoredTable;
   try {
-    stored = JSON.parse(readFileSync(url, 'utf8')) as StoredTable;
+    stored = ruleFile<StoredTable>(file);
   } catch (error) {
-    throw new Error(`cannot read the operator schema table ${url.pathname} (run ${regenerate}): ${(error as Error).message}`);
+    throw new Error(`cannot read the operator schema table rules/${file} (run ${regenerate}): ${(error as Error).message}`);
   }
-  if (!stored || typeof stored.domains !== 'object' || stored.domains === null) throw new Error(`${url.pathname} has no 'domains' object`);
+  if (!stored || typeof stored.domains !== 'object' || stored.domains === null) throw new Error(`rules/${file} has no 'domains' object`);
   return stored;
 }
 
 function loadTable(): Table {
   if (table) return table;
   const built: Table = new Map();
-  for (const { url, regenerate } of TABLE_SOURCES) {
-    const stored = readStoredTable(url, regenerate);
+  for (const { file, regenerate } of TABLE_SOURCES) {
+    const stored = readStoredTable(file, regenerate);
     for (const [domainName, ops] of Object.entries(stored.domains)) {
       const domain = normalize(domainName);
       let byOp = built.get(domain);
@@ -122,7 +120,7 @@ function loadTable(): Table {
         // (LayerNormalization from 1, ONNX's from 17): the versions join, each `since` once.
         const taken = new Set(earlier.stored.map((version) => version.since));
         if (versions.some((version) => taken.has(version.since))) {
-          throw new Error(`${url.pathname}: ${domainName || 'ai.onnx'} ${opType} version ${versions.find((v) => taken.has(v.since))?.since} is already in another schema table`);
+          throw new Error(`rules/${file}: ${domainName || 'ai.onnx'} ${opType} version ${versions.find((v) => taken.has(v.since))?.since} is already in another schema table`);
         }
         byOp.set(opType, { stored: [...earlier.stored, ...versions] });
       }

@@ -3,8 +3,8 @@
  * generation drivers' encoder, decoder and init_decoder. Such a graph is checked as a main graph is,
  * and its inputs may reuse names of the graph that holds the driver.
  */
-import { readFileSync } from 'node:fs';
 import { normalizeDomain } from './opsets.js';
+import { ruleFile } from '../rules/rule-files.js';
 
 interface SessionGraphRule {
   op: string;
@@ -18,7 +18,7 @@ let table: Map<string, ReadonlySet<string>> | undefined;
 /** Whether attribute `attribute` of a node of `domain`/`op` holds a graph run as its own session. */
 export function runsAsOwnSession(domain: string | null | undefined, op: string | null | undefined, attribute: string | null | undefined): boolean {
   table ??= new Map(
-    (JSON.parse(readFileSync(new URL('../../rules/session-graphs.json', import.meta.url), 'utf8')) as { ops: SessionGraphRule[] }).ops.map((rule) => [
+    ruleFile<{ ops: SessionGraphRule[] }>('session-graphs.json').ops.map((rule) => [
       `${normalizeDomain(rule.domain)}:${rule.op}`,
       new Set(rule.graphs),
     ]),

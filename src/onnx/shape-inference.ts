@@ -23,6 +23,7 @@ import { float16BitsToFloat32 } from './float16.js';
 import type { onnx } from './generated/onnx.js';
 import { slotCountOf, type GraphScope, type ModelGraph } from './graph.js';
 import { normalizeDomain, opsetsOf } from './opsets.js';
+import { decodeUtf8 } from './utf8.js';
 
 /** Dims of a value. Shapes returned by inference are shared between values and frozen: never mutate one. */
 export type Shape = readonly number[];
@@ -589,7 +590,7 @@ function int(node: onnx.INodeProto, name: string, fallback: number): number {
 
 function str(node: onnx.INodeProto, name: string, fallback: string): string {
   const attribute = findAttribute(node, name);
-  return attribute?.s && attribute.s.length ? Buffer.from(attribute.s).toString('utf8') : fallback;
+  return attribute?.s && attribute.s.length ? decodeUtf8(attribute.s) : fallback;
 }
 
 /** An axis in [-rank, rank) made non-negative; undefined when out of range. */

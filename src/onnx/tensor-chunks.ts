@@ -3,10 +3,9 @@
  * stored (raw_data, float_data or an external file, at any offset and of any size, 4 GiB and
  * more included), so that scanning or converting weights never holds a whole copy of them.
  */
-import { readSync } from 'node:fs';
 import { DataType } from './data-types.js';
 import { AmpError } from './errors.js';
-import { externalRefOf, isExternal, withDataFile } from './external-data.js';
+import { externalRefOf, isExternal, readExternalChunks } from './external-data.js';
 import type { onnx } from './generated/onnx.js';
 
 /** 4 MiB: large enough that a read costs far more than the call, small enough to stay in cache levels that matter. */
@@ -67,20 +66,7 @@ function readChunks(tensor: onnx.ITensorProto, name: string, scratch: ArrayBuffe
       throw new AmpError('EXTERNAL_DATA_MISSING', `tensor '${name}': external data was not resolved; load the model with loadModel()`, { subject: name });
     }
     requireWholeFloats(ref.length, name);
-    // Through the descriptor opened and checked at load: the path is never reopened.
-    withDataFile(ref, (fd) => {
-      for (let done = 0; done < ref.length; ) {
-        const want = Math.min(chunkBytes, ref.length - done);
-        let got = 0;
-        while (got < want) {
-          const n = readSync(fd, bytes, got, want - got, ref.offset + done + got);
-          if (n === 0) throw new AmpError('EXTERNAL_DATA_OUT_OF_RANGE', `tensor '${name}': ${ref.file} ended at byte ${ref.offset + done + got}, expected ${ref.offset + ref.length}`, { subject: name });
-          got += n;
-        }
-        visit(new Int32Array(scratch, 0, want / 4), done / 4);
-        done += want;
-      }
-    });
+    readExternalChunks(ref, name, bytes, (length, done) => visit(new Int32Array(scratch, 0, length / 4), done / 4));
     return;
   }
   const raw = tensor.raw_data;

@@ -1,14 +1,13 @@
 /** Reading float32 tensor values and making reduced-precision copies of them. */
+import { MAX_BUFFER_BYTES } from './byte-limits.js';
 import { DataType, dataTypeName } from './data-types.js';
 import { AmpError } from './errors.js';
 import { externalRefOf, isExternal, tensorRawBytes, type ExternalDataRef } from './external-data.js';
 import { onnx } from './generated/onnx.js';
-import { constants as bufferConstants } from 'node:buffer';
 import { float32BitsToBfloat16, float32BitsToFloat16, float32FromBits, FLOAT16_OVERFLOW_BITS, largestFiniteBits } from './float-conversion.js';
 import { attachPendingConversion } from './pending-conversion.js';
 import { float32Count, forEachFloat32Chunk } from './tensor-chunks.js';
 
-const MAX_BUFFER_BYTES = bufferConstants.MAX_LENGTH;
 
 /**
  * The values of a small float32 tensor (at most `maxElements`), or undefined for any other: another

@@ -5,7 +5,6 @@
  * rules/dtype-attributes.json, and out of If/Loop/Scan bodies. Declared types (value_info,
  * graph outputs) fill in what the rules cannot tell; each result records where it came from.
  */
-import { readFileSync } from 'node:fs';
 import { dtypeAttribute, findAttribute } from './attributes.js';
 import { DataType, dataTypeCode } from './data-types.js';
 import type { onnx } from './generated/onnx.js';
@@ -14,6 +13,7 @@ import { normalizeDomain, type OpsetMap } from './opsets.js';
 import { elemTypeOfTypeString } from './type-strings.js';
 import { nodeTypesWithinSchema } from './type-constraints.js';
 import { effectiveOpsetVersion, schemaFor, typeVariableOfInput, typeVariableOfOutput, typesOf, type OpSchema } from './schema.js';
+import { ruleFile } from '../rules/rule-files.js';
 
 export type TypeSource = 'declared' | 'initializer' | 'attribute' | 'schema' | 'subgraph';
 
@@ -35,9 +35,7 @@ let dtypeRules: Map<string, DtypeRule> | undefined;
 
 export function attributeTypedOps(): ReadonlyMap<string, DtypeRule> {
   if (!dtypeRules) {
-    const table = JSON.parse(readFileSync(new URL('../../rules/dtype-attributes.json', import.meta.url), 'utf8')) as {
-      ops: Record<string, DtypeRule>;
-    };
+    const table = ruleFile<{ ops: Record<string, DtypeRule> }>('dtype-attributes.json');
     dtypeRules = new Map(Object.entries(table.ops));
   }
   return dtypeRules;

@@ -18,7 +18,7 @@ import { toFloat16Array } from '../onnx/float16.js';
 import { readFloat32 } from '../onnx/tensor-data.js';
 import { attributeTypedOps, inferElemTypes } from '../onnx/type-inference.js';
 import { validateModel } from '../onnx/validate.js';
-import { readFileSync } from 'node:fs';
+import { ruleFile } from '../rules/rule-files.js';
 
 export type PureTarget = typeof DataType.FLOAT16 | typeof DataType.DOUBLE;
 
@@ -73,7 +73,7 @@ interface PureRules {
 }
 let rules: PureRules | undefined;
 function pureRules(): PureRules {
-  rules ??= JSON.parse(readFileSync(new URL('../../rules/pure-precision.json', import.meta.url), 'utf8')) as PureRules;
+  rules ??= ruleFile<PureRules>('pure-precision.json');
   return rules;
 }
 

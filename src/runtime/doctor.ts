@@ -16,6 +16,7 @@ import { checkOutputs, entryExists, fileKind, OutputBatch, writeAll } from '../o
 import { findLibrary, type LibrarySearch } from './native-libraries.js';
 import { ORT_MISSING } from './ort.js';
 import { openSession, withoutInstallHint, PROVIDERS, type Provider } from './session.js';
+import { ruleFile } from '../rules/rule-files.js';
 
 /** The provider libraries ONNX Runtime looks for beside its runtime. */
 export const CUDA_PROVIDER_FILES = ['libonnxruntime_providers_cuda.so', 'libonnxruntime_providers_shared.so'] as const;
@@ -56,7 +57,7 @@ interface CudaRules {
 let cudaRules: CudaRules | undefined;
 /** What the CUDA provider of onnxruntime-node `version` needs, by its major.minor; null when the rules do not know it. */
 export function cudaNeeds(version: string): CudaVersionCheck['needs'] {
-  cudaRules ??= JSON.parse(readFileSync(new URL('../../rules/onnxruntime-cuda.json', import.meta.url), 'utf8')) as CudaRules;
+  cudaRules ??= ruleFile<CudaRules>('onnxruntime-cuda.json');
   const release = cudaRules.releases[version.split('.').slice(0, 2).join('.')];
   return release ? { cuda: release.cuda, cudnn: release.cudnn, installFlag: release.installFlag } : null;
 }

@@ -4,7 +4,6 @@
  * a mask is 0 or 1, a token type stays within its table. The rules are data (rules/input-roles.json);
  * run, compare, bench, --calibrate and tune all draw their random inputs here.
  */
-import { readFileSync } from 'node:fs';
 import type { Tensor } from 'onnxruntime-node';
 import { seededRandom, valueInfo } from '../builder/graph-builder.js';
 import { intAttribute } from '../onnx/attributes.js';
@@ -16,6 +15,7 @@ import { inferShapes, type Shape } from '../onnx/shape-inference.js';
 import { randomInputs, requiredInputs, type DimDefaults, type Feeds } from './inputs.js';
 import type { Ort } from './ort.js';
 import { newTensor } from './float16-bits.js';
+import { ruleFile } from '../rules/rule-files.js';
 
 interface IndexOpRule {
   op: string;
@@ -48,7 +48,7 @@ interface InputRoleRules {
 
 let rules: InputRoleRules | undefined;
 function roleRules(): InputRoleRules {
-  rules ??= JSON.parse(readFileSync(new URL('../../rules/input-roles.json', import.meta.url), 'utf8')) as InputRoleRules;
+  rules ??= ruleFile<InputRoleRules>('input-roles.json');
   return rules;
 }
 

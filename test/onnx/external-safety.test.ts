@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { encodeModel, onnx } from '../../src/onnx/codec.js';
 import { AmpError } from '../../src/onnx/errors.js';
-import { setDataFileHook } from '../../src/onnx/external-data.js';
+import { setDataFileHook } from '../../src/onnx/external-files.js';
 import { loadModel, saveModel } from '../../src/onnx/model-io.js';
 import { afterEach } from 'vitest';
 import { readFloat32 } from '../../src/onnx/tensor-data.js';

@@ -5,7 +5,8 @@ import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { isKnownDomain, schemaVersions } from '../../src/onnx/schema.js';
-import { buildOpLists, changesFromEnvironment, LIST_NAMES, readDefaultList, readRulesFile } from '../../src/passes/amp/op-lists.js';
+import { buildOpLists, changesFromEnvironment, LIST_NAMES, readDefaultList } from '../../src/passes/amp/op-lists.js';
+import { readRulesFile } from '../../src/passes/amp/rules-file.js';
 import { repoRoot } from '../support/corpus.js';
 
 const schema = JSON.parse(readFileSync(path.join(repoRoot, 'rules/op-list.schema.json'), 'utf8'));

@@ -20,7 +20,7 @@ import { buildMlpInference } from '../../src/builder/recipes/mlp.js';
 import { buildTransformer } from '../../src/builder/recipes/transformer.js';
 import { loadModel, saveModel } from '../../src/onnx/model-io.js';
 import { ampRewrite } from '../../src/passes/amp.js';
-import { readRulesFile } from '../../src/passes/amp/op-lists.js';
+import { readRulesFile } from '../../src/passes/amp/rules-file.js';
 import { modelAwareRandomInputs } from '../../src/runtime/calibration.js';
 import { loadOrt } from '../../src/runtime/ort.js';
 import { judgeOutput, rankCandidates, tune } from '../../src/runtime/tune.js';

@@ -10,6 +10,12 @@ const writeDoubleLE = util.float.writeDoubleLE;
 const hasOwn = Object.prototype.hasOwnProperty;
 const recursionLimit = util.recursionLimit;
 
+// Node's Buffer where there is one (its native UTF-8 length and write are faster); in a browser the
+// same bytes through protobufjs's utf8 and base64 on a Uint8Array.
+const NodeBuffer = globalThis.Buffer;
+const byteLength = NodeBuffer ? (value) => NodeBuffer.byteLength(value) : (value) => utf8.length(value);
+const allocate = NodeBuffer ? (size) => NodeBuffer.allocUnsafe(size) : (size) => new Uint8Array(size);
+
 // Lengths of sub-messages and packed varint payloads, in the order the first pass meets them; the
 // second pass reads them back in the same order.
 let sizes = new Float64Array(4096);
@@ -117,7 +123,7 @@ function writeI32(value, buf, pos) {
 
 // Strings under 40 UTF-16 units take at most 117 bytes, so their length prefix is one byte.
 function strLen(value) {
-    const len = value.length < 40 ? utf8.length(value) : Buffer.byteLength(value);
+    const len = value.length < 40 ? utf8.length(value) : byteLength(value);
     return vLen(len) + len;
 }
 
@@ -127,14 +133,21 @@ function writeStr(value, buf, pos) {
         buf[pos] = len;
         return pos + 1 + len;
     }
-    const len = Buffer.byteLength(value);
+    const len = byteLength(value);
     pos = writeV32(len, buf, pos);
-    if (len) buf.utf8Write(value, pos);
+    if (len) {
+        if (NodeBuffer) buf.utf8Write(value, pos);
+        else utf8.write(value, buf, pos);
+    }
     return pos + len;
 }
 
 function asBytes(value) {
-    return typeof value === "string" ? Buffer.from(value, "base64") : value;
+    if (typeof value !== "string") return value;
+    if (NodeBuffer) return NodeBuffer.from(value, "base64");
+    const bytes = new Uint8Array(util.base64.length(value));
+    util.base64.decode(value, bytes, 0);
+    return bytes;
 }
 
 function bytesLen(value) {
@@ -1150,7 +1163,7 @@ export function encodeMessage(typeName, message) {
     count = 0;
     cursor = 0;
     const total = pair[0](message, 0);
-    const buf = Buffer.allocUnsafe(total);
+    const buf = allocate(total);
     const end = pair[1](message, buf, 0);
     if (end !== total || cursor !== count) throw new Error("encoder wrote " + end + " of " + total + " bytes");
     return buf;

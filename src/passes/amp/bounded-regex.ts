@@ -6,23 +6,32 @@
  * (backreferences, lookaround; on Node 20 also the `u` and `i` flags) is refused as BAD_OPTION, except `i`,
  * which is rewritten into character classes ([aA]) where the engine does not take it. A pattern is
  * at most MAX_PATTERN_CHARS long: V8 compiles a 1 MB pattern into a 1 MB automaton per match.
+ *
+ * Outside Node (the web page) no engine flag can be set: a pattern compiles on the backtracking
+ * engine, and what bounds it there is the Worker the page runs the pass in, which it can stop.
  */
-import v8 from 'node:v8';
 import { AmpError } from '../../onnx/errors.js';
 import { printable } from '../../onnx/printable.js';
 
 export const MAX_PATTERN_CHARS = 4096;
 
-let engineEnabled = false;
+let linearEngine: boolean | undefined;
 
 /**
- * Turns the linear engine on for this process. The flag only makes the `l` flag available: no
- * other regular expression changes.
+ * Turns the linear engine on for this process where it can be (Node's v8 module, read through
+ * process.getBuiltinModule so that the core imports no Node module); whether it is on. The flag
+ * only makes the `l` flag available: no other regular expression changes.
  */
-function enableLinearEngine(): void {
-  if (engineEnabled) return;
-  v8.setFlagsFromString('--enable-experimental-regexp-engine');
-  engineEnabled = true;
+function enableLinearEngine(): boolean {
+  if (linearEngine !== undefined) return linearEngine;
+  const v8 = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:v8') as { setFlagsFromString(flags: string): void } | undefined;
+  v8?.setFlagsFromString('--enable-experimental-regexp-engine');
+  try {
+    linearEngine = new RegExp('', 'l').flags.includes('l');
+  } catch {
+    linearEngine = false;
+  }
+  return linearEngine;
 }
 
 /**
@@ -96,7 +105,7 @@ export function boundedRegex(source: string, flags: string, option: string): Reg
   const kept = [...new Set(flags.replace(/[gy]/g, ''))].join('');
   const bad = kept.replace(/[imsu]/g, '');
   if (bad) throw new AmpError('BAD_OPTION', `${option} ${shown}: flag '${printable(bad, 10)}' is not supported (use i, m, s or u)`, { subject: option });
-  enableLinearEngine();
+  if (!enableLinearEngine()) return compileOrRefuse(source, kept, option, shown);
   try {
     return new RegExp(source, `${kept}l`);
   } catch (error) {
@@ -115,5 +124,14 @@ export function boundedRegex(source: string, flags: string, option: string): Reg
       `${option} ${shown}: this pattern cannot be matched in linear time (no backreferences or lookaround${kept.includes('u') ? ', and on this Node no u flag' : ''}); patterns run on a linear-time engine so that no name can make one run for minutes`,
       { subject: option },
     );
+  }
+}
+
+/** Outside Node: the pattern as written on the engine there is, or BAD_OPTION when it is invalid. */
+function compileOrRefuse(source: string, flags: string, option: string, shown: string): RegExp {
+  try {
+    return new RegExp(source, flags);
+  } catch (error) {
+    throw new AmpError('BAD_OPTION', `${option} ${shown} is not a valid regular expression: ${printable((error as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, ''), 200)}`, { subject: option });
   }
 }

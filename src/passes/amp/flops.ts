@@ -9,6 +9,7 @@ import { longToNumber } from '../../onnx/external-data.js';
 import type { GraphScope } from '../../onnx/graph.js';
 import { einsumLabels, ShapesById } from '../../onnx/shape-inference.js';
 import { computesOnFloat32, type NodeDecision } from './decisions.js';
+import { decodeUtf8 } from '../../onnx/utf8.js';
 
 type Shape = readonly number[];
 
@@ -152,7 +153,7 @@ function nodeFlops(decision: NodeDecision, shapes: NodeShapes): number | undefin
       const b = shapes.input(1);
       const attribute = findAttribute(node, 'equation');
       if (!a || !b || !attribute?.s?.length) return undefined;
-      const parsed = einsumLabels(Buffer.from(attribute.s).toString('utf8'), [a, b]);
+      const parsed = einsumLabels(decodeUtf8(attribute.s), [a, b]);
       return parsed ? 2 * product([...parsed.labels.values()]) * product(parsed.ellipsis) : undefined;
     }
     default:

@@ -10,7 +10,6 @@
  *     angle keeps float32's absolute precision. Example: MatMul -> Transpose -> Concat -> Cos, Sin
  *     all pinned; Cos's output (in [-1, 1]) may enter float16 after.
  */
-import { readFileSync } from 'node:fs';
 import { dtypeAttribute, findAttribute } from '../../onnx/attributes.js';
 import { DataType, dataTypeName } from '../../onnx/data-types.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
@@ -20,6 +19,7 @@ import type { ElemTypes } from '../../onnx/type-inference.js';
 import { describeNode } from './decisions.js';
 import { opRuleTable } from './op-rules.js';
 import type { PinnedNode } from './weight-range.js';
+import { ruleFile } from '../../rules/rule-files.js';
 
 type Bound = 'same' | 'max' | 'sum' | 'product' | 'unbounded';
 
@@ -55,7 +55,7 @@ interface IntegerValuedRules {
 
 let cachedRules: IntegerValuedRules | undefined;
 function readRules(): IntegerValuedRules {
-  cachedRules ??= JSON.parse(readFileSync(new URL('../../../rules/integer-valued.json', import.meta.url), 'utf8')) as IntegerValuedRules;
+  cachedRules ??= ruleFile<IntegerValuedRules>('integer-valued.json');
   return cachedRules;
 }
 

@@ -11,7 +11,6 @@
  * exporters' conventions.
  */
 import { boundedRegex } from './bounded-regex.js';
-import { readFileSync } from 'node:fs';
 import { DataType } from '../../onnx/data-types.js';
 import { AmpError } from '../../onnx/errors.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
@@ -20,6 +19,7 @@ import { opsetsOf } from '../../onnx/opsets.js';
 import { typeVariableOfInput, typeVariableOfOutput } from '../../onnx/schema.js';
 import { schemaOf } from '../../onnx/type-inference.js';
 import { retypeBoundary } from './io-types.js';
+import { ruleFile } from '../../rules/rule-files.js';
 
 interface KvRules {
   formalInputs: string[];
@@ -30,7 +30,7 @@ interface KvRules {
 
 let rules: KvRules | undefined;
 function kvRules(): KvRules {
-  rules ??= JSON.parse(readFileSync(new URL('../../../rules/kv-cache.json', import.meta.url), 'utf8')) as KvRules;
+  rules ??= ruleFile<KvRules>('kv-cache.json');
   return rules;
 }
 

@@ -12,7 +12,6 @@
  *      or retargeted and that reads a carried float32 value reads Max(value, -65504) instead.
  *      Example: Add -> Cast 'add/to_fp16' -> Softmax becomes Add -> Max 'add/clamp_fp16' -> Cast -> Softmax.
  */
-import { readFileSync } from 'node:fs';
 import { dtypeAttribute, findAttribute } from '../../onnx/attributes.js';
 import { DataType } from '../../onnx/data-types.js';
 import { onnx } from '../../onnx/generated/onnx.js';
@@ -20,6 +19,7 @@ import type { GraphScope, ModelGraph, ValueUse } from '../../onnx/graph.js';
 import { readSmallFloat32 } from '../../onnx/tensor-data.js';
 import { castNode } from './cast-node.js';
 import type { NodeDecision } from './decisions.js';
+import { ruleFile } from '../../rules/rule-files.js';
 
 interface Carrier {
   op: string;
@@ -46,7 +46,7 @@ interface MaskFillRules {
 
 let cached: MaskFillRules | undefined;
 export function readMaskFillRules(): MaskFillRules {
-  cached ??= JSON.parse(readFileSync(new URL('../../../rules/mask-fill.json', import.meta.url), 'utf8')) as MaskFillRules;
+  cached ??= ruleFile<MaskFillRules>('mask-fill.json');
   return cached;
 }
 

@@ -4,12 +4,11 @@
  * TF_AUTO_MIXED_PRECISION_GRAPH_REWRITE_<LIST>_<ADD|REMOVE>), then command-line flags.
  * An op that ends up on two lists is an error naming both: Grappler silently gives up there.
  */
-import { readFileSync } from 'node:fs';
-import { readTextFile } from '../../onnx/io-text.js';
 import { AmpError } from '../../onnx/errors.js';
 import { printable } from '../../onnx/printable.js';
 import { normalizeDomain } from '../../onnx/opsets.js';
 import { compareText } from '../../onnx/collation.js';
+import { ruleText } from '../../rules/rule-files.js';
 
 export const LIST_NAMES = ['allow', 'deny', 'infer', 'clear'] as const;
 export type ListName = (typeof LIST_NAMES)[number];
@@ -56,12 +55,12 @@ export interface UnlistedOp {
 }
 
 export function readUnlistedOps(): UnlistedOp[] {
-  const file = JSON.parse(readFileSync(new URL('../../../rules/unlisted.json', import.meta.url), 'utf8')) as { ops: UnlistedOp[] };
+  const file = JSON.parse(ruleText('unlisted.json')) as { ops: UnlistedOp[] };
   return file.ops;
 }
 
 export function readDefaultList(name: ListName): ListFile {
-  return JSON.parse(readFileSync(new URL(`../../../rules/${name}.json`, import.meta.url), 'utf8')) as ListFile;
+  return JSON.parse(ruleText(`${name}.json`)) as ListFile;
 }
 
 const key = (domain: string, op: string): string => `${normalizeDomain(domain)}:${op}`;
@@ -122,11 +121,10 @@ export function splitOps(value: string): string[] {
 }
 
 /**
- * Reads a --rules file: `{ "allow": { "add": [...], "remove": [...] }, "deny": ..., "forceFp32": [node names] }`.
- * Keys starting with '$' ($schema, $comment) are notes.
+ * A --rules file's text (`file` names it in errors): `{ "allow": { "add": [...], "remove": [...] }, "deny": ...,
+ * "forceFp32": [node names] }`. Keys starting with '$' ($schema, $comment) are notes.
  */
-export function readRulesFile(file: string): ListChangeLayer {
-  const text = readTextFile(file, '--rules');
+export function parseRulesText(text: string, file: string): ListChangeLayer {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -2,8 +2,8 @@
  * Tables in rules/ keyed by op (`{"ops": [{"op", "domain"?, …}]}`, or another key for a file that holds
  * several tables): read once, on first use, and looked up by the node's domain and op type.
  */
-import { readFileSync } from 'node:fs';
 import { normalizeDomain } from '../../onnx/opsets.js';
+import { ruleFile } from '../../rules/rule-files.js';
 
 interface OpEntry {
   op: string;
@@ -16,7 +16,7 @@ export function opRuleEntries<E extends OpEntry>(file: string, key = 'ops'): rea
   const id = `${file}#${key}`;
   let entries = tables.get(id);
   if (!entries) {
-    entries = (JSON.parse(readFileSync(new URL(`../../../rules/${file}`, import.meta.url), 'utf8')) as Record<string, E[]>)[key] ?? [];
+    entries = ruleFile<Record<string, E[]>>(file)[key] ?? [];
     tables.set(id, entries);
   }
   return entries as E[];

@@ -23,6 +23,7 @@ import { printable } from '../../onnx/printable.js';
 import type { ScopePromotions, TargetPolicy } from './target-policy.js';
 import { quantizedUnitMembers } from './quantized-units.js';
 import { opRuleTable } from './op-rules.js';
+import { decodeUtf8 } from '../../onnx/utf8.js';
 
 /** Ops whose output is a weight when every input is one (rules/weight-carriers.json), with the reason. */
 const weightCarrier = opRuleTable<{ op: string; domain?: string; reason: string }, string>('weight-carriers.json', (entry) => entry.reason);
@@ -214,7 +215,7 @@ function untypedFloatValue(
 function conditionHolds(node: onnx.INodeProto, condition: AttributeCondition | undefined): boolean {
   if (!condition) return true;
   const attribute = findAttribute(node, condition.attribute);
-  const value = attribute ? (attribute.s?.length ? Buffer.from(attribute.s).toString('utf8') : longToNumber(attribute.i ?? 0)) : condition.default;
+  const value = attribute ? (attribute.s?.length ? decodeUtf8(attribute.s) : longToNumber(attribute.i ?? 0)) : condition.default;
   return value !== undefined && condition.in.includes(value);
 }
 

@@ -9,13 +9,13 @@
  *      no longer the pattern, and the Conv runs as float between two roundings.
  * Example:  DQ(x) , DQ(w) -> Conv -> Q   stays as it is; a MatMul reading a graph input converts.
  */
-import { readFileSync } from 'node:fs';
 import { DataType } from '../../onnx/data-types.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { GraphScope } from '../../onnx/graph.js';
 import { normalizeDomain } from '../../onnx/opsets.js';
 import { printable } from '../../onnx/printable.js';
 import type { ElemTypes } from '../../onnx/type-inference.js';
+import { ruleFile } from '../../rules/rule-files.js';
 
 type Role = 'dequantize' | 'quantize' | 'quantizedOps';
 const ROLES: readonly Role[] = ['dequantize', 'quantize', 'quantizedOps'];
@@ -34,7 +34,7 @@ interface UnitRule {
 }
 
 export function readQuantizedUnitsFile(): QuantizedUnitsFile {
-  return JSON.parse(readFileSync(new URL('../../../rules/quantized-units.json', import.meta.url), 'utf8')) as QuantizedUnitsFile;
+  return ruleFile<QuantizedUnitsFile>('quantized-units.json');
 }
 
 let rulesByKey: Map<string, UnitRule> | undefined;

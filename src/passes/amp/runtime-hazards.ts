@@ -3,13 +3,13 @@
  * found before painting and painted as pins (rule runtime-hazard): the node stays float32 and the
  * Casts go around it, an equivalent graph those releases load.
  */
-import { readFileSync } from 'node:fs';
 import { intsAttribute } from '../../onnx/attributes.js';
 import type { ModelGraph } from '../../onnx/graph.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import { normalizeDomain } from '../../onnx/opsets.js';
 import { describeNode } from './decisions.js';
 import type { PinnedNode } from './weight-range.js';
+import { ruleFile } from '../../rules/rule-files.js';
 
 interface RuntimeHazard {
   id: string;
@@ -28,7 +28,7 @@ interface RuntimeHazard {
 
 let cachedHazards: RuntimeHazard[] | undefined;
 function hazards(): RuntimeHazard[] {
-  cachedHazards ??= (JSON.parse(readFileSync(new URL('../../../rules/runtime-hazards.json', import.meta.url), 'utf8')) as { hazards: RuntimeHazard[] }).hazards;
+  cachedHazards ??= ruleFile<{ hazards: RuntimeHazard[] }>('runtime-hazards.json').hazards;
   return cachedHazards;
 }
 

@@ -5,7 +5,6 @@
  * their kernel keeps the fragile arithmetic in float32", and into warnings for providers whose
  * low-precision kernels are missing or slow. `any` (the default) knows nothing and changes nothing.
  */
-import { readFileSync } from 'node:fs';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { GraphScope } from '../../onnx/graph.js';
 import { findAttribute } from '../../onnx/attributes.js';
@@ -13,6 +12,7 @@ import { DataType } from '../../onnx/data-types.js';
 import { normalizeDomain } from '../../onnx/opsets.js';
 import { describeNode, type NodeDecision } from './decisions.js';
 import type { ListName } from './op-lists.js';
+import { ruleFile } from '../../rules/rule-files.js';
 
 export const TARGETS = ['any', 'cuda', 'cpu', 'webgpu'] as const;
 export type Target = (typeof TARGETS)[number];
@@ -53,7 +53,7 @@ interface KernelRules {
 
 let cached: KernelRules | undefined;
 export function readKernelRules(): KernelRules {
-  cached ??= JSON.parse(readFileSync(new URL('../../../rules/kernels.json', import.meta.url), 'utf8')) as KernelRules;
+  cached ??= ruleFile<KernelRules>('kernels.json');
   return cached;
 }
 

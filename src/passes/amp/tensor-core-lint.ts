@@ -4,11 +4,11 @@
  * (declared, or inferred by shape-inference.ts, with --dim sizes for symbolic dimensions); a node
  * whose dimensions are not known is counted, never guessed.
  */
-import { readFileSync } from 'node:fs';
 import { intAttribute } from '../../onnx/attributes.js';
 import { slotCountOf, type GraphScope } from '../../onnx/graph.js';
 import { describeNode, type NodeDecision } from './decisions.js';
 import { FlopsTally, NodeShapes, type MatrixFlops } from './flops.js';
+import { ruleFile } from '../../rules/rule-files.js';
 
 interface TensorCoreRules {
   multiple: number;
@@ -19,7 +19,7 @@ interface TensorCoreRules {
 
 let cached: TensorCoreRules | undefined;
 export function readTensorCoreRules(): TensorCoreRules {
-  cached ??= JSON.parse(readFileSync(new URL('../../../rules/tensor-core.json', import.meta.url), 'utf8')) as TensorCoreRules;
+  cached ??= ruleFile<TensorCoreRules>('tensor-core.json');
   return cached;
 }
 

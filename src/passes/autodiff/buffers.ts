@@ -3,9 +3,9 @@
  * buffers told by their content (masks, fills, sinusoidal position tables) and constants an
  * exporter stored as initializers (rank-0 scalars, one-element values with generated names).
  */
-import { readFileSync } from 'node:fs';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import { readFloat32 } from '../../onnx/tensor-data.js';
+import { ruleFile } from '../../rules/rule-files.js';
 
 interface ParameterRules {
   nonFinite: { reason: string };
@@ -19,7 +19,7 @@ interface ParameterRules {
 
 let rules: ParameterRules | undefined;
 export function parameterRules(): ParameterRules {
-  rules ??= JSON.parse(readFileSync(new URL('../../../rules/parameters.json', import.meta.url), 'utf8')) as ParameterRules;
+  rules ??= ruleFile<ParameterRules>('parameters.json');
   return rules;
 }
 

@@ -5,11 +5,11 @@
  * asked of such a graph, exactly what our contract finds missing there. Loss scaling is never
  * silently skipped: a graph it cannot be applied to is refused with the reason.
  */
-import { readFileSync } from 'node:fs';
 import { AmpError } from '../../onnx/errors.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import { normalizeDomain } from '../../onnx/opsets.js';
 import { printable } from '../../onnx/printable.js';
+import { ruleFile } from '../../rules/rule-files.js';
 
 export type OrtTrainingRole = 'loss' | 'loss-gradient' | 'gradient' | 'accumulator' | 'loss-scale' | 'all-finite' | 'optimizer';
 
@@ -25,7 +25,7 @@ let rules: Map<string, OrtTrainingOp> | undefined;
 
 export function ortTrainingRules(): ReadonlyMap<string, OrtTrainingOp> {
   if (!rules) {
-    const file = JSON.parse(readFileSync(new URL('../../../rules/ort-training.json', import.meta.url), 'utf8')) as { ops: OrtTrainingOp[] };
+    const file = ruleFile<{ ops: OrtTrainingOp[] }>('ort-training.json');
     rules = new Map(file.ops.map((entry) => [`${entry.domain}:${entry.op}`, entry]));
   }
   return rules;

@@ -3,9 +3,6 @@
  * inlined; nothing fetched) that draws the rewritten graph colored by decision. The page's
  * behaviour is page-script.ts; this module only assembles the file.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import type { AmpReport } from '../../passes/amp.js';
 import { shapeReaderKeys } from '../../passes/amp/shape-readers.js';
 import { renderSummary } from '../summary.js';
@@ -17,23 +14,10 @@ import { packPageData, unpackPageData } from './page-data.js';
 import type { onnx } from '../../onnx/generated/onnx.js';
 import type { TrainingContract } from '../../passes/training/contract.js';
 import { trainingRegions } from './training-regions.js';
+import { DAGRE_LIBRARY } from './dagre-library.generated.js';
 
 /** Nodes drawn at once: one window of a scope. dagre's layout grows faster than linearly (with the Casts a window of 150 nodes is about 300 graph nodes: ~0.3 s; 300 nodes take ~1 s). */
 export const NODES_PER_WINDOW = 150;
-
-let layoutLibrary: string | undefined;
-
-/** dagre's browser bundle (an IIFE defining `dagre`), read from the installed package with its license. */
-function dagreBundle(): string {
-  if (!layoutLibrary) {
-    const packageJson = createRequire(import.meta.url).resolve('@dagrejs/dagre/package.json');
-    const dist = path.join(path.dirname(packageJson), 'dist');
-    const code = readFileSync(path.join(dist, 'dagre.min.js'), 'utf8').replace(/\/\/# sourceMappingURL=\S+\s*$/, '');
-    const license = readFileSync(path.join(dist, 'dagre.min.js.LEGAL.txt'), 'utf8').replace(/\*\//g, '* /');
-    layoutLibrary = `/* @dagrejs/dagre, MIT license:\n${license}\n*/\n${code}`;
-  }
-  return layoutLibrary;
-}
 
 /** JSON that is safe inside a <script> element: no `</script>` or `<!--` can appear. */
 const scriptSafeJson = (value: unknown): string =>
@@ -105,7 +89,7 @@ export function renderAuditHtml(report: AmpReport, options: HtmlReportOptions): 
 </main>
 <aside id="details"><p>Click a node to see its decision. Double-click an If/Loop/Scan (dashed border) to open its body.</p></aside>
 <script id="audit-data" type="application/json">${scriptSafeJson(packPageData(data))}</script>
-<script>${dagreBundle().replace(/<\/script/gi, '<\\/script')}</script>
+<script>${DAGRE_LIBRARY.replace(/<\/script/gi, '<\\/script')}</script>
 <script>
 var __name = function (f) { return f; };
 (${reportPage.toString()})((${unpackPageData.toString()})(JSON.parse(document.getElementById('audit-data').textContent)), dagre);

@@ -1,0 +1,126 @@
+/**
+ * The rewrite from bytes to bytes, as the command line makes it, for a caller with no file system
+ * (the web page, a build step that holds the model in memory): decode, repair what ONNX Runtime
+ * tolerates, check, rewrite, encode, and the summary and audits. The model written is the one
+ * `amp-rewrite model.onnx -o out.onnx --no-verify` writes for the same options, byte for byte
+ * (`--external-data embed` where the model keeps its weights in external data: here they are
+ * embedded). No file, process or runtime is touched: this module runs in a browser.
+ */
+import { MAX_PROTOBUF_BYTES } from '../onnx/byte-limits.js';
+import { decodeModel, encodeModel } from '../onnx/codec.js';
+import { checkModel, type CheckOptions } from '../onnx/check-model.js';
+import { AmpError, namingTheModel } from '../onnx/errors.js';
+import { embedExternalBytes } from '../onnx/external-bytes.js';
+import type { onnx } from '../onnx/generated/onnx.js';
+import { printable } from '../onnx/printable.js';
+import { repairTolerated } from '../onnx/repair.js';
+import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
+import { parseRulesText, type ListChangeLayer, type ListChanges } from '../passes/amp/op-lists.js';
+import { rewriteModel, renderTrainingSummary, type RewriteReport } from '../passes/pipeline.js';
+import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
+import { renderAuditHtml } from '../report/html/render-html.js';
+import { renderSummary } from '../report/summary.js';
+
+/** protobuf's limit on one message: a larger model must keep its weights in external data (the command line). */
+export const MAX_MODEL_BYTES = MAX_PROTOBUF_BYTES;
+
+export interface BytesRewriteOptions {
+  /** The model's name in messages and in the audit's title (its file name). */
+  source?: string;
+  mode?: AmpOptions['mode'];
+  weights?: AmpOptions['weights'];
+  ioTypes?: 'keep' | 'fp16' | 'bf16';
+  kvCache?: 'keep' | 'fp16';
+  target?: AmpOptions['target'];
+  /** Node names or /regex/ kept in float32 or run in float16 (--force-fp32, --force-fp16). */
+  forceFp32?: readonly string[];
+  forceFp16?: readonly string[];
+  /** Op list changes (--allow-add, --deny-remove, …). */
+  listChanges?: ListChanges;
+  /** A --rules file's text and name. */
+  rules?: { name: string; text: string };
+  allowNewerIr?: boolean;
+  /** The external data files, by the location the model names (or by file name). */
+  externalData?: ReadonlyMap<string, Uint8Array>;
+}
+
+export interface BytesRewrite {
+  /** The model to write: the input's own bytes when nothing changed. */
+  bytes: Uint8Array;
+  modified: boolean;
+  /** How many external tensors were embedded from the files given. */
+  embeddedTensors: number;
+  report: RewriteReport;
+  /** The summary as the command line prints it. */
+  summaryText: string;
+  auditJson(): string;
+  auditMarkdown(): string;
+  auditHtml(): string;
+}
+
+/** The AMP options the command line makes of the same choices (rewrite-command.ts ampOptionsFromArgs), without its environment. */
+function ampOptionsOf(options: BytesRewriteOptions): AmpOptions {
+  const layers: ListChangeLayer[] = [];
+  if (options.rules) layers.push(parseRulesText(options.rules.text, options.rules.name));
+  layers.push({ origin: 'page options', changes: options.listChanges ?? {} });
+  return {
+    mode: options.mode ?? ampPassInfo.options.mode.default,
+    weights: options.weights ?? ampPassInfo.options.weights.default,
+    ...(options.kvCache === 'fp16' ? { kvCache: 'fp16' as const } : {}),
+    ...(options.ioTypes && options.ioTypes !== 'keep' ? { ioTypes: options.ioTypes } : {}),
+    env: {},
+    listChanges: layers,
+    forceFp32: [...(options.forceFp32 ?? [])],
+    forceFp16: [...(options.forceFp16 ?? [])],
+    target: options.target ?? 'any',
+    dims: new Map(),
+  };
+}
+
+export function rewriteBytes(input: Uint8Array, options: BytesRewriteOptions = {}): BytesRewrite {
+  const source = options.source ?? 'model.onnx';
+  const ampOptions = ampOptionsOf(options);
+  const model = decodeModel(input, { source, allowNewerIr: options.allowNewerIr ?? false, sharedEmptyFields: true });
+  const embeddedTensors = embedExternalBytes(model, options.externalData ?? new Map());
+  const { repairs } = repairTolerated(model, { inPlace: true });
+  const check: CheckOptions = { source, allowNewerIr: options.allowNewerIr ?? false };
+  checkModel(model, { ...check, types: false });
+  let rewrite: ReturnType<typeof rewriteModel>;
+  try {
+    rewrite = rewriteModel(model, { ...ampOptions, check: { ...check, structure: false }, inPlace: true, audit: true, figures: true });
+  } catch (error) {
+    // As the command line: a validation failure is the input's when the input itself fails the check.
+    if (error instanceof AmpError && error.code === 'VALIDATION_FAILED') {
+      checkModel(repairTolerated(decodeModel(input, { source, allowNewerIr: options.allowNewerIr ?? false }), { inPlace: true }).model, { ...check, structure: false });
+    }
+    throw namingTheModel(error, source);
+  }
+  const { model: rewritten, report } = rewrite;
+  const modified = rewrite.modified || repairs.length > 0 || embeddedTensors > 0;
+  if (repairs.length) report.amp.summary.repairs = [...repairs, ...(report.amp.summary.repairs ?? [])];
+  const bytes = modified ? encodeChecked(rewritten, source) : input;
+  return {
+    bytes,
+    modified,
+    embeddedTensors,
+    report,
+    summaryText: renderSummary(report.amp.summary) + (report.training ? renderTrainingSummary(report.training) : ''),
+    auditJson: () => renderAuditJson(report.amp, report.training),
+    auditMarkdown: () => renderAuditMarkdown(report.amp, report.training),
+    auditHtml: () => renderAuditHtml(report.amp as AmpReport, { title: source, model: rewritten, ...(report.training ? { training: report.training.contract } : {}) }),
+  };
+}
+
+function encodeChecked(model: onnx.IModelProto, source: string): Uint8Array {
+  let bytes: Uint8Array;
+  try {
+    bytes = encodeModel(model);
+  } catch (error) {
+    if (error instanceof AmpError) throw error;
+    throw new AmpError('MODEL_TOO_LARGE', `${printable(source, 400)}: cannot encode the model (${(error as Error).message}); rewrite it with the command line, which keeps weights in external data`, { subject: source, cause: error });
+  }
+  if (bytes.length > MAX_MODEL_BYTES) {
+    throw new AmpError('MODEL_TOO_LARGE', `${printable(source, 400)}: the rewritten model is ${bytes.length} bytes, over protobuf's 2 GiB limit; rewrite it with the command line, which keeps weights in external data`, { subject: source });
+  }
+  return bytes;
+}

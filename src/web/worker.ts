@@ -1,0 +1,41 @@
+/// <reference lib="webworker" />
+/**
+ * The web page's Worker: the rewrite from bytes to bytes (api/rewrite-bytes.ts) off the page's
+ * thread, the phases it goes through posted as it starts each, the result posted with its buffer
+ * transferred. A typed error (AmpError) is posted as its code and message, as the command line
+ * prints it; anything else is an internal error.
+ */
+import { rewriteBytes } from '../api/rewrite-bytes.js';
+import { isAmpError } from '../onnx/errors.js';
+import { setPhaseListener } from '../onnx/phases.js';
+import type { RewriteRequest, WorkerMessage } from './messages.js';
+
+declare const self: DedicatedWorkerGlobalScope;
+
+const post = (message: WorkerMessage, transfer: Transferable[] = []): void => self.postMessage(message, transfer);
+
+self.onmessage = (event: MessageEvent<RewriteRequest>) => {
+  const request = event.data;
+  if (request?.type !== 'rewrite') return;
+  const started = performance.now();
+  setPhaseListener((name) => post({ type: 'phase', name }));
+  try {
+    const externalData = new Map(request.dataFiles.map((file) => [file.name, new Uint8Array(file.bytes)]));
+    const result = rewriteBytes(new Uint8Array(request.model.bytes), { ...request.options, source: request.model.name, externalData });
+    post({ type: 'phase', name: 'auditMs' });
+    const auditJson = result.auditJson();
+    const auditHtml = result.auditHtml();
+    // The input's own buffer when nothing changed: copied, so that the page keeps its copy.
+    const bytes = result.bytes.buffer === request.model.bytes ? result.bytes.slice() : result.bytes;
+    const buffer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.slice().buffer as ArrayBuffer);
+    post(
+      { type: 'done', bytes: buffer, modified: result.modified, embeddedTensors: result.embeddedTensors, summaryText: result.summaryText, auditJson, auditHtml, milliseconds: performance.now() - started },
+      [buffer],
+    );
+  } catch (error) {
+    if (isAmpError(error)) post({ type: 'error', code: error.code, message: error.message });
+    else post({ type: 'error', code: 'INTERNAL', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+  } finally {
+    setPhaseListener(undefined);
+  }
+};
