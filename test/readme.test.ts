@@ -35,7 +35,7 @@ export function readmeCommands(markdown: string): string[] {
 }
 
 /** The pages, in reading order: the README, then docs/ as its reference lists them, then any other page. */
-export const PAGES = ['README.md', ...['install', 'cli', 'decisions', 'verification', 'accuracy', 'training', 'audit', 'library', 'performance', 'safety', 'layout'].map((p) => `docs/${p}.md`)];
+export const PAGES = ['README.md', ...['install', 'cli', 'decisions', 'verification', 'accuracy', 'training', 'audit', 'web', 'library', 'performance', 'safety', 'layout'].map((p) => `docs/${p}.md`)];
 const allPages = [...PAGES, ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`).filter((p) => !PAGES.includes(p))];
 
 /** Shell lines the README runs besides amp-rewrite: making the folder its outputs go to. */

@@ -23,20 +23,21 @@ header { padding: 14px 24px; background: #1d2430; color: #fff; }
 header h1 { font-size: 18px; margin: 0; }
 header p { margin: 4px 0 0; color: #c9d1dc; }
 main { padding: 16px 24px; display: grid; grid-template-columns: minmax(320px, 420px) 1fr; gap: 20px; }
-section { background: #fff; border: 1px solid #dde2e8; border-radius: 6px; padding: 12px 16px; }
+section { margin-bottom: 16px; background: #fff; border: 1px solid #dde2e8; border-radius: 6px; padding: 12px 16px; }
 #drop { border: 2px dashed #9aa7b6; border-radius: 6px; padding: 18px; text-align: center; }
 #drop.over { border-color: #2f6fde; background: #eef4ff; }
 label { display: block; margin: 6px 0 2px; font-weight: 600; }
 select, input[type=text], textarea { width: 100%; box-sizing: border-box; font: inherit; }
 textarea { height: 3.2em; }
 fieldset { border: 1px solid #dde2e8; margin: 8px 0; }
+.grid2 { display: grid; grid-template-columns: 1fr 1fr; gap: 0 12px; }
 .lists { display: grid; grid-template-columns: auto 1fr 1fr; gap: 4px 8px; align-items: center; }
 button { font: inherit; padding: 6px 16px; margin-top: 10px; }
 #status { margin-left: 10px; color: #4a5564; }
 #error { color: #a1141e; white-space: pre-wrap; }
 pre[data-role=summary] { white-space: pre-wrap; font-size: 12.5px; background: #f3f5f8; padding: 10px; overflow: auto; }
 #downloads a { margin-right: 14px; }
-iframe#audit { width: 100%; height: 760px; border: 1px solid #dde2e8; background: #fff; }
+iframe#audit { display: block; width: calc(100% - 48px); height: 820px; margin: 0 24px 24px; border: 1px solid #dde2e8; background: #fff; }
 .lacks { color: #4a5564; font-size: 13px; }
 `;
 
@@ -67,11 +68,13 @@ export function webPageHtml(parts: WebPageParts): string {
     </div>
     <fieldset>
       <legend>Options (the command line's)</legend>
-      <label for="mode">--mode</label><select id="mode">${options(mode.choices, mode.default)}</select>
-      <label for="target">--target</label><select id="target">${options(TARGETS, 'any')}</select>
-      <label for="weights">--weights</label><select id="weights">${options(weights.choices, weights.default)}</select>
-      <label for="io-types">--io-types</label><select id="io-types">${options(['keep', 'fp16', 'bf16'], 'keep')}</select>
-      <label for="kv-cache">--kv-cache</label><select id="kv-cache">${options(['keep', 'fp16'], 'keep')}</select>
+      <div class="grid2">
+        <div><label for="mode">--mode</label><select id="mode">${options(mode.choices, mode.default)}</select></div>
+        <div><label for="target">--target</label><select id="target">${options(TARGETS, 'any')}</select></div>
+        <div><label for="weights">--weights</label><select id="weights">${options(weights.choices, weights.default)}</select></div>
+        <div><label for="io-types">--io-types</label><select id="io-types">${options(['keep', 'fp16', 'bf16'], 'keep')}</select></div>
+        <div><label for="kv-cache">--kv-cache</label><select id="kv-cache">${options(['keep', 'fp16'], 'keep')}</select></div>
+      </div>
       <label for="force-fp32">--force-fp32 (node names or /regex/, one a line)</label><textarea id="force-fp32"></textarea>
       <label for="force-fp16">--force-fp16</label><textarea id="force-fp16"></textarea>
       <label>op lists (comma-separated op types)</label>
@@ -86,6 +89,12 @@ export function webPageHtml(parts: WebPageParts): string {
     <progress id="progress" hidden></progress><span id="status"></span>
     <p id="error" hidden></p>
   </section>
+</div>
+<div>
+  <section id="results" hidden>
+    <div id="downloads"></div>
+    <pre data-role="summary"></pre>
+  </section>
   <section class="lacks">
     <h3>What this page does not do (the command line does)</h3>
     <ul>
@@ -96,14 +105,8 @@ export function webPageHtml(parts: WebPageParts): string {
     </ul>
   </section>
 </div>
-<div>
-  <section id="results" hidden>
-    <div id="downloads"></div>
-    <pre data-role="summary"></pre>
-  </section>
-  <iframe id="audit" title="the visual audit" sandbox="allow-scripts"></iframe>
-</div>
 </main>
+<iframe id="audit" title="the visual audit" sandbox="allow-scripts"></iframe>
 <script>${parts.pageCode}</script>
 </body>
 </html>
