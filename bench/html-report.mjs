@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CHROMIUM, launchChromium } from './chromium.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const CHROMIUM = process.env.AMP_REWRITE_CHROMIUM ?? '/usr/bin/chromium';
 const NODES_PER_LAYER = 31;
 
 const since = (start) => Number(process.hrtime.bigint() - start) / 1e6;
@@ -23,7 +23,6 @@ export async function htmlReportLoad({ nodes: targetNodes = 50_000 } = {}) {
   const { buildTransformer } = await import(path.join(root, 'dist/builder/recipes/transformer.js'));
   const { ampRewrite } = await import(path.join(root, 'dist/passes/amp.js'));
   const { renderAuditHtml, NODES_PER_WINDOW } = await import(path.join(root, 'dist/report/html/render-html.js'));
-  const { chromium } = await import('playwright-core');
 
   const layers = Math.max(1, Math.round(targetNodes / NODES_PER_LAYER));
   const model = buildTransformer({ batch: 1, sequence: 4, model: 8, heads: 2, ffn: 16, layers, vocab: 0, seed: 1 });
@@ -36,13 +35,7 @@ export async function htmlReportLoad({ nodes: targetNodes = 50_000 } = {}) {
   const file = path.join(dir, 'audit.html');
   writeFileSync(file, html);
 
-  const context = await chromium.launchPersistentContext(path.join(dir, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    offline: true,
-    viewport: { width: 1400, height: 860 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  const context = await launchChromium(dir);
   try {
     const page = await context.newPage();
     start = process.hrtime.bigint();

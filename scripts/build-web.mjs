@@ -28,7 +28,9 @@ try {
 }
 
 async function bundle(entry) {
-  const built = await rolldown({ input: path.join(root, entry), platform: 'browser', logLevel: 'warn' });
+  // onnxruntime-web finds its files through import.meta.url; the page hands it the .wasm as bytes and
+  // starts no Worker of its, so an empty import.meta (what an IIFE has) is what it gets, said here once.
+  const built = await rolldown({ input: path.join(root, entry), platform: 'browser', logLevel: 'warn', transform: { define: { 'import.meta': '{}' } } });
   const { output } = await built.generate({ format: 'iife', minify: true });
   return output[0].code;
 }
@@ -58,12 +60,15 @@ function auditScripts(workerCode) {
 const scriptSafeString = (text) => JSON.stringify(text).replace(/<\//g, '<\\/').replace(/<!--/g, '<\\!--');
 
 const workerCode = await bundle('src/web/worker.ts');
-const pageCode = `const AMP_WORKER_SOURCE = ${scriptSafeString(workerCode)};\n${await bundle('src/web/page.ts')}`;
+// onnxruntime-web's WebAssembly runtime (the build its wasm entry loads), carried by the page for the verification.
+const ortWasm = readFileSync(path.join(root, 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm')).toString('base64');
+const pageCode = `const AMP_WORKER_SOURCE = ${scriptSafeString(workerCode)};\nconst AMP_ORT_WASM_BASE64 = "${ortWasm}";\n${await bundle('src/web/page.ts')}`;
 if (/<\/script/i.test(pageCode)) throw new Error('build-web: the page script holds "</script", which would end its element');
 const { webPageHtml } = await import(path.join(root, 'dist/web/page-html.js'));
 const csp = [
   "default-src 'none'",
-  `script-src ${[pageCode, ...auditScripts(workerCode)].map(sha256).join(' ')}`,
+  // WebAssembly compiles only with 'wasm-unsafe-eval' (onnxruntime-web in the Worker, which inherits this policy); no JavaScript eval.
+  `script-src 'wasm-unsafe-eval' ${[pageCode, ...auditScripts(workerCode)].map(sha256).join(' ')}`,
   'worker-src blob:',
   "style-src 'unsafe-inline'",
   'img-src data: blob:',

@@ -1,11 +1,20 @@
 /**
  * amp-rewrite's browser entry (`amp-rewrite/browser`): the codec, the pass, the summary and the
- * audits from bytes to bytes, with no Node module in its module graph (test/browser-entry.test.ts
- * bundles it for the browser and runs it where there is no Buffer, process or file system). What
- * needs files, processes or ONNX Runtime (loading from paths, verification, calibration,
- * training) is the Node entry's, `amp-rewrite`.
+ * audits from bytes to bytes, and the verification on an ONNX Runtime the caller hands it
+ * (onnxruntime-web), with no Node module in its module graph (test/browser-entry.test.ts bundles it
+ * for the browser and runs it where there is no Buffer, process or file system). What needs files
+ * or processes (loading from paths, calibration, tune, training) is the Node entry's, `amp-rewrite`.
  */
-export { rewriteBytes, MAX_MODEL_BYTES, type BytesRewriteOptions, type BytesRewrite } from './api/rewrite-bytes.js';
+export {
+  rewriteBytes,
+  rewriteAndVerifyBytes,
+  MAX_MODEL_BYTES,
+  type BytesRewriteOptions,
+  type BytesRewrite,
+  type BytesVerifier,
+  type VerifiedBytesRewrite,
+} from './api/rewrite-bytes.js';
+export type { Verification } from './runtime/result-types.js';
 export { decodeModel, encodeModel, onnx, SUPPORTED_IR_VERSION, type DecodeOptions } from './onnx/codec.js';
 export { AmpError, isAmpError, EXIT_CODES, type AmpErrorCode } from './onnx/errors.js';
 export { embedExternalBytes, dataFileKey } from './onnx/external-bytes.js';

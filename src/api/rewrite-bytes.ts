@@ -4,7 +4,9 @@
  * tolerates, check, rewrite, encode, and the summary and audits. The model written is the one
  * `amp-rewrite model.onnx -o out.onnx --no-verify` writes for the same options, byte for byte
  * (`--external-data embed` where the model keeps its weights in external data: here they are
- * embedded). No file, process or runtime is touched: this module runs in a browser.
+ * embedded). `rewriteAndVerifyBytes` verifies first, as the command line does by default, on the
+ * ONNX Runtime the caller hands it (onnxruntime-web in the page). No file or process is touched:
+ * this module runs in a browser.
  */
 import { MAX_PROTOBUF_BYTES } from '../onnx/byte-limits.js';
 import { decodeModel, encodeModel } from '../onnx/codec.js';
@@ -19,7 +21,15 @@ import { parseRulesText, type ListChangeLayer, type ListChanges } from '../passe
 import { rewriteModel, renderTrainingSummary, type RewriteReport } from '../passes/pipeline.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
-import { renderSummary } from '../report/summary.js';
+import { renderSummary, type VerifiedSummary } from '../report/summary.js';
+import { DEFAULT_TOLERANCE } from '../runtime/compare.js';
+import type { InferenceSession } from 'onnxruntime-node';
+import { withFloat16Bits } from '../runtime/float16-bits.js';
+import type { Ort } from '../runtime/ort.js';
+import type { Verification } from '../runtime/result-types.js';
+import { rewritesAsTraining } from '../passes/pipeline.js';
+import { verifyRewrite, type SessionOpener } from '../runtime/verify.js';
+import { DEFAULT_HEADROOM, MAX_VERIFY_ROUNDS, tooLargeToRunTwice } from '../runtime/verify-defaults.js';
 
 /** protobuf's limit on one message: a larger model must keep its weights in external data (the command line). */
 export const MAX_MODEL_BYTES = MAX_PROTOBUF_BYTES;
@@ -78,8 +88,21 @@ function ampOptionsOf(options: BytesRewriteOptions): AmpOptions {
 }
 
 export function rewriteBytes(input: Uint8Array, options: BytesRewriteOptions = {}): BytesRewrite {
+  return rewriteWith(input, options);
+}
+
+/** What a verification hands the rewrite: its verdict, and the pins the rewrite is to be made with. */
+interface VerifiedFigures {
+  verification: Verification;
+  ranges: Map<string, number>;
+  limit: number;
+}
+
+function rewriteWith(input: Uint8Array, options: BytesRewriteOptions, verified?: VerifiedFigures): BytesRewrite {
   const source = options.source ?? 'model.onnx';
   const ampOptions = ampOptionsOf(options);
+  // As the command line: the rewrite is made with the pins the verification found, the very model it judged.
+  if (verified && verified.verification.status !== 'not-verified' && verified.ranges.size) Object.assign(ampOptions, { activationRanges: verified.ranges, activationLimit: verified.limit });
   const model = decodeModel(input, { source, allowNewerIr: options.allowNewerIr ?? false, sharedEmptyFields: true });
   const embeddedTensors = embedExternalBytes(model, options.externalData ?? new Map());
   const { repairs } = repairTolerated(model, { inPlace: true });
@@ -98,6 +121,7 @@ export function rewriteBytes(input: Uint8Array, options: BytesRewriteOptions = {
   const { model: rewritten, report } = rewrite;
   const modified = rewrite.modified || repairs.length > 0 || embeddedTensors > 0;
   if (repairs.length) report.amp.summary.repairs = [...repairs, ...(report.amp.summary.repairs ?? [])];
+  if (verified) (report.amp.summary as VerifiedSummary).verification = { ...verified.verification, ...(verified.verification.status === 'fail' ? { modelWritten: false } : {}) };
   const bytes = modified ? encodeChecked(rewritten, source) : input;
   return {
     bytes,
@@ -123,4 +147,73 @@ function encodeChecked(model: onnx.IModelProto, source: string): Uint8Array {
     throw new AmpError('MODEL_TOO_LARGE', `${printable(source, 400)}: the rewritten model is ${bytes.length} bytes, over protobuf's 2 GiB limit; rewrite it with the command line, which keeps weights in external data`, { subject: source });
   }
   return bytes;
+}
+
+/**
+ * The ONNX Runtime a verification runs on (the page: onnxruntime-web's WebAssembly build), and how
+ * it makes a session of a model with the session options given (`(model, options) =>
+ * ort.InferenceSession.create(model, { ...options, executionProviders: ['wasm'] })`). Typed
+ * loosely, so that these declarations name no ONNX Runtime type.
+ */
+export interface BytesVerifier {
+  ort: object;
+  open: (model: Uint8Array, options: Record<string, unknown>) => Promise<object>;
+}
+
+/** The verifier's sessions as the verification opens them: float16 as bits, a refusal as RUNTIME_FAILED, on its CPU provider. */
+function sessionOpener(verifier: BytesVerifier): SessionOpener {
+  const ort = verifier.ort as Ort;
+  return async (model, _providers, options = {}) => {
+    let session: InferenceSession;
+    try {
+      session = (await verifier.open(model, { ...options })) as InferenceSession;
+    } catch (error) {
+      throw new AmpError('RUNTIME_FAILED', `ONNX Runtime cannot load the model: ${printable(String((error as Error)?.message ?? error).split('\n')[0] ?? '', 600)}`, { cause: error });
+    }
+    return { session: withFloat16Bits(session), provider: 'cpu', skipped: [], ort };
+  };
+}
+
+export interface VerifiedBytesRewrite extends BytesRewrite {
+  verification: Verification;
+  /** False when the rewrite failed its verification: the command line writes nothing then, and exits 1. */
+  written: boolean;
+}
+
+/**
+ * Verifies, then rewrites, as `amp-rewrite model.onnx -o out.onnx` does by default: the float32
+ * model and its rewrite run on one seeded batch of random inputs under emulated float16 numerics on
+ * the verifier's CPU provider, pins found on the way kept float32, the verdict in the summary. A
+ * rewrite that fails is `written: false`: the caller must not ship it.
+ */
+export async function rewriteAndVerifyBytes(input: Uint8Array, options: BytesRewriteOptions, verifier: BytesVerifier): Promise<VerifiedBytesRewrite> {
+  const verified = await verifyBytes(input, options, verifier);
+  const rewrite = rewriteWith(input, options, verified);
+  return { ...rewrite, verification: verified.verification, written: verified.verification.status !== 'fail' };
+}
+
+async function verifyBytes(input: Uint8Array, options: BytesRewriteOptions, verifier: BytesVerifier): Promise<VerifiedFigures> {
+  const notVerified = (reason: string): VerifiedFigures => ({ verification: { status: 'not-verified', reason }, ranges: new Map(), limit: Infinity });
+  const source = options.source ?? 'model.onnx';
+  // The model the rewrite starts from, made the same way: decoded, its external data embedded, repaired.
+  const model = decodeModel(input, { source, allowNewerIr: options.allowNewerIr ?? false });
+  embedExternalBytes(model, options.externalData ?? new Map());
+  repairTolerated(model, { inPlace: true });
+  if (rewritesAsTraining(model, {})) return notVerified('a training graph; amp-rewrite train --compare fp32,amp runs its steps against float32');
+  const tooLarge = tooLargeToRunTwice(input.length + [...(options.externalData ?? new Map()).values()].reduce((sum, bytes) => sum + bytes.length, 0));
+  if (tooLarge) return notVerified(tooLarge);
+  const result = await verifyRewrite(verifier.ort as Ort, model, {
+    ampOptions: ampOptionsOf(options),
+    inputs: [],
+    dims: new Map(),
+    seed: 0,
+    scale: 1,
+    distribution: 'uniform',
+    headroom: DEFAULT_HEADROOM,
+    providers: ['cpu'],
+    tolerance: { ...DEFAULT_TOLERANCE },
+    maxRounds: MAX_VERIFY_ROUNDS,
+    open: sessionOpener(verifier),
+  });
+  return result;
 }

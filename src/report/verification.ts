@@ -18,7 +18,7 @@ function whatRan(v: Verification, low: string): string {
   const batches = `${v.batches ?? 1} batch${v.batches === 1 || v.batches === undefined ? '' : 'es'}`;
   const inputs = v.inputs === 'files' ? `${batches} of --inputs` : `${batches} of random inputs (seed ${v.seed ?? 0})`;
   const numerics = v.numerics === 'emulate' ? `emulated ${low} numerics` : `native numerics`;
-  return `${inputs}, ${numerics} on ${v.provider ?? 'cpu'} (onnxruntime-node ${v.runtime ?? '?'})`;
+  return `${inputs}, ${numerics} on ${v.provider ?? 'cpu'} (${v.runtimeName ?? 'onnxruntime-node'} ${v.runtime ?? '?'})`;
 }
 
 function pinnedText(v: Verification): string {

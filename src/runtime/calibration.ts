@@ -24,10 +24,14 @@ import { instrument } from './instrument.js';
 import type { Numerics } from './numerics.js';
 import { runtimeLogSeverity, type Ort } from './ort.js';
 import { createSession } from './session.js';
+import { addOverflowOrigins, hasNonFinite } from './overflow-origins.js';
+import { DEFAULT_HEADROOM } from './verify-defaults.js';
+
+export { addOverflowOrigins };
 import type { CalibrationFigures } from './result-types.js';
 
 /** Default headroom: a value above half of float16's max pins its nodes. */
-export const DEFAULT_HEADROOM = 2;
+export { DEFAULT_HEADROOM };
 
 // Random inputs that respect the model are drawn in input-roles.ts, for every command.
 export { gatherIndexInputs, modelAwareRandomInputs, type RandomInputOptions } from './input-roles.js';
@@ -72,7 +76,6 @@ function accumulate(stats: Map<string, Accumulator>, name: string, data: Float32
   stats.set(name, entry);
 }
 
-const hasNonFinite = (data: Float32Array): boolean => data.some((v) => !Number.isFinite(v));
 
 export async function calibrate(ort: Ort, model: onnx.IModelProto, batches: readonly Feeds[], options: CalibrationOptions): Promise<Calibration> {
   const headroom = options.headroom ?? DEFAULT_HEADROOM;
@@ -106,28 +109,6 @@ export async function calibrate(ort: Ort, model: onnx.IModelProto, batches: read
   }
   for (const name of overflowOrigins) ranges.set(name, Infinity);
   return { ranges, flushedShares, limit: FLOAT16_MAX / headroom, batches: batches.length, numerics: options.numerics, overflowOrigins };
-}
-
-/**
- * Where overflows start, into `origins`: the exposed outputs that hold an inf or NaN (and did not in
- * float32) of nodes whose exposed inputs are all finite, not everything downstream of them.
- * Calibration and the rewrite's verification both read a run of the emulated rewrite this way.
- */
-export function addOverflowOrigins(
-  nodes: Iterable<onnx.INodeProto>,
-  exposed: ReadonlySet<string>,
-  dataOf: (name: string) => unknown,
-  nonFiniteInFp32: ReadonlySet<string>,
-  origins: Set<string>,
-): void {
-  const bad = (name: string): boolean => {
-    const data = dataOf(name);
-    return data instanceof Float32Array && hasNonFinite(data);
-  };
-  for (const node of nodes) {
-    if (!(node.input ?? []).every((name) => !name || !exposed.has(name) || !bad(name))) continue;
-    for (const name of node.output ?? []) if (exposed.has(name) && !nonFiniteInFp32.has(name) && bad(name)) origins.add(name);
-  }
 }
 
 /**

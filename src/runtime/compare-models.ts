@@ -25,6 +25,9 @@ import { emulateNumerics } from '../passes/emulate-numerics.js';
 import { TOLERANCE_RULE, judgeTensors, type OutputComparison, type ToleranceRule } from './compare.js';
 import type { Feeds } from './inputs.js';
 import { defaultNumerics, modelForNumerics, type Numerics } from './numerics.js';
+import { judgedDespiteRefusal, mergeBatches, refusalNotice } from './judgement.js';
+
+export { judgedDespiteRefusal, mergeBatches, refusalNotice };
 import { openSession, type OpenedSession, type Provider } from './session.js';
 
 export type Role = 'reference' | 'candidate';
@@ -83,18 +86,6 @@ export interface PairOptions {
   /** Notices gathered while making the inputs; the report carries them. */
   notices?: string[];
 }
-
-/** ONNX Runtime found the model valid but this provider lacks a kernel for some node. */
-const KERNEL_MISSING = /Could not find an implementation for/;
-
-/**
- * Whether a model ONNX Runtime refused as it is is judged all the same: only when the refusal is a
- * kernel the provider lacks (bfloat16 on cpu) and the numerics are emulated; then `refusalNotice` says so.
- */
-export const judgedDespiteRefusal = (refused: string, numerics: Numerics): boolean => numerics === 'emulate' && KERNEL_MISSING.test(refused);
-
-export const refusalNotice = (what: string, provider: Provider, refused: string): string =>
-  `${what} does not run as it is on ${provider} (${refused}); under emulated numerics it is compared as a provider with those kernels would run it`;
 
 export async function compareModelPair(reference: ComparedModel, candidate: ComparedModel, options: PairOptions): Promise<ComparisonReport> {
   const notices = [...(options.notices ?? [])];
@@ -158,36 +149,6 @@ export function judgeRuns(reference: ModelRun, candidate: ModelRun, tolerance: T
   );
 }
 
-/** One output's figures over several batches: counts summed, errors at their worst, the worst batch's decision. */
-export function mergeBatches(rows: readonly OutputComparison[]): OutputComparison {
-  const first = rows[0] as OutputComparison;
-  if (rows.length === 1) return first;
-  const worst = rows.reduce((w, r) => (Number(!r.pass) - Number(!w.pass) || r.worstRatio - w.worstRatio) > 0 ? r : w, first);
-  const sum = (key: keyof OutputComparison) => rows.reduce((s, r) => s + (r[key] as number), 0);
-  // The largest figure over the batches that have one; NaN (no figure) when none has.
-  const max = (key: keyof OutputComparison) => {
-    const largest = rows.reduce((m, r) => (Number.isNaN(r[key] as number) ? m : Math.max(m, r[key] as number)), -Infinity);
-    return largest === -Infinity ? Number.NaN : largest;
-  };
-  const merged: OutputComparison = {
-    ...worst,
-    elements: sum('elements'),
-    finite: sum('finite'),
-    maxAbsError: max('maxAbsError'),
-    maxRelError: max('maxRelError'),
-    cosine: rows.reduce((m, r) => (Number.isNaN(r.cosine) ? m : Number.isNaN(m) ? r.cosine : Math.min(m, r.cosine)), Number.NaN),
-    referenceNonFinite: sum('referenceNonFinite'),
-    candidateNonFinite: sum('candidateNonFinite'),
-    referenceNaN: sum('referenceNaN'),
-    candidateNaN: sum('candidateNaN'),
-    referenceInf: sum('referenceInf'),
-    candidateInf: sum('candidateInf'),
-    mismatched: sum('mismatched'),
-    worstRatio: max('worstRatio'),
-    pass: rows.every((r) => r.pass),
-  };
-  return merged;
-}
 
 /** One batch's run, as the single-input comparisons use it (golden outputs, per node). */
 export interface SingleRun extends Omit<ModelRun, 'outputs'> {

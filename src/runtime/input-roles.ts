@@ -12,7 +12,7 @@ import { longToNumber } from '../onnx/external-data.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ModelGraph, type GraphScope } from '../onnx/graph.js';
 import { inferShapes, type Shape } from '../onnx/shape-inference.js';
-import { randomInputs, requiredInputs, type DimDefaults, type Feeds } from './inputs.js';
+import { randomInputs, requiredInputs, type DimDefaults, type Feeds } from './random-inputs.js';
 import type { Ort } from './ort.js';
 import { newTensor } from './float16-bits.js';
 import { ruleFile } from '../rules/rule-files.js';

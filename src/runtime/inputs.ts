@@ -1,14 +1,10 @@
 /**
- * Model inputs for runs and comparisons: random tensors from the declared shapes and types
- * (symbolic dimensions given with --dim name=value), or tensors read from files: ONNX
- * TensorProto .pb (the format of ONNX's test data), NumPy .npy, or JSON.
+ * Model inputs for runs and comparisons: tensors read from files (ONNX TensorProto .pb, the format
+ * of ONNX's test data, NumPy .npy, or JSON), and the random ones of random-inputs.ts.
  */
-import { constants as bufferConstants } from 'node:buffer';
 import { closeSync, constants as fsConstants, fstatSync, openSync, readSync } from 'node:fs';
-import { totalmem } from 'node:os';
 import path from 'node:path';
 import type { Tensor } from 'onnxruntime-node';
-import { seededRandom } from '../builder/graph-builder.js';
 import { checkTensorData } from '../onnx/check-model.js';
 import { DataType, bytesPerElement, dataTypeName } from '../onnx/data-types.js';
 import { AmpError } from '../onnx/errors.js';
@@ -20,85 +16,9 @@ import { newTensor } from './float16-bits.js';
 import type { Ort } from './ort.js';
 import { decodeTensorProto, ortTypeOf, tensorProtoToOrt } from './tensors.js';
 
-export type Feeds = Record<string, Tensor>;
+import { MAX_INPUT_BYTES, requiredInputs, type Feeds } from './random-inputs.js';
 
-/** The most bytes one input tensor may take: a quarter of the machine's memory, and one buffer at most. */
-export const MAX_INPUT_BYTES = Math.min(bufferConstants.MAX_LENGTH, Math.floor(totalmem() / 4));
-
-/** Refuses an input whose shape would not fit in memory (`--dim N=100000000`), before allocating it. */
-export function checkInputSize(info: onnx.IValueInfoProto, shape: readonly number[], elemType: number): void {
-  const count = shape.reduce((a, b) => a * b, 1);
-  const bytes = count * (bytesPerElement(elemType) ?? 8);
-  if (!Number.isSafeInteger(count) || bytes > MAX_INPUT_BYTES) {
-    throw new AmpError(
-      'BAD_OPTION',
-      `input '${printable(info.name)}' of shape [${shape.join(',')}] would take ${bytes.toExponential(3)} bytes, more than the ${MAX_INPUT_BYTES} one input may use here; give smaller --dim sizes`,
-      { subject: info.name ?? '' },
-    );
-  }
-}
-
-/** Graph inputs that are not also initializers: what a caller must feed. */
-export function requiredInputs(model: onnx.IModelProto): onnx.IValueInfoProto[] {
-  const initializers = new Set((model.graph?.initializer ?? []).map((t) => t.name));
-  return (model.graph?.input ?? []).filter((input) => !initializers.has(input.name));
-}
-
-/** How symbolic dimensions without a --dim get a size: `defaultDim` when given, each use noted in `notices`. */
-export interface DimDefaults {
-  defaultDim?: number;
-  notices?: string[];
-}
-
-export function resolveShape(info: onnx.IValueInfoProto, dims: ReadonlyMap<string, number>, defaults: DimDefaults = {}): number[] {
-  const shape = info.type?.tensor_type?.shape?.dim ?? [];
-  return shape.map((d, i) => {
-    if (d.dim_value != null && Object.hasOwn(d, 'dim_value')) return longToNumber(d.dim_value);
-    const param = d.dim_param ?? '';
-    const value = dims.get(param) ?? defaults.defaultDim;
-    if (value !== undefined && !dims.has(param)) {
-      const notice = `input '${info.name}' dimension ${i}${param ? ` ('${param}')` : ''} set to ${value}; give it with --dim ${param || 'name'}=<size>`;
-      if (!defaults.notices?.includes(notice)) defaults.notices?.push(notice);
-    }
-    if (value === undefined) {
-      throw new AmpError(
-        'BAD_OPTION',
-        `input '${info.name}' dimension ${i} is ${param ? `'${param}'` : 'unknown'}; give it with --dim ${param || 'name'}=<size>`,
-        { subject: info.name ?? '' },
-      );
-    }
-    return value;
-  });
-}
-
-/** Random inputs: floats uniform in [-1, 1), integers in [0, 10), booleans; the same seed gives the same tensors. */
-export function randomInputs(ort: Ort, model: onnx.IModelProto, options: { dims?: ReadonlyMap<string, number>; seed?: number } & DimDefaults = {}): Feeds {
-  const random = seededRandom(options.seed ?? 0);
-  const feeds: Feeds = {};
-  for (const info of requiredInputs(model)) {
-    const elemType = info.type?.tensor_type?.elem_type;
-    if (!elemType) throw new AmpError('BAD_OPTION', `input '${info.name}' is not a tensor; pass it with --inputs`, { subject: info.name ?? '' });
-    const shape = resolveShape(info, options.dims ?? new Map(), options);
-    checkInputSize(info, shape, elemType);
-    const count = shape.reduce((a, b) => a * b, 1);
-    feeds[info.name ?? ''] = newTensor(ort, ortTypeOf(elemType), randomValues(elemType, count, random), shape);
-  }
-  return feeds;
-}
-
-function randomValues(elemType: number, count: number, random: () => number): ArrayBufferView | string[] {
-  switch (elemType) {
-    case DataType.FLOAT: return Float32Array.from({ length: count }, () => random() * 2 - 1);
-    case DataType.DOUBLE: return Float64Array.from({ length: count }, () => random() * 2 - 1);
-    case DataType.FLOAT16: return Uint16Array.from({ length: count }, () => float32ToFloat16Bits(random() * 2 - 1));
-    case DataType.INT64: return BigInt64Array.from({ length: count }, () => BigInt(Math.floor(random() * 10)));
-    case DataType.INT32: return Int32Array.from({ length: count }, () => Math.floor(random() * 10));
-    case DataType.BOOL: return Uint8Array.from({ length: count }, () => (random() < 0.5 ? 1 : 0));
-    case DataType.UINT8: return Uint8Array.from({ length: count }, () => Math.floor(random() * 256));
-    case DataType.INT8: return Int8Array.from({ length: count }, () => Math.floor(random() * 256) - 128);
-    default: throw new AmpError('BAD_OPTION', `cannot make random ${dataTypeName(elemType)} inputs; pass them with --inputs`);
-  }
-}
+export { checkInputSize, MAX_INPUT_BYTES, randomInputs, requiredInputs, resolveShape, type DimDefaults, type Feeds } from './random-inputs.js';
 
 /** Inputs from files: `name=file` pairs or bare files taken in input order; .pb, .npy or .json. */
 export function inputsFromFiles(ort: Ort, model: onnx.IModelProto, specs: readonly string[]): Feeds {

@@ -96,8 +96,10 @@ export interface Verification {
   batches?: number;
   provider?: Provider;
   numerics?: Numerics;
-  /** The onnxruntime-node release that ran it. */
+  /** The release of the runtime that ran it (onnxruntime-node, or runtimeName). */
   runtime?: string;
+  /** The runtime where it is not onnxruntime-node: 'onnxruntime-web' in the web page. */
+  runtimeName?: string;
   /** Rewrite-and-run rounds: 1 when the first rewrite passed. */
   rounds?: number;
   /** float16's max divided by the headroom: the magnitude from which a value pins its nodes. */

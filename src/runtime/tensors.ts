@@ -10,6 +10,7 @@ import { tensorRawBytes } from '../onnx/external-data.js';
 import { onnx } from '../onnx/generated/onnx.js';
 import { checkWireFormat } from '../onnx/strict-wire.js';
 import { newTensor } from './float16-bits.js';
+import { decodeUtf8, encodeUtf8 } from '../onnx/utf8.js';
 import type { Ort } from './ort.js';
 
 export type OrtType = Tensor.Type;
@@ -55,7 +56,7 @@ export function tensorProtoValues(tensor: onnx.ITensorProto): ArrayBufferView | 
   const spec = ORT_TYPES[dataType];
   if (!spec) throw new AmpError('BAD_OPTION', `tensor '${tensor.name ?? ''}': type ${dataTypeName(dataType)} is not supported here`);
   const count = dimsOf(tensor).reduce((a, b) => a * b, 1);
-  if (dataType === DataType.STRING) return (tensor.string_data ?? []).map((bytes) => Buffer.from(bytes).toString('utf8'));
+  if (dataType === DataType.STRING) return (tensor.string_data ?? []).map((bytes) => decodeUtf8(bytes));
   const raw = tensorRawBytes(tensor);
   const array = spec.array!;
   if (raw && raw.length) {
@@ -85,7 +86,7 @@ export function tensorProtoToOrt(ort: Ort, tensor: onnx.ITensorProto): Tensor {
 export function ortToTensorProto(tensor: Tensor, name: string): onnx.TensorProto {
   const dataType = dataTypeOfOrt(tensor.type);
   const proto = onnx.TensorProto.create({ name, dims: [...tensor.dims], data_type: dataType });
-  if (dataType === DataType.STRING) proto.string_data = (tensor.data as string[]).map((s) => Buffer.from(s, 'utf8'));
+  if (dataType === DataType.STRING) proto.string_data = (tensor.data as string[]).map((s) => encodeUtf8(s));
   else {
     const data = tensor.data as ArrayBufferView;
     proto.raw_data = new Uint8Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));

@@ -14,6 +14,7 @@ import { AmpError, type AmpErrorCode } from '../onnx/errors.js';
 import type { AmpOptions } from '../passes/amp.js';
 import type { ToleranceRule } from './compare.js';
 import { frame, unframe } from './framed.js';
+import { tooLargeToRunTwice } from './verify-defaults.js';
 import type { Numerics } from './numerics.js';
 import type { Provider, Verification } from './result-types.js';
 
@@ -51,7 +52,7 @@ export interface VerifiedFigures {
 }
 
 /** The verification's rounds: the first rewrite and at most two repairs. */
-export const MAX_VERIFY_ROUNDS = 3;
+export { MAX_VERIFY_ROUNDS } from './verify-defaults.js';
 
 export const encodeRanges = (ranges: ReadonlyMap<string, number>): Array<[string, number | 'inf']> =>
   [...ranges].map(([name, value]) => [name, Number.isFinite(value) ? value : 'inf']);
@@ -99,7 +100,8 @@ export function runtimeInstalled(): boolean {
  */
 export function tooLargeToVerify(bytes: number, available: number = freemem()): string | undefined {
   const gib = (n: number) => `${(n / 2 ** 30).toFixed(2)} GiB`;
-  if (bytes > 1.5 * 2 ** 30) return `the model (${gib(bytes)}) is too large to run twice here: its copy with every value exposed must be one protobuf message, under 2 GiB; run amp-rewrite compare on the written model where it fits`;
+  const cannot = tooLargeToRunTwice(bytes);
+  if (cannot) return cannot;
   if (3 * bytes + 2 ** 28 > available) return `the model (${gib(bytes)}) is too large to run twice in this machine's free memory (${gib(available)}); run amp-rewrite compare on the written model where it fits`;
   return undefined;
 }

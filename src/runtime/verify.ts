@@ -16,7 +16,9 @@
  * The reference runs once and the rewrite once per round; a rewrite that passes costs one
  * instrumented float32 run, one session check and one run of the rewrite. Everything here runs in
  * the verification worker (verify-worker.ts), so a crash inside ONNX Runtime ends that process,
- * not the rewrite.
+ * not the rewrite; or in the web page's Worker on onnxruntime-web. Sessions are opened, and input
+ * files read, through the functions the caller passes: this module touches no file and no runtime
+ * of its own, so it runs in a browser too.
  */
 import type { InferenceSession, Tensor } from 'onnxruntime-node';
 import { encodeModel } from '../onnx/codec.js';
@@ -28,17 +30,22 @@ import { printable } from '../onnx/printable.js';
 import { ampRewrite, type AmpOptions } from '../passes/amp.js';
 import { emulateNumerics } from '../passes/emulate-numerics.js';
 import { judgeTensors, type OutputComparison, type ToleranceRule } from './compare.js';
-import { judgedDespiteRefusal, mergeBatches, refusalNotice } from './compare-models.js';
-import { feedsForEachSide } from './compare-inputs.js';
-import { inputBatchSpecs } from './input-folders.js';
+import { judgedDespiteRefusal, mergeBatches, refusalNotice } from './judgement.js';
+import { feedsForEachSide } from './side-feeds.js';
 import { modelAwareRandomInputs } from './input-roles.js';
-import { inputsFromFiles, type Feeds } from './inputs.js';
-import { addOverflowOrigins } from './calibration.js';
+import type { Feeds } from './random-inputs.js';
+import { addOverflowOrigins } from './overflow-origins.js';
 import { instrument } from './instrument.js';
 import { defaultNumerics, type Numerics } from './numerics.js';
 import type { Ort } from './ort.js';
 import type { Verification } from './result-types.js';
-import { AS_WRITTEN, openSession, type Provider } from './session.js';
+import type { OpenedSession, Provider } from './session.js';
+
+/** The model as written, without ONNX Runtime's graph optimizations (session.ts AS_WRITTEN says why). */
+const AS_WRITTEN: InferenceSession.SessionOptions = { graphOptimizationLevel: 'disabled' };
+
+/** Opens a session of `model` on the first of `providers` that starts (session.ts openSession in Node). */
+export type SessionOpener = (model: Uint8Array, providers: readonly Provider[], options?: InferenceSession.SessionOptions) => Promise<OpenedSession>;
 
 export interface VerifyOptions {
   /** The rewrite's options, as the command line or the API passes them to the pass. */
@@ -57,6 +64,9 @@ export interface VerifyOptions {
   numerics?: Numerics;
   tolerance: ToleranceRule;
   maxRounds: number;
+  open: SessionOpener;
+  /** The batches of `inputs` (files or folders): the command line's reader; required when `inputs` is not empty. */
+  readInputs?: (ort: Ort, model: onnx.IModelProto, inputs: readonly string[]) => Feeds[];
 }
 
 /** The verdict, and the figures the rewrite is to be made with: the same pins make the same model. */
@@ -80,7 +90,7 @@ export async function verifyRewrite(ort: Ort, model: onnx.IModelProto, options: 
     limit,
     inputs: options.inputs.length ? 'files' : 'random',
     ...(options.inputs.length ? {} : { seed: options.seed }),
-    runtime: String(ort.env.versions?.node ?? 'unknown'),
+    ...runtimeOf(ort),
     tolerance: { ...options.tolerance },
     notices,
   };
@@ -147,14 +157,26 @@ export async function verifyRewrite(ort: Ort, model: onnx.IModelProto, options: 
   return finish(last);
 }
 
+/** The runtime's release, and its name where it is not onnxruntime-node (the page's onnxruntime-web). */
+function runtimeOf(ort: Ort): Pick<Verification, 'runtime' | 'runtimeName'> {
+  const versions = (ort.env.versions ?? {}) as Record<string, string | undefined>;
+  if (versions.node === undefined && versions.web !== undefined) return { runtime: versions.web, runtimeName: 'onnxruntime-web' };
+  return { runtime: String(versions.node ?? 'unknown') };
+}
+
 function referenceBatches(ort: Ort, model: onnx.IModelProto, options: VerifyOptions, notices: string[]): Feeds[] {
-  if (options.inputs.length) return inputBatchSpecs(model, options.inputs).map((files) => inputsFromFiles(ort, model, files));
+  if (options.inputs.length) {
+    if (!options.readInputs) throw new AmpError('BAD_OPTION', 'input files cannot be read here: verify on random inputs');
+    return options.readInputs(ort, model, options.inputs);
+  }
   const random = { dims: options.dims, seed: options.seed, defaultDim: 1, notices, ...(options.scale ? { scale: options.scale } : {}), ...(options.distribution ? { distribution: options.distribution } : {}) };
   return [modelAwareRandomInputs(ort, model, random)];
 }
 
 interface ReferenceRun {
   provider: Provider;
+  /** How this verification opens its sessions (the caller's). */
+  open: SessionOpener;
   outputNames: readonly string[];
   /** The model's own outputs, per batch. */
   outputs: Array<Record<string, Tensor>>;
@@ -171,7 +193,7 @@ async function runReference(model: onnx.IModelProto, batches: readonly Feeds[], 
   const asEmulated = options.numerics !== 'native' && options.providers[0] === 'cpu' ? emulateNumerics(model) : undefined;
   const referenceModel = asEmulated?.changed ? asEmulated.model : model;
   const probe = exposeAll ? instrument(referenceModel) : { model: referenceModel, watched: [] as string[] };
-  const opened = await openSession(encodeModel(probe.model), options.providers, AS_WRITTEN);
+  const opened = await options.open(encodeModel(probe.model), options.providers, AS_WRITTEN);
   const largest = new Map<string, number>();
   const nonFinite = new Set<string>();
   const outputs: Array<Record<string, Tensor>> = [];
@@ -194,7 +216,7 @@ async function runReference(model: onnx.IModelProto, batches: readonly Feeds[], 
   } finally {
     await opened.session.release();
   }
-  return { provider: opened.provider, outputNames, outputs, watched: probe.watched, largest, nonFinite };
+  return { provider: opened.provider, open: options.open, outputNames, outputs, watched: probe.watched, largest, nonFinite };
 }
 
 interface Judged {
@@ -214,7 +236,7 @@ async function judgeCandidate(candidate: onnx.IModelProto, feeds: readonly Feeds
   let run: Array<Record<string, Tensor>> | undefined;
   try {
     // Under native numerics the check is the run itself; under emulation opening the session is the check.
-    run = numerics === 'native' ? await runAll(asIs, feeds, reference.provider) : (await openAndRelease(asIs, reference.provider, AS_WRITTEN), undefined);
+    run = numerics === 'native' ? await runAll(reference.open, asIs, feeds, reference.provider) : (await openAndRelease(reference.open, asIs, reference.provider, AS_WRITTEN), undefined);
   } catch (error) {
     if (!isAmpError(error)) throw error;
     const refused = error.message;
@@ -222,11 +244,11 @@ async function judgeCandidate(candidate: onnx.IModelProto, feeds: readonly Feeds
     notices.push(refusalNotice('the rewritten model', reference.provider, refused));
   }
   try {
-    run ??= await runAll(encodeModel(emulateNumerics(candidate).model), feeds, reference.provider, AS_WRITTEN);
+    run ??= await runAll(reference.open, encodeModel(emulateNumerics(candidate).model), feeds, reference.provider, AS_WRITTEN);
   } catch (error) {
     if (!isAmpError(error)) throw error;
     // The emulating model did not run: the rewrite itself is FAIL only if it does not run either.
-    const asIsFailure = await runAll(asIs, feeds, reference.provider).then(() => undefined, (failure: unknown) => (isAmpError(failure) ? failure.message : undefined));
+    const asIsFailure = await runAll(reference.open, asIs, feeds, reference.provider).then(() => undefined, (failure: unknown) => (isAmpError(failure) ? failure.message : undefined));
     if (asIsFailure !== undefined) return { pass: false, outputs: [], refused: asIsFailure };
     return { pass: false, outputs: [], refused: null, unverifiable: `the rewrite runs, but its emulation could not (${printable(error.message, 300)})` };
   }
@@ -245,13 +267,13 @@ async function ranOrFailed<T>(run: Promise<T>): Promise<T> {
   }
 }
 
-async function openAndRelease(model: Uint8Array, provider: Provider, sessionOptions: InferenceSession.SessionOptions): Promise<void> {
-  const opened = await openSession(model, [provider], sessionOptions);
+async function openAndRelease(open: SessionOpener, model: Uint8Array, provider: Provider, sessionOptions: InferenceSession.SessionOptions): Promise<void> {
+  const opened = await open(model, [provider], sessionOptions);
   await opened.session.release();
 }
 
-async function runAll(model: Uint8Array, batches: readonly Feeds[], provider: Provider, sessionOptions: InferenceSession.SessionOptions = {}): Promise<Array<Record<string, Tensor>>> {
-  const opened = await openSession(model, [provider], sessionOptions);
+async function runAll(open: SessionOpener, model: Uint8Array, batches: readonly Feeds[], provider: Provider, sessionOptions: InferenceSession.SessionOptions = {}): Promise<Array<Record<string, Tensor>>> {
+  const opened = await open(model, [provider], sessionOptions);
   try {
     const outputs: Array<Record<string, Tensor>> = [];
     for (const feeds of batches) outputs.push(await ranOrFailed(opened.session.run(feeds)));
@@ -270,7 +292,7 @@ async function overflowOrigins(original: onnx.IModelProto, candidate: onnx.IMode
   const running = numerics === 'emulate' ? emulateNumerics(candidate).model : candidate;
   const probe = instrument(running, new Set(reference.watched));
   const exposed = new Set(probe.watched);
-  const runs = await runAll(encodeModel(probe.model), feeds, reference.provider, AS_WRITTEN);
+  const runs = await runAll(reference.open, encodeModel(probe.model), feeds, reference.provider, AS_WRITTEN);
   const origins = new Set<string>();
   // The original's nodes: their inputs are the float32 values exposed (the rewrite's read Casts).
   const nodes = new ModelGraph(original).main.currentNodes();

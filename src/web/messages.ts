@@ -12,10 +12,24 @@ export interface RewriteRequest {
   model: NamedBytes;
   dataFiles: NamedBytes[];
   options: Omit<BytesRewriteOptions, 'externalData' | 'source'>;
+  /** Verify first, as the command line does by default, on onnxruntime-web: its .wasm (sent once; the Worker keeps it). */
+  verify?: { wasm?: ArrayBuffer };
 }
 
 /** Worker → page. */
 export type WorkerMessage =
   | { type: 'phase'; name: string }
-  | { type: 'done'; bytes: ArrayBuffer; modified: boolean; embeddedTensors: number; summaryText: string; auditJson: string; auditHtml: string; milliseconds: number }
+  | {
+      type: 'done';
+      /** The model to download; absent when the rewrite failed its verification (the command line writes nothing then). */
+      bytes?: ArrayBuffer;
+      modified: boolean;
+      embeddedTensors: number;
+      summaryText: string;
+      /** The verdict: 'pass', 'fail' or 'not-verified'; absent without verification. */
+      verification?: string;
+      auditJson: string;
+      auditHtml: string;
+      milliseconds: number;
+    }
   | { type: 'error'; code: string; message: string };

@@ -83,7 +83,7 @@ export function webPageHtml(parts: WebPageParts): string {
         ${['allow', 'infer', 'clear', 'deny'].map((list) => `<span>${list}</span><input type="text" id="${list}-add" aria-label="--${list}-add"><input type="text" id="${list}-remove" aria-label="--${list}-remove">`).join('\n        ')}
       </div>
       <label for="rules">--rules file</label><input type="file" id="rules" accept=".json">
-      <label><input type="checkbox" data-role="verify" id="verify" disabled> verify (the command line's default; not in this page yet: run <code>npx amp-rewrite model.onnx -o out.onnx</code> to verify)</label>
+      <label><input type="checkbox" data-role="verify" id="verify" checked> verify before offering the model (the command line's default): the float32 model and the rewrite run on ONNX Runtime (WebAssembly) under emulated float16 numerics; a rewrite that fails is not offered</label>
     </fieldset>
     <button id="convert" disabled>Convert</button><button id="cancel" hidden>Stop</button>
     <progress id="progress" hidden></progress><span id="status"></span>
@@ -98,7 +98,8 @@ export function webPageHtml(parts: WebPageParts): string {
   <section class="lacks">
     <h3>What this page does not do (the command line does)</h3>
     <ul>
-      <li>Verification on ONNX Runtime before writing (<code>--verify</code>, the command line's default), <code>--calibrate</code>, <code>tune</code>, <code>compare</code>, <code>bench</code>.</li>
+      <li>Verification on a GPU: the page verifies on ONNX Runtime's CPU provider compiled to WebAssembly, under emulated numerics (the command line verifies <code>--target cuda</code> on CUDA where it starts); <code>--inputs</code>, <code>--numerics native</code>, <code>--headroom</code> and <code>--input-scale</code>.</li>
+      <li><code>--calibrate</code>, <code>tune</code>, <code>compare</code>, <code>bench</code>.</li>
       <li><code>make-training</code> and <code>train</code>; the loss-scaling options of a training graph (the defaults apply).</li>
       <li>Models over 2 GiB, and keeping weights in external data: the page embeds them in one file (<code>--external-data embed</code>).</li>
       <li><code>--dim</code>, <code>--inputs</code>, and op list changes from the environment (<code>AMP_REWRITE_*LIST_ADD</code>).</li>

@@ -11,6 +11,8 @@ import type { RewriteRequest, WorkerMessage } from './messages.js';
 
 /** The Worker's code, put in by the build (a string constant beside this script). */
 declare const AMP_WORKER_SOURCE: string;
+/** onnxruntime-web's .wasm in base64, put in by the build: the verification's runtime, carried by the page. */
+declare const AMP_ORT_WASM_BASE64: string;
 
 const $ = <T extends HTMLElement>(selector: string): T => document.querySelector(selector) as T;
 
@@ -30,6 +32,7 @@ const PHASE_WORDS: Record<string, string> = {
   matrixFiguresMs: 'counting FLOPs',
   encodeMs: 'encoding',
   auditMs: 'building the audit',
+  verifyMs: 'verifying on ONNX Runtime (WebAssembly)',
 };
 
 interface PickedFiles {
@@ -39,6 +42,16 @@ interface PickedFiles {
 
 let picked: PickedFiles | undefined;
 let worker: Worker | undefined;
+/** Whether the current Worker has onnxruntime-web's .wasm already (it keeps the first it is sent). */
+let workerHasRuntime = false;
+
+/** onnxruntime-web's .wasm, decoded from the page once. */
+function runtimeWasm(): ArrayBuffer {
+  const text = atob(AMP_ORT_WASM_BASE64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes.buffer;
+}
 const downloads: string[] = [];
 
 /** The model among the files given: the one .onnx file (the others are its external data). */
@@ -123,7 +136,8 @@ function clearResults(): void {
 function showResult(message: Extract<WorkerMessage, { type: 'done' }>, model: string): void {
   $('[data-role="summary"]').textContent = message.summaryText;
   const name = outputName(model);
-  offerDownload('download', name, new Blob([message.bytes], { type: 'application/octet-stream' }));
+  // A rewrite that failed its verification is not offered, as the command line writes nothing then.
+  if (message.bytes) offerDownload('download', name, new Blob([message.bytes], { type: 'application/octet-stream' }));
   offerDownload('download-audit-json', `${name}.audit.json`, new Blob([message.auditJson], { type: 'application/json' }));
   offerDownload('download-audit-html', `${name}.audit.html`, new Blob([message.auditHtml], { type: 'text/html' }));
   ($('#audit') as HTMLIFrameElement).srcdoc = message.auditHtml;
@@ -131,7 +145,8 @@ function showResult(message: Extract<WorkerMessage, { type: 'done' }>, model: st
   // The Convert button sits below the options: the results come into view at the top.
   $('#results').scrollIntoView({ block: 'start' });
   const embedded = message.embeddedTensors ? `; ${message.embeddedTensors} external tensors embedded` : '';
-  setBusy(false, `done in ${(message.milliseconds / 1000).toFixed(2)} s${message.modified ? '' : ' (nothing to change: the model is written as it was)'}${embedded}`);
+  const verdict = message.verification === 'fail' ? ': it failed its verification, so no model is offered (the summary says where; the command line\'s tune repairs it)' : '';
+  setBusy(false, `done in ${(message.milliseconds / 1000).toFixed(2)} s${message.modified ? '' : ' (nothing to change: the model is written as it was)'}${embedded}${verdict}`);
 }
 
 function newWorker(): Worker {
@@ -159,11 +174,15 @@ async function convert(): Promise<void> {
       dataFiles: await Promise.all(dataFiles.map(async (f) => ({ name: f.name, bytes: await f.arrayBuffer() }))),
       options: await chosenOptions(),
     };
+    if (($('[data-role="verify"]') as HTMLInputElement).checked) request.verify = workerHasRuntime ? {} : { wasm: runtimeWasm() };
   } catch (error) {
     showError('READ_FAILED', `cannot read the files: ${(error as Error).message}`);
     return;
   }
-  worker ??= newWorker();
+  if (!worker) {
+    worker = newWorker();
+    workerHasRuntime = false;
+  }
   const running = worker;
   running.onmessage = (event: MessageEvent<WorkerMessage>) => {
     const message = event.data;
@@ -177,7 +196,8 @@ async function convert(): Promise<void> {
     running.terminate();
     showError('INTERNAL', event.message || 'the rewrite stopped');
   };
-  running.postMessage(request, [request.model.bytes, ...request.dataFiles.map((f) => f.bytes)]);
+  running.postMessage(request, [request.model.bytes, ...request.dataFiles.map((f) => f.bytes), ...(request.verify?.wasm ? [request.verify.wasm] : [])]);
+  if (request.verify) workerHasRuntime = true;
 }
 
 function cancel(): void {

@@ -5,32 +5,58 @@
  * transferred. A typed error (AmpError) is posted as its code and message, as the command line
  * prints it; anything else is an internal error.
  */
-import { rewriteBytes } from '../api/rewrite-bytes.js';
+import { rewriteAndVerifyBytes, rewriteBytes, type BytesRewrite, type VerifiedBytesRewrite } from '../api/rewrite-bytes.js';
 import { isAmpError } from '../onnx/errors.js';
 import { setPhaseListener } from '../onnx/phases.js';
 import type { RewriteRequest, WorkerMessage } from './messages.js';
+import { webVerifier } from './web-runtime.js';
 
 declare const self: DedicatedWorkerGlobalScope;
 
 const post = (message: WorkerMessage, transfer: Transferable[] = []): void => self.postMessage(message, transfer);
 
-self.onmessage = (event: MessageEvent<RewriteRequest>) => {
+/** onnxruntime-web's .wasm, from the first request that verifies. */
+let wasm: ArrayBuffer | undefined;
+
+self.onmessage = async (event: MessageEvent<RewriteRequest>) => {
   const request = event.data;
   if (request?.type !== 'rewrite') return;
   const started = performance.now();
   setPhaseListener((name) => post({ type: 'phase', name }));
   try {
     const externalData = new Map(request.dataFiles.map((file) => [file.name, new Uint8Array(file.bytes)]));
-    const result = rewriteBytes(new Uint8Array(request.model.bytes), { ...request.options, source: request.model.name, externalData });
+    const options = { ...request.options, source: request.model.name, externalData };
+    const input = new Uint8Array(request.model.bytes);
+    wasm ??= request.verify?.wasm;
+    let result: BytesRewrite | VerifiedBytesRewrite;
+    if (request.verify) {
+      if (!wasm) throw new Error('the page sent no onnxruntime-web to verify with');
+      post({ type: 'phase', name: 'verifyMs' });
+      result = await rewriteAndVerifyBytes(input, options, webVerifier(wasm));
+    } else {
+      result = rewriteBytes(input, options);
+    }
+    const verified = 'verification' in result ? result : undefined;
     post({ type: 'phase', name: 'auditMs' });
     const auditJson = result.auditJson();
     const auditHtml = result.auditHtml();
     // The input's own buffer when nothing changed: copied, so that the page keeps its copy.
     const bytes = result.bytes.buffer === request.model.bytes ? result.bytes.slice() : result.bytes;
     const buffer = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? (bytes.buffer as ArrayBuffer) : (bytes.slice().buffer as ArrayBuffer);
+    const written = !verified || verified.written;
     post(
-      { type: 'done', bytes: buffer, modified: result.modified, embeddedTensors: result.embeddedTensors, summaryText: result.summaryText, auditJson, auditHtml, milliseconds: performance.now() - started },
-      [buffer],
+      {
+        type: 'done',
+        ...(written ? { bytes: buffer } : {}),
+        modified: result.modified,
+        embeddedTensors: result.embeddedTensors,
+        summaryText: result.summaryText,
+        ...(verified ? { verification: verified.verification.status } : {}),
+        auditJson,
+        auditHtml,
+        milliseconds: performance.now() - started,
+      },
+      written ? [buffer] : [],
     );
   } catch (error) {
     if (isAmpError(error)) post({ type: 'error', code: error.code, message: error.message });

@@ -1,9 +1,11 @@
 /**
  * The web page (dist/web/index.html, written by npm run build) opened from file:// in Chromium:
- * a transformer and a CNN converted through the page's hooks (data-role model-input, summary,
- * download), the downloaded model byte for byte the command line's (`--no-verify`), the audit
- * shown, a hostile file's typed error shown in the page, the options reaching the rewrite, and no
- * request leaving the page. Skips with a message when Chromium or the built page is missing.
+ * a transformer and a CNN converted through the page's hooks (data-role model-input, verify,
+ * summary, download), the downloaded model byte for byte the command line's and the verdict line
+ * the command line's (verified on onnxruntime-web there, onnxruntime-node here: the same figures),
+ * a failing rewrite not offered, the audit shown, a hostile file's typed error shown in the page,
+ * the options reaching the rewrite, and no request leaving the page. Skips with a message when
+ * Chromium or the built page is missing.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,6 +14,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildLongSoftmaxUnderflow } from '../../src/builder/recipes/fp16-failures.js';
 import { loadModel, saveModel } from '../../src/onnx/model-io.js';
 import { chromiumMissing, launchChromium } from '../support/browser.js';
 import { repoRoot } from '../support/corpus.js';
@@ -28,11 +31,28 @@ let close: () => Promise<void>;
 const requests: string[] = [];
 const consoleErrors: string[] = [];
 
-function cliBytes(model: string, args: string[] = []): Buffer {
+/** The command line's rewrite of `model`: its bytes (none when it failed its verification) and its verdict line. */
+function cliRewrite(model: string, args: string[] = []): { bytes: Buffer | undefined; verdict: string | undefined } {
   const out = path.join(work, `cli-${path.basename(model)}-${args.join('_').replace(/[^\w-]/g, '')}.onnx`);
-  const result = spawnSync(process.execPath, [CLI, model, '-o', out, '--no-verify', '-q', ...args], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [CLI, model, '-o', out, ...args], { encoding: 'utf8' });
   expect(result.stderr).toBe('');
-  return readFileSync(out);
+  return { bytes: existsSync(out) ? readFileSync(out) : undefined, verdict: verdictLine(result.stdout) };
+}
+
+/**
+ * A verdict line without its error figures: the same statuses, outputs, element counts and pins,
+ * where onnxruntime-web's WebAssembly kernels may round an error's last digit otherwise than
+ * onnxruntime-node's (0.000710 against 0.000711).
+ */
+const figures = (line: string | undefined): string | undefined =>
+  line?.replace(/at \d\.\d+ of its tolerance/g, 'at … of its tolerance').replace(/max abs error [\d.e+-]+/g, 'max abs error …');
+
+/** The summary's verdict line, without the name of the runtime that ran it. */
+function verdictLine(summary: string | null): string | undefined {
+  return summary
+    ?.split('\n')
+    .find((line) => /^(Verified|Not verified)/.test(line))
+    ?.replace(/onnxruntime-(node|web) /, 'onnxruntime ');
 }
 
 async function openPage(): Promise<Page> {
@@ -72,14 +92,18 @@ afterAll(async () => {
 });
 
 describe.skipIf(Boolean(missing))('the web page from file://', () => {
-  it('converts a transformer: the downloaded model is the command line\'s, the summary and the audit are shown', async () => {
+  it('converts and verifies a transformer: the model and the verdict are the command line\'s, the summary and the audit are shown', async () => {
     const model = path.join(repoRoot, 'test/models/torch-encoder-dynamo.onnx');
     const page = await openPage();
+    expect(await page.locator('[data-role="verify"]').isChecked()).toBe(true);
     await convert(page, [model]);
     expect(await page.locator('#error').isHidden()).toBe(true);
     const summary = await page.locator('[data-role="summary"]').textContent();
     expect(summary).toMatch(/float16/);
-    expect((await downloaded(page, 'download')).equals(cliBytes(model))).toBe(true);
+    expect(summary).toMatch(/^Verified: PASS .* \(onnxruntime-web 1\.29\.0\)/m);
+    const cli = cliRewrite(model);
+    expect(verdictLine(summary)).toBe(cli.verdict);
+    expect((await downloaded(page, 'download')).equals(cli.bytes as Buffer)).toBe(true);
     const audit = JSON.parse((await downloaded(page, 'download-audit-json')).toString('utf8'));
     expect(audit.nodes.length).toBeGreaterThan(10);
     // The visual audit runs inside the page's frame under the page's CSP: its graph is drawn.
@@ -88,7 +112,7 @@ describe.skipIf(Boolean(missing))('the web page from file://', () => {
     await page.close();
   }, 180_000);
 
-  it('converts a CNN with options (bf16, weights fp16) and with its weights in an external data file', async () => {
+  it('converts a CNN with options (bf16, weights fp16, not verified) and with its weights in an external data file', async () => {
     const source = path.join(repoRoot, 'test/models/mobilenetv3-se-dynamo.onnx');
     const dir = mkdtempSync(path.join(work, 'external-'));
     const model = path.join(dir, 'cnn.onnx');
@@ -96,11 +120,42 @@ describe.skipIf(Boolean(missing))('the web page from file://', () => {
     const page = await openPage();
     await page.selectOption('#mode', 'bf16');
     await page.selectOption('#weights', 'fp16');
+    await page.uncheck('[data-role="verify"]');
     await convert(page, [model, path.join(dir, 'cnn.onnx.data')]);
     expect(await page.locator('#error').isHidden()).toBe(true);
-    expect(await page.locator('[data-role="summary"]').textContent()).toMatch(/bfloat16/);
-    const expected = cliBytes(model, ['--mode', 'bf16', '--weights', 'fp16', '--external-data', 'embed']);
-    expect((await downloaded(page, 'download')).equals(expected)).toBe(true);
+    const summary = await page.locator('[data-role="summary"]').textContent();
+    expect(summary).toMatch(/bfloat16/);
+    expect(verdictLine(summary)).toBeUndefined();
+    const expected = cliRewrite(model, ['--no-verify', '--mode', 'bf16', '--weights', 'fp16', '--external-data', 'embed']);
+    expect((await downloaded(page, 'download')).equals(expected.bytes as Buffer)).toBe(true);
+    await page.close();
+  }, 180_000);
+
+  it('verifies a model whose values overflow float16 as the command line does: the same pins, the same bytes', async () => {
+    const model = path.join(repoRoot, 'test/models/ssd-overflow.onnx');
+    const page = await openPage();
+    await convert(page, [model]);
+    const summary = await page.locator('[data-role="summary"]').textContent();
+    expect(summary).toMatch(/^Verified: PASS .*kept FP32 the nodes of 2 values/m);
+    const cli = cliRewrite(model);
+    expect(figures(verdictLine(summary))).toBe(figures(cli.verdict));
+    expect((await downloaded(page, 'download')).equals(cli.bytes as Buffer)).toBe(true);
+    await page.close();
+  }, 180_000);
+
+  it('offers no model when the rewrite fails its verification, as the command line writes none', async () => {
+    const model = path.join(work, 'underflow.onnx');
+    saveModel(buildLongSoftmaxUnderflow(), model);
+    const page = await openPage();
+    await convert(page, [model]);
+    const summary = await page.locator('[data-role="summary"]').textContent();
+    expect(summary).toMatch(/^Verified: FAIL on 1 batch of random inputs \(seed 0\), emulated float16 numerics on cpu \(onnxruntime-web 1\.29\.0\): output 'y'/m);
+    const cli = cliRewrite(model);
+    expect(cli.bytes).toBeUndefined();
+    expect(figures(verdictLine(summary))).toBe(figures(cli.verdict));
+    expect(await page.locator('[data-role="download"]').count()).toBe(0);
+    expect(await page.locator('[data-role="download-audit-json"]').count()).toBe(1);
+    expect(await page.locator('#status').textContent()).toMatch(/failed its verification, so no model is offered/);
     await page.close();
   }, 180_000);
 
