@@ -60,8 +60,9 @@ function auditScripts(workerCode) {
 const scriptSafeString = (text) => JSON.stringify(text).replace(/<\//g, '<\\/').replace(/<!--/g, '<\\!--');
 
 const workerCode = await bundle('src/web/worker.ts');
-// onnxruntime-web's WebAssembly runtime (the build its wasm entry loads), carried by the page for the verification.
-const ortWasm = readFileSync(path.join(root, 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm')).toString('base64');
+// onnxruntime-web's WebAssembly runtime: the build its WebGPU entry loads (asyncify), which runs both the CPU
+// provider (the verification) and the WebGPU one (the native run), carried by the page.
+const ortWasm = readFileSync(path.join(root, 'node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.asyncify.wasm')).toString('base64');
 const pageCode = `const AMP_WORKER_SOURCE = ${scriptSafeString(workerCode)};\nconst AMP_ORT_WASM_BASE64 = "${ortWasm}";\n${await bundle('src/web/page.ts')}`;
 if (/<\/script/i.test(pageCode)) throw new Error('build-web: the page script holds "</script", which would end its element');
 const { webPageHtml } = await import(path.join(root, 'dist/web/page-html.js'));

@@ -158,6 +158,11 @@ function encodeChecked(model: onnx.IModelProto, source: string): Uint8Array {
 export interface BytesVerifier {
   ort: object;
   open: (model: Uint8Array, options: Record<string, unknown>) => Promise<object>;
+  /**
+   * The provider `open` starts sessions on: 'cpu' (default) verifies under emulated numerics, as the
+   * command line does on its CPU; 'webgpu' runs both models natively on the GPU (the page's native run).
+   */
+  provider?: 'cpu' | 'webgpu';
 }
 
 /** The verifier's sessions as the verification opens them: float16 as bits, a refusal as RUNTIME_FAILED, on its CPU provider. */
@@ -170,7 +175,7 @@ function sessionOpener(verifier: BytesVerifier): SessionOpener {
     } catch (error) {
       throw new AmpError('RUNTIME_FAILED', `ONNX Runtime cannot load the model: ${printable(String((error as Error)?.message ?? error).split('\n')[0] ?? '', 600)}`, { cause: error });
     }
-    return { session: withFloat16Bits(session), provider: 'cpu', skipped: [], ort };
+    return { session: withFloat16Bits(session), provider: verifier.provider ?? 'cpu', skipped: [], ort };
   };
 }
 
@@ -210,7 +215,8 @@ async function verifyBytes(input: Uint8Array, options: BytesRewriteOptions, veri
     scale: 1,
     distribution: 'uniform',
     headroom: DEFAULT_HEADROOM,
-    providers: ['cpu'],
+    // The provider's default numerics: emulated on cpu, native on webgpu.
+    providers: [verifier.provider ?? 'cpu'],
     tolerance: { ...DEFAULT_TOLERANCE },
     maxRounds: MAX_VERIFY_ROUNDS,
     open: sessionOpener(verifier),

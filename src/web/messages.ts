@@ -12,9 +12,14 @@ export interface RewriteRequest {
   model: NamedBytes;
   dataFiles: NamedBytes[];
   options: Omit<BytesRewriteOptions, 'externalData' | 'source'>;
-  /** Verify first, as the command line does by default, on onnxruntime-web: its .wasm (sent once; the Worker keeps it). */
-  verify?: { wasm?: ArrayBuffer };
+  /** Verify first, as the command line does by default, on onnxruntime-web. */
+  verify: boolean;
+  /** Also run the model natively on WebGPU, beside the emulated verification (offered where the GPU has shader-f16). */
+  native: boolean;
+  /** onnxruntime-web's .wasm, sent with the first request that needs it (the Worker keeps it). */
+  runtimeWasm?: ArrayBuffer;
 }
+
 
 /** Worker → page. */
 export type WorkerMessage =
@@ -28,6 +33,8 @@ export type WorkerMessage =
       summaryText: string;
       /** The verdict: 'pass', 'fail' or 'not-verified'; absent without verification. */
       verification?: string;
+      /** The native WebGPU run's verdict line, when one was asked for. */
+      nativeVerdict?: string;
       auditJson: string;
       auditHtml: string;
       milliseconds: number;

@@ -18,6 +18,7 @@ export interface WebPageParts {
 const options = (values: readonly string[], chosen: string): string => values.map((v) => `<option value="${v}"${v === chosen ? ' selected' : ''}>${v}</option>`).join('');
 
 const STYLE = `
+[hidden] { display: none !important; }
 body { font: 14px/1.45 system-ui, sans-serif; margin: 0; color: #1d2430; background: #f6f7f9; }
 header { padding: 14px 24px; background: #1d2430; color: #fff; }
 header h1 { font-size: 18px; margin: 0; }
@@ -84,6 +85,7 @@ export function webPageHtml(parts: WebPageParts): string {
       </div>
       <label for="rules">--rules file</label><input type="file" id="rules" accept=".json">
       <label><input type="checkbox" data-role="verify" id="verify" checked> verify before offering the model (the command line's default): the float32 model and the rewrite run on ONNX Runtime (WebAssembly) under emulated float16 numerics; a rewrite that fails is not offered</label>
+      <label id="native-choice" hidden><input type="checkbox" id="native"> also run natively on WebGPU (this GPU has shader-f16): both models on the GPU, judged by the same rule, beside the emulated verification</label>
     </fieldset>
     <button id="convert" disabled>Convert</button><button id="cancel" hidden>Stop</button>
     <progress id="progress" hidden></progress><span id="status"></span>
@@ -98,7 +100,7 @@ export function webPageHtml(parts: WebPageParts): string {
   <section class="lacks">
     <h3>What this page does not do (the command line does)</h3>
     <ul>
-      <li>Verification on a GPU: the page verifies on ONNX Runtime's CPU provider compiled to WebAssembly, under emulated numerics (the command line verifies <code>--target cuda</code> on CUDA where it starts); <code>--inputs</code>, <code>--numerics native</code>, <code>--headroom</code> and <code>--input-scale</code>.</li>
+      <li>Verification on CUDA (the command line verifies <code>--target cuda</code> natively where CUDA starts): the page verifies on ONNX Runtime's CPU provider compiled to WebAssembly, under emulated numerics, and offers a native WebGPU run beside it where the GPU has shader-f16; <code>--inputs</code>, <code>--numerics</code>, <code>--headroom</code> and <code>--input-scale</code>.</li>
       <li><code>--calibrate</code>, <code>tune</code>, <code>compare</code>, <code>bench</code>.</li>
       <li><code>make-training</code> and <code>train</code>; the loss-scaling options of a training graph (the defaults apply).</li>
       <li>Models over 2 GiB, and keeping weights in external data: the page embeds them in one file (<code>--external-data embed</code>).</li>

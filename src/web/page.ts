@@ -7,6 +7,7 @@
  * makes no request (its CSP allows none).
  */
 import { MAX_PROTOBUF_BYTES } from '../onnx/byte-limits.js';
+import { webgpuHasShaderF16 } from './gpu.js';
 import type { RewriteRequest, WorkerMessage } from './messages.js';
 
 /** The Worker's code, put in by the build (a string constant beside this script). */
@@ -33,6 +34,7 @@ const PHASE_WORDS: Record<string, string> = {
   encodeMs: 'encoding',
   auditMs: 'building the audit',
   verifyMs: 'verifying on ONNX Runtime (WebAssembly)',
+  nativeMs: 'running natively on WebGPU',
 };
 
 interface PickedFiles {
@@ -134,7 +136,7 @@ function clearResults(): void {
 }
 
 function showResult(message: Extract<WorkerMessage, { type: 'done' }>, model: string): void {
-  $('[data-role="summary"]').textContent = message.summaryText;
+  $('[data-role="summary"]').textContent = message.summaryText + (message.nativeVerdict ? `\nNative run on WebGPU (beside the emulated verification; the model offered is the verified one): ${message.nativeVerdict}\n` : '');
   const name = outputName(model);
   // A rewrite that failed its verification is not offered, as the command line writes nothing then.
   if (message.bytes) offerDownload('download', name, new Blob([message.bytes], { type: 'application/octet-stream' }));
@@ -173,8 +175,10 @@ async function convert(): Promise<void> {
       model: { name: model.name, bytes: await model.arrayBuffer() },
       dataFiles: await Promise.all(dataFiles.map(async (f) => ({ name: f.name, bytes: await f.arrayBuffer() }))),
       options: await chosenOptions(),
+      verify: ($('[data-role="verify"]') as HTMLInputElement).checked,
+      native: !($('#native-choice') as HTMLElement).hidden && ($('#native') as HTMLInputElement).checked,
     };
-    if (($('[data-role="verify"]') as HTMLInputElement).checked) request.verify = workerHasRuntime ? {} : { wasm: runtimeWasm() };
+    if ((request.verify || request.native) && !workerHasRuntime) request.runtimeWasm = runtimeWasm();
   } catch (error) {
     showError('READ_FAILED', `cannot read the files: ${(error as Error).message}`);
     return;
@@ -196,8 +200,8 @@ async function convert(): Promise<void> {
     running.terminate();
     showError('INTERNAL', event.message || 'the rewrite stopped');
   };
-  running.postMessage(request, [request.model.bytes, ...request.dataFiles.map((f) => f.bytes), ...(request.verify?.wasm ? [request.verify.wasm] : [])]);
-  if (request.verify) workerHasRuntime = true;
+  running.postMessage(request, [request.model.bytes, ...request.dataFiles.map((f) => f.bytes), ...(request.runtimeWasm ? [request.runtimeWasm] : [])]);
+  if (request.runtimeWasm) workerHasRuntime = true;
 }
 
 function cancel(): void {
@@ -237,6 +241,10 @@ function start(): void {
   $('#convert').addEventListener('click', () => void convert());
   $('#cancel').addEventListener('click', cancel);
   setBusy(false, '');
+  // The native run is offered where the GPU runs float16 shaders.
+  void webgpuHasShaderF16().then((has) => {
+    ($('#native-choice') as HTMLElement).hidden = !has;
+  });
 }
 
 start();

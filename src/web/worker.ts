@@ -8,6 +8,7 @@
 import { rewriteAndVerifyBytes, rewriteBytes, type BytesRewrite, type VerifiedBytesRewrite } from '../api/rewrite-bytes.js';
 import { isAmpError } from '../onnx/errors.js';
 import { setPhaseListener } from '../onnx/phases.js';
+import { renderVerification } from '../report/verification.js';
 import type { RewriteRequest, WorkerMessage } from './messages.js';
 import { webVerifier } from './web-runtime.js';
 
@@ -27,16 +28,28 @@ self.onmessage = async (event: MessageEvent<RewriteRequest>) => {
     const externalData = new Map(request.dataFiles.map((file) => [file.name, new Uint8Array(file.bytes)]));
     const options = { ...request.options, source: request.model.name, externalData };
     const input = new Uint8Array(request.model.bytes);
-    wasm ??= request.verify?.wasm;
+    wasm ??= request.runtimeWasm;
     let result: BytesRewrite | VerifiedBytesRewrite;
-    if (request.verify) {
-      if (!wasm) throw new Error('the page sent no onnxruntime-web to verify with');
+    if ((request.verify || request.native) && !wasm) throw new Error('the page sent no onnxruntime-web to verify with');
+    if (request.verify && wasm) {
       post({ type: 'phase', name: 'verifyMs' });
       result = await rewriteAndVerifyBytes(input, options, webVerifier(wasm));
     } else {
       result = rewriteBytes(input, options);
     }
     const verified = 'verification' in result ? result : undefined;
+    // The native run, beside the verification: both models on WebGPU, judged by the same rule.
+    let nativeVerdict: string | undefined;
+    if (request.native && wasm) {
+      post({ type: 'phase', name: 'nativeMs' });
+      try {
+        const native = await rewriteAndVerifyBytes(input, options, webVerifier(wasm, 'webgpu'));
+        nativeVerdict = renderVerification(native.verification, native.report.amp.summary.mode).trimEnd();
+      } catch (error) {
+        // The GPU's run is a second opinion: its failure is said, the verified model stays.
+        nativeVerdict = `could not run on WebGPU: ${isAmpError(error) ? `[${error.code}]: ${error.message}` : String((error as Error)?.message ?? error)}`;
+      }
+    }
     post({ type: 'phase', name: 'auditMs' });
     const auditJson = result.auditJson();
     const auditHtml = result.auditHtml();
@@ -52,6 +65,7 @@ self.onmessage = async (event: MessageEvent<RewriteRequest>) => {
         embeddedTensors: result.embeddedTensors,
         summaryText: result.summaryText,
         ...(verified ? { verification: verified.verification.status } : {}),
+        ...(nativeVerdict ? { nativeVerdict } : {}),
         auditJson,
         auditHtml,
         milliseconds: performance.now() - started,

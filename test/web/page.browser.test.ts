@@ -16,7 +16,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildLongSoftmaxUnderflow } from '../../src/builder/recipes/fp16-failures.js';
 import { loadModel, saveModel } from '../../src/onnx/model-io.js';
-import { chromiumMissing, launchChromium } from '../support/browser.js';
+import { CHROMIUM, chromiumMissing, launchChromium } from '../support/browser.js';
 import { repoRoot } from '../support/corpus.js';
 
 const PAGE = path.join(repoRoot, 'dist/web/index.html');
@@ -96,6 +96,9 @@ describe.skipIf(Boolean(missing))('the web page from file://', () => {
     const model = path.join(repoRoot, 'test/models/torch-encoder-dynamo.onnx');
     const page = await openPage();
     expect(await page.locator('[data-role="verify"]').isChecked()).toBe(true);
+    // The native WebGPU run is offered only where the GPU has shader-f16: this Chromium runs without a GPU.
+    await page.waitForTimeout(200);
+    expect(await page.locator('#native-choice').isHidden()).toBe(true);
     await convert(page, [model]);
     expect(await page.locator('#error').isHidden()).toBe(true);
     const summary = await page.locator('[data-role="summary"]').textContent();
@@ -174,6 +177,29 @@ describe.skipIf(Boolean(missing))('the web page from file://', () => {
     expect(await page.locator('#error').textContent()).toMatch(/^\[EXTERNAL_DATA_MISSING\]: tensor '.+': its external data file cnn\.onnx\.data was not given/);
     await page.close();
   }, 120_000);
+
+  it("runs the native WebGPU run through onnxruntime-web's WebGPU provider (SwiftShader: float32 runs, float16 is refused)", async () => {
+    // SwiftShader's software WebGPU adapter has no shader-f16, so the page does not offer the run: the box is
+    // shown here by hand. The float32 reference runs on WebGPU; the rewrite's float16 Cast is refused, as the
+    // gate predicts, and the page says so beside the verified model it still offers.
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--enable-unsafe-webgpu', '--use-webgpu-adapter=swiftshader'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(pathToFileURL(PAGE).href);
+      await page.waitForTimeout(300);
+      expect(await page.locator('#native-choice').isHidden()).toBe(true);
+      await page.evaluate(() => ((document.querySelector('#native-choice') as HTMLElement).hidden = false));
+      await page.check('#native');
+      await convert(page, [path.join(repoRoot, 'test/models/torch-encoder-dynamo.onnx')]);
+      const summary = await page.locator('[data-role="summary"]').textContent();
+      expect(summary).toMatch(/^Verified: PASS .*emulated float16 numerics on cpu \(onnxruntime-web 1\.29\.0\)/m);
+      expect(summary).toMatch(/^Native run on WebGPU .*native numerics on webgpu \(onnxruntime-web 1\.29\.0\).*requires f16 but the device does not support it/m);
+      expect(await page.locator('[data-role="download"]').count()).toBe(1);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 
   it('made no request beyond its own file, and logged no error', () => {
     expect(requests).toEqual([]);
