@@ -8,16 +8,17 @@
 export {
   rewriteBytes,
   rewriteAndVerifyBytes,
-  MAX_MODEL_BYTES,
   type BytesRewriteOptions,
   type BytesRewrite,
   type BytesVerifier,
   type VerifiedBytesRewrite,
 } from './api/rewrite-bytes.js';
 export type { Verification } from './runtime/result-types.js';
+/** protobuf's limit on one message: a larger model must keep its weights in external data (the command line). */
+export { MAX_PROTOBUF_BYTES as MAX_MODEL_BYTES } from './onnx/byte-limits.js';
 export { decodeModel, encodeModel, onnx, SUPPORTED_IR_VERSION, type DecodeOptions } from './onnx/codec.js';
 export { AmpError, isAmpError, EXIT_CODES, type AmpErrorCode } from './onnx/errors.js';
-export { embedExternalBytes, dataFileKey } from './onnx/external-bytes.js';
+export { embedExternalBytes } from './onnx/external-bytes.js';
 export { ampRewrite, ampPassInfo, type AmpOptions, type AmpReport, type AmpSummary, type NodeAudit } from './passes/amp.js';
 export { rewriteModel, renderTrainingSummary, type RewriteOptions, type RewriteReport } from './passes/pipeline.js';
 export { buildOpLists, parseRulesText, LIST_NAMES, type ListChanges, type ListChangeLayer, type ListName } from './passes/amp/op-lists.js';

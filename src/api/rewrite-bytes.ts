@@ -8,17 +8,15 @@
  * ONNX Runtime the caller hands it (onnxruntime-web in the page). No file or process is touched:
  * this module runs in a browser.
  */
-import { MAX_PROTOBUF_BYTES } from '../onnx/byte-limits.js';
-import { decodeModel, encodeModel } from '../onnx/codec.js';
+import { decodeModel, encodeModelFile } from '../onnx/codec.js';
 import { checkModel, type CheckOptions } from '../onnx/check-model.js';
-import { AmpError, namingTheModel } from '../onnx/errors.js';
+import { AmpError } from '../onnx/errors.js';
 import { embedExternalBytes } from '../onnx/external-bytes.js';
-import type { onnx } from '../onnx/generated/onnx.js';
 import { printable } from '../onnx/printable.js';
 import { repairTolerated } from '../onnx/repair.js';
 import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
 import { parseRulesText, type ListChangeLayer, type ListChanges } from '../passes/amp/op-lists.js';
-import { rewriteModel, renderTrainingSummary, type RewriteReport } from '../passes/pipeline.js';
+import { rewriteDecodedModel, renderTrainingSummary, type RewriteReport } from '../passes/pipeline.js';
 import { renderAuditJson, renderAuditMarkdown } from '../report/audit.js';
 import { renderAuditHtml } from '../report/html/render-html.js';
 import { renderSummary, type VerifiedSummary } from '../report/summary.js';
@@ -30,9 +28,6 @@ import type { Verification } from '../runtime/result-types.js';
 import { rewritesAsTraining } from '../passes/pipeline.js';
 import { verifyRewrite, type SessionOpener } from '../runtime/verify.js';
 import { DEFAULT_HEADROOM, MAX_VERIFY_ROUNDS, tooLargeToRunTwice } from '../runtime/verify-defaults.js';
-
-/** protobuf's limit on one message: a larger model must keep its weights in external data (the command line). */
-export const MAX_MODEL_BYTES = MAX_PROTOBUF_BYTES;
 
 export interface BytesRewriteOptions {
   /** The model's name in messages and in the audit's title (its file name). */
@@ -108,21 +103,12 @@ function rewriteWith(input: Uint8Array, options: BytesRewriteOptions, verified?:
   const { repairs } = repairTolerated(model, { inPlace: true });
   const check: CheckOptions = { source, allowNewerIr: options.allowNewerIr ?? false };
   checkModel(model, { ...check, types: false });
-  let rewrite: ReturnType<typeof rewriteModel>;
-  try {
-    rewrite = rewriteModel(model, { ...ampOptions, check: { ...check, structure: false }, inPlace: true, audit: true, figures: true });
-  } catch (error) {
-    // As the command line: a validation failure is the input's when the input itself fails the check.
-    if (error instanceof AmpError && error.code === 'VALIDATION_FAILED') {
-      checkModel(repairTolerated(decodeModel(input, { source, allowNewerIr: options.allowNewerIr ?? false }), { inPlace: true }).model, { ...check, structure: false });
-    }
-    throw namingTheModel(error, source);
-  }
+  const rewrite = rewriteDecodedModel(model, input, { ...ampOptions, check: { ...check, structure: false }, audit: true, figures: true });
   const { model: rewritten, report } = rewrite;
   const modified = rewrite.modified || repairs.length > 0 || embeddedTensors > 0;
   if (repairs.length) report.amp.summary.repairs = [...repairs, ...(report.amp.summary.repairs ?? [])];
   if (verified) (report.amp.summary as VerifiedSummary).verification = { ...verified.verification, ...(verified.verification.status === 'fail' ? { modelWritten: false } : {}) };
-  const bytes = modified ? encodeChecked(rewritten, source) : input;
+  const bytes = modified ? encodeModelFile(rewritten, source, 'rewrite it with the command line, which keeps weights in external data') : input;
   return {
     bytes,
     modified,
@@ -133,20 +119,6 @@ function rewriteWith(input: Uint8Array, options: BytesRewriteOptions, verified?:
     auditMarkdown: () => renderAuditMarkdown(report.amp, report.training),
     auditHtml: () => renderAuditHtml(report.amp as AmpReport, { title: source, model: rewritten, ...(report.training ? { training: report.training.contract } : {}) }),
   };
-}
-
-function encodeChecked(model: onnx.IModelProto, source: string): Uint8Array {
-  let bytes: Uint8Array;
-  try {
-    bytes = encodeModel(model);
-  } catch (error) {
-    if (error instanceof AmpError) throw error;
-    throw new AmpError('MODEL_TOO_LARGE', `${printable(source, 400)}: cannot encode the model (${(error as Error).message}); rewrite it with the command line, which keeps weights in external data`, { subject: source, cause: error });
-  }
-  if (bytes.length > MAX_MODEL_BYTES) {
-    throw new AmpError('MODEL_TOO_LARGE', `${printable(source, 400)}: the rewritten model is ${bytes.length} bytes, over protobuf's 2 GiB limit; rewrite it with the command line, which keeps weights in external data`, { subject: source });
-  }
-  return bytes;
 }
 
 /**

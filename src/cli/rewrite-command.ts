@@ -3,17 +3,16 @@ import path from 'node:path';
 import type { Argv, Options, PositionalOptions } from 'yargs';
 import { checkModel } from '../onnx/check-model.js';
 import { repairTolerated } from '../onnx/repair.js';
-import { decodeModel } from '../onnx/codec.js';
 import { externalRefOf } from '../onnx/external-data.js';
 import { printable } from '../onnx/printable.js';
 import { checkOutputs, OutputBatch, yieldToSignals, type NamedPath } from '../onnx/safe-write.js';
 import { forEachTensor } from '../onnx/walk.js';
-import { AmpError, namingTheModel } from '../onnx/errors.js';
+import { AmpError } from '../onnx/errors.js';
 import { loadModelFile, saveModel, type SaveOptions, type SaveResult } from '../onnx/model-io.js';
 import { ampPassInfo, type AmpOptions, type AmpReport } from '../passes/amp.js';
 import { reportWarnings, unappliedForceFp16, unknownOpTypes, unmatchedPatterns } from './warnings.js';
 import { parseLossScale, type LossScalingReport } from '../passes/loss-scaling.js';
-import { renderTrainingSummary, rewritesAsTraining, rewriteModel, type RewriteOptions, type RewriteReport } from '../passes/pipeline.js';
+import { renderTrainingSummary, rewriteDecodedModel, rewritesAsTraining, rewriteModel, type RewriteOptions, type RewriteReport } from '../passes/pipeline.js';
 import { LIST_NAMES, splitOps, type ListChanges } from '../passes/amp/op-lists.js';
 import { readRulesFile } from '../passes/amp/rules-file.js';
 import { renderSummary, type VerifiedSummary } from '../report/summary.js';
@@ -443,7 +442,8 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
   const { repairs } = repairTolerated(model, { inPlace: true });
   // The structure before ONNX Runtime sees the model (--calibrate); the types in the rewrite.
   phase('inputCheckMs', () => checkModel(model, { source: args.model, allowNewerIr: args.allowNewerIr, types: false }));
-  options.check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
+  const check = { source: args.model, allowNewerIr: args.allowNewerIr, structure: false };
+  options.check = check;
   const notices: string[] = [];
   if (args.calibrate) {
     const calibration = await calibrateFromArgs(model, args, options, notices);
@@ -461,16 +461,9 @@ async function rewriteAndSave(args: RewriteArgs, print: (text: string) => void):
   // per-node audit is gathered only when something reads it (auditRead): a big graph's wiring,
   // node order and element types are otherwise not kept. So are the FLOPs share and the lint
   // (figuresRead).
-  let rewrite: ReturnType<typeof rewriteModel> | undefined = phase('passMs', () => {
-    try {
-      return rewriteModel(model, { ...options, inPlace: true, audit: auditRead(args), figures: figuresRead(args) });
-    } catch (error) {
-      if (error instanceof AmpError && error.code === 'VALIDATION_FAILED' && options.check) {
-        checkModel(repairTolerated(decodeModel(bytes, { source: args.model, allowNewerIr: args.allowNewerIr }), { inPlace: true }).model, { ...options.check, structure: false });
-      }
-      throw namingTheModel(error, args.model);
-    }
-  });
+  let rewrite: ReturnType<typeof rewriteModel> | undefined = phase('passMs', () =>
+    rewriteDecodedModel(model, bytes, { ...options, check, audit: auditRead(args), figures: figuresRead(args) }),
+  );
   const { model: rewritten } = rewrite;
   // A repaired model is written repaired, never as the input's bytes.
   const modified = rewrite.modified || repairs.length > 0;

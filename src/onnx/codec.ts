@@ -8,6 +8,8 @@ import protobuf from 'protobufjs/minimal.js';
 import { onnx } from './generated/onnx.js';
 import { encodeMessage } from './generated/onnx-encode.js';
 import { AmpError } from './errors.js';
+import { MAX_PROTOBUF_BYTES } from './byte-limits.js';
+import { printable } from './printable.js';
 import { phase } from './phases.js';
 import { checkWireFormat } from './strict-wire.js';
 import { NameTable } from './name-table.js';
@@ -104,4 +106,24 @@ function describeDecodeFailure(error: unknown, bytes: Uint8Array, source: string
  */
 export function encodeModel(model: onnx.IModelProto): Uint8Array {
   return phase('encodeMs', () => encodeMessage('onnx.ModelProto', model));
+}
+
+/**
+ * The bytes of one .onnx file: `unchanged` (the bytes a model no pass changed was read from) or the
+ * model encoded, at most protobuf's 2 GiB. What cannot be encoded or is larger is MODEL_TOO_LARGE,
+ * naming `file` (printable, as it is shown) and saying `advice`; a typed error of the encoding
+ * itself (a pending float16 copy whose source is unreadable) passes as it is.
+ */
+export function encodeModelFile(model: onnx.IModelProto, file: string, advice: string, unchanged?: Uint8Array): Uint8Array {
+  let encoded: Uint8Array;
+  try {
+    encoded = unchanged ?? encodeModel(model);
+  } catch (error) {
+    if (error instanceof AmpError) throw error;
+    throw new AmpError('MODEL_TOO_LARGE', `${printable(file, 400)}: cannot encode the model (${(error as Error).message}); ${advice}`, { subject: file, cause: error });
+  }
+  if (encoded.length > MAX_PROTOBUF_BYTES) {
+    throw new AmpError('MODEL_TOO_LARGE', `${printable(file, 400)}: the model is ${encoded.length} bytes, over protobuf's 2 GiB limit; ${advice}`, { subject: file });
+  }
+  return encoded;
 }

@@ -7,6 +7,7 @@
 import Long from 'long';
 import { AmpError } from './errors.js';
 import { onnx } from './generated/onnx.js';
+import { printable } from './printable.js';
 
 export interface ExternalDataRef {
   /** The `location` key, relative to the model's folder. */
@@ -65,6 +66,53 @@ export function isExternal(tensor: onnx.ITensorProto): boolean {
 
 export function externalDataEntries(tensor: onnx.ITensorProto): Map<string, string> {
   return new Map((tensor.external_data ?? []).map((entry) => [entry.key ?? '', entry.value ?? '']));
+}
+
+/**
+ * A relative path with `.`, empty and `..` parts resolved as Node's path.posix.normalize resolves
+ * them ('a/./b/../c' → 'a/c'); a `..` that climbs above the start stays.
+ */
+export function normalizedLocation(location: string): string {
+  const parts: string[] = [];
+  for (const part of location.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..' && parts.length && parts[parts.length - 1] !== '..') parts.pop();
+    else parts.push(part);
+  }
+  return parts.join('/');
+}
+
+/**
+ * An external tensor's `location`, checked as the loader checks it, on files or on bytes: present,
+ * relative, and inside the model's folder once resolved; with that resolved relative path.
+ */
+export function checkedLocation(tensor: onnx.ITensorProto): { location: string; inside: string } {
+  const name = tensor.name ?? '';
+  const location = externalDataEntries(tensor).get('location');
+  if (!location) {
+    throw new AmpError('EXTERNAL_DATA_BAD_LOCATION', `tensor '${printable(name)}': external data has no 'location' key`, { subject: name });
+  }
+  const inside = normalizedLocation(location);
+  if (location.startsWith('/') || inside.split(/[\\/]/).includes('..') || location.includes('\0')) {
+    throw new AmpError('EXTERNAL_DATA_BAD_LOCATION', `tensor '${printable(name)}': external data location '${printable(location)}' must be a path inside the model's folder`, { subject: name });
+  }
+  return { location, inside };
+}
+
+/** The byte range an external tensor names (`offset`, `length`: the rest of the file by default), checked against its data file's `size`. */
+export function checkedRange(tensor: onnx.ITensorProto, location: string, size: number): { offset: number; length: number } {
+  const name = tensor.name ?? '';
+  const entries = externalDataEntries(tensor);
+  const offset = parseCount(entries.get('offset') ?? '0', 'offset', name);
+  const length = entries.has('length') ? parseCount(entries.get('length') ?? '', 'length', name) : size - offset;
+  if (offset > size || offset + length > size) {
+    throw new AmpError(
+      'EXTERNAL_DATA_OUT_OF_RANGE',
+      `tensor '${printable(name)}': external data ${printable(location)} bytes ${offset}..${offset + length} run past the end of the file (${size} bytes)`,
+      { subject: name },
+    );
+  }
+  return { offset, length };
 }
 
 /** An external data `offset` or `length` value: a decimal byte count. */

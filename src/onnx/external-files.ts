@@ -9,7 +9,7 @@ import { constants as bufferConstants } from 'node:buffer';
 import { closeSync, constants as fsConstants, fstatSync, openSync, readlinkSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { AmpError } from './errors.js';
-import { externalDataEntries, parseCount, setExternalReader, type DataFileHandle, type ExternalDataRef } from './external-data.js';
+import { checkedLocation, checkedRange, setExternalReader, type DataFileHandle, type ExternalDataRef } from './external-data.js';
 import type { onnx } from './generated/onnx.js';
 import { printable } from './printable.js';
 
@@ -47,37 +47,14 @@ export function resolveExternalData(
   files: Map<string, DataFileHandle>,
   options: ResolveOptions = {},
 ): ExternalDataRef {
-  const name = tensor.name ?? '';
-  const shown = printable(name);
-  const entries = externalDataEntries(tensor);
-  const location = entries.get('location');
-  if (!location) {
-    throw new AmpError('EXTERNAL_DATA_BAD_LOCATION', `tensor '${shown}': external data has no 'location' key`, { subject: name });
-  }
-  const normalized = path.normalize(location);
-  if (path.isAbsolute(location) || normalized.split(/[\\/]/).includes('..') || location.includes('\0')) {
-    throw new AmpError(
-      'EXTERNAL_DATA_BAD_LOCATION',
-      `tensor '${shown}': external data location '${printable(location)}' must be a path inside the model's folder`,
-      { subject: name },
-    );
-  }
-  const file = path.join(modelDir, normalized);
+  const { location, inside } = checkedLocation(tensor);
+  const file = path.join(modelDir, inside);
   let info = files.get(file);
   if (info === undefined) {
-    info = inspectDataFile(file, modelDir, name, location, options);
+    info = inspectDataFile(file, modelDir, tensor.name ?? '', location, options);
     files.set(file, info);
   }
-  const size = info.size;
-  const offset = parseCount(entries.get('offset') ?? '0', 'offset', name);
-  const length = entries.has('length') ? parseCount(entries.get('length') ?? '', 'length', name) : size - offset;
-  if (offset > size || offset + length > size) {
-    throw new AmpError(
-      'EXTERNAL_DATA_OUT_OF_RANGE',
-      `tensor '${shown}': external data ${printable(location)} bytes ${offset}..${offset + length} run past the end of the file (${size} bytes)`,
-      { subject: name },
-    );
-  }
+  const { offset, length } = checkedRange(tensor, location, info.size);
   return { location, file: info.real, offset, length, handle: info };
 }
 

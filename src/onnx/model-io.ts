@@ -6,7 +6,7 @@ import { MAX_PROTOBUF_BYTES } from './byte-limits.js';
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readFileSync, rmSync, writeSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { cloneMessage } from './clone.js';
-import { decodeModel, encodeModel, type DecodeOptions } from './codec.js';
+import { decodeModel, encodeModel, encodeModelFile, type DecodeOptions } from './codec.js';
 import { AmpError } from './errors.js';
 import {
   attachExternalRef,
@@ -255,24 +255,7 @@ export function saveModel(model: onnx.IModelProto, file: string, options: SaveOp
     replacedInPlace.push({ final: destination, interim, location, interimLocation: moveData(destination, interim) });
   }
 
-  let encoded: Uint8Array;
-  try {
-    encoded = mode === 'keep' && options.unchangedBytes && toWrite === model ? options.unchangedBytes : encodeModel(toWrite);
-  } catch (error) {
-    // A pending float16 copy made whole here reports its own problem (its source unreadable).
-    if (error instanceof AmpError) throw error;
-    throw new AmpError('MODEL_TOO_LARGE', `${printable(file, 400)}: cannot encode the model (${(error as Error).message}); save weights as external data`, {
-      subject: file,
-      cause: error,
-    });
-  }
-  if (encoded.length > MAX_PROTOBUF_BYTES) {
-    throw new AmpError(
-      'MODEL_TOO_LARGE',
-      `${printable(file, 400)}: the model is ${encoded.length} bytes, over protobuf's 2 GiB limit; save weights as external data`,
-      { subject: file },
-    );
-  }
+  const encoded = encodeModelFile(toWrite, file, 'save weights as external data', mode === 'keep' && options.unchangedBytes && toWrite === model ? options.unchangedBytes : undefined);
   const keep = new Set([...sources, ...dataFiles.keys(), ...replacedInPlace.map((r) => r.final), ...(options.protect ?? []).map((p) => path.resolve(p.path))]);
   // Only files named after the output model are ours to remove: another model may share the rest.
   const ours = `${path.basename(target)}.`;

@@ -5,7 +5,8 @@
  */
 import { checkModel, type CheckOptions } from '../onnx/check-model.js';
 import { repairTolerated } from '../onnx/repair.js';
-import { AmpError } from '../onnx/errors.js';
+import { decodeModel } from '../onnx/codec.js';
+import { AmpError, namingTheModel } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { ampRewrite, type AmpOptions, type AmpReport } from './amp.js';
 import { ortTrainingRefusal } from './training/ort-training.js';
@@ -24,6 +25,24 @@ export interface RewriteOptions extends AmpOptions {
    * for a caller that has already checked the model.
    */
   check?: CheckOptions | false;
+}
+
+/**
+ * rewriteModel on a model decoded from `bytes` (in place, as the command line and the bytes API run
+ * it), its faults told apart: a rewrite that fails its own validation because the input already was
+ * invalid is reported as the input's (the input's check runs again on a fresh decode, repaired as
+ * the loaded model was), and a fault of the model names `source`.
+ */
+export function rewriteDecodedModel(model: onnx.IModelProto, bytes: Uint8Array, options: RewriteOptions & { check: CheckOptions }): ReturnType<typeof rewriteModel> {
+  try {
+    return rewriteModel(model, { ...options, inPlace: true });
+  } catch (error) {
+    const check = options.check;
+    if (error instanceof AmpError && error.code === 'VALIDATION_FAILED') {
+      checkModel(repairTolerated(decodeModel(bytes, { source: check.source ?? 'model', allowNewerIr: check.allowNewerIr ?? false }), { inPlace: true }).model, { ...check, structure: false });
+    }
+    throw namingTheModel(error, check.source ?? 'model');
+  }
 }
 
 /**

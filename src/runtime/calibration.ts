@@ -18,8 +18,7 @@ import { ModelGraph } from '../onnx/graph.js';
 import { ampRewrite, type AmpOptions } from '../passes/amp.js';
 import { FLOAT16_FLUSH_BELOW } from '../passes/amp/weight-range.js';
 import { emulateNumerics } from '../passes/emulate-numerics.js';
-import { inputBatchSpecs } from './input-folders.js';
-import { inputsFromFiles, requiredInputs, type Feeds } from './inputs.js';
+import type { Feeds } from './inputs.js';
 import { instrument } from './instrument.js';
 import type { Numerics } from './numerics.js';
 import { runtimeLogSeverity, type Ort } from './ort.js';
@@ -36,13 +35,7 @@ export { DEFAULT_HEADROOM };
 // Random inputs that respect the model are drawn in input-roles.ts, for every command.
 export { gatherIndexInputs, modelAwareRandomInputs, type RandomInputOptions } from './input-roles.js';
 
-/**
- * Batches from --inputs: files (one batch), a folder of files (one batch), or a folder of folders
- * (one batch each, in sorted order, like ONNX's test_data_set_<n>); see input-folders.ts.
- */
-export function inputBatches(ort: Ort, model: onnx.IModelProto, specs: readonly string[]): Feeds[] {
-  return inputBatchSpecs(model, specs).map((batch) => inputsFromFiles(ort, model, batch));
-}
+export { inputBatches } from './input-folders.js';
 
 export interface CalibrationOptions {
   numerics: Numerics;

@@ -4,9 +4,8 @@
  * (side-feeds.ts).
  */
 import type { onnx } from '../onnx/generated/onnx.js';
-import { inputBatchSpecs } from './input-folders.js';
+import { inputBatches } from './input-folders.js';
 import { modelAwareRandomInputs } from './input-roles.js';
-import { inputsFromFiles } from './inputs.js';
 import type { Ort } from './ort.js';
 import { feedsForEachSide, type SideFeeds } from './side-feeds.js';
 
@@ -25,7 +24,7 @@ export interface InputSpec {
 /** The batches of inputs, each as the reference and as the candidate takes it. */
 export function comparisonBatches(ort: Ort, reference: onnx.IModelProto, candidate: onnx.IModelProto, spec: InputSpec, notices: string[]): SideFeeds[] {
   const batches = spec.inputs.length
-    ? inputBatchSpecs(reference, spec.inputs).map((files) => inputsFromFiles(ort, reference, files))
+    ? inputBatches(ort, reference, spec.inputs)
     : [modelAwareRandomInputs(ort, reference, { dims: spec.dims, seed: spec.seed, defaultDim: spec.dimDefault, notices })];
   return batches.map((feeds) => feedsForEachSide(ort, feeds, candidate, notices));
 }

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { AmpError } from '../onnx/errors.js';
 import type { onnx } from '../onnx/generated/onnx.js';
 import { printable } from '../onnx/printable.js';
-import { requiredInputs } from './inputs.js';
+import { inputsFromFiles, requiredInputs, type Feeds } from './inputs.js';
+import type { Ort } from './ort.js';
 
 const TENSOR_FILE = /\.(pb|npy|json)$/i;
 /** ONNX's test data sets keep the expected outputs beside the inputs. */
@@ -52,4 +53,12 @@ function filesOfBatch(model: onnx.IModelProto, dir: string): string[] {
   const numbered = files.map((f) => /^input_(\d+)$/.exec(stem(f)));
   if (numbered.every((m) => m && names[Number(m[1])] !== undefined)) return files.map((f, i) => `${names[Number(numbered[i]![1])]}=${path.join(dir, f)}`);
   return files.map((f) => path.join(dir, f));
+}
+
+/**
+ * Batches from --inputs: files (one batch), a folder of files (one batch), or a folder of folders
+ * (one batch each, in sorted order, like ONNX's test_data_set_<n>).
+ */
+export function inputBatches(ort: Ort, model: onnx.IModelProto, specs: readonly string[]): Feeds[] {
+  return inputBatchSpecs(model, specs).map((batch) => inputsFromFiles(ort, model, batch));
 }

@@ -15,6 +15,7 @@ import { printable } from '../onnx/printable.js';
 import { newTensor } from './float16-bits.js';
 import type { Ort } from './ort.js';
 import { ortTypeOf } from './tensors.js';
+import { nodeBuiltin } from '../onnx/node-builtins.js';
 
 export type Feeds = Record<string, Tensor>;
 
@@ -23,7 +24,7 @@ export type Feeds = Record<string, Tensor>;
  * read through process.getBuiltinModule so that this module imports none; in a browser no such
  * figure), and one buffer at most.
  */
-const nodeOs = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:os') as { totalmem(): number } | undefined;
+const nodeOs = nodeBuiltin<{ totalmem(): number }>('node:os');
 export const MAX_INPUT_BYTES = Math.min(MAX_BUFFER_BYTES, nodeOs ? Math.floor(nodeOs.totalmem() / 4) : MAX_BUFFER_BYTES);
 
 /** Refuses an input whose shape would not fit in memory (`--dim N=100000000`), before allocating it. */

@@ -13,8 +13,7 @@ import { frame, unframe } from './framed.js';
 import { loadOrt } from './ort.js';
 import { ampOptionsOf, encodeRanges, NOT_INSTALLED, STAGE_PREFIX, type VerifyJob } from './verify-process.js';
 import { verifyRewrite } from './verify.js';
-import { inputBatchSpecs } from './input-folders.js';
-import { inputsFromFiles } from './inputs.js';
+import { inputBatches } from './input-folders.js';
 import { openSession } from './session.js';
 
 // A rewrite that ends early (Ctrl-C, a kill) leaves nothing running: this worker ends when its parent does.
@@ -61,7 +60,7 @@ try {
         tolerance: job.tolerance,
         maxRounds: job.maxRounds,
         open: openSession,
-        readInputs: (runtime, inputModel, inputs) => inputBatchSpecs(inputModel, inputs).map((files) => inputsFromFiles(runtime, inputModel, files)),
+        readInputs: inputBatches,
       },
       (stage) => process.stderr.write(`${STAGE_PREFIX} ${stage}\n`),
     );

@@ -40,9 +40,7 @@ import { defaultNumerics, type Numerics } from './numerics.js';
 import type { Ort } from './ort.js';
 import type { Verification } from './result-types.js';
 import type { OpenedSession, Provider } from './session.js';
-
-/** The model as written, without ONNX Runtime's graph optimizations (session.ts AS_WRITTEN says why). */
-const AS_WRITTEN: InferenceSession.SessionOptions = { graphOptimizationLevel: 'disabled' };
+import { AS_WRITTEN } from './session-options.js';
 
 /** Opens a session of `model` on the first of `providers` that starts (session.ts openSession in Node). */
 export type SessionOpener = (model: Uint8Array, providers: readonly Provider[], options?: InferenceSession.SessionOptions) => Promise<OpenedSession>;

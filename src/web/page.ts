@@ -168,6 +168,12 @@ async function convert(): Promise<void> {
     return;
   }
   setBusy(true, 'reading the files');
+  // A Worker stopped or crashed is replaced here, before the request says whether it needs the runtime.
+  if (!worker) {
+    worker = newWorker();
+    workerHasRuntime = false;
+  }
+  const running = worker;
   let request: RewriteRequest;
   try {
     request = {
@@ -183,11 +189,6 @@ async function convert(): Promise<void> {
     showError('READ_FAILED', `cannot read the files: ${(error as Error).message}`);
     return;
   }
-  if (!worker) {
-    worker = newWorker();
-    workerHasRuntime = false;
-  }
-  const running = worker;
   running.onmessage = (event: MessageEvent<WorkerMessage>) => {
     const message = event.data;
     if (message.type === 'phase') setBusy(true, `${PHASE_WORDS[message.name] ?? message.name}…`);

@@ -17,9 +17,10 @@ vi.mock('../../src/passes/pipeline.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/passes/pipeline.js')>();
   return {
     ...original,
-    rewriteModel: (...args: Parameters<typeof original.rewriteModel>) => {
-      asked.audit.push(args[1]?.audit);
-      return original.rewriteModel(...args);
+    // The rewrite command's one call into the pass (rewriteModel, its input's faults told apart).
+    rewriteDecodedModel: (...args: Parameters<typeof original.rewriteDecodedModel>) => {
+      asked.audit.push(args[2]?.audit);
+      return original.rewriteDecodedModel(...args);
     },
   };
 });

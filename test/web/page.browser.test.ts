@@ -162,6 +162,23 @@ describe.skipIf(Boolean(missing))('the web page from file://', () => {
     await page.close();
   }, 180_000);
 
+  it('stops a conversion mid-run (Stop ends its Worker), and the next conversion verifies in a fresh one', async () => {
+    const model = path.join(repoRoot, 'test/models/torch-encoder-dynamo.onnx');
+    const page = await openPage();
+    await page.setInputFiles('[data-role="model-input"]', [model]);
+    await page.click('#convert');
+    await page.click('#cancel');
+    expect(await page.locator('#status').textContent()).toBe('stopped');
+    expect(await page.locator('#cancel').isHidden()).toBe(true);
+    expect(await page.locator('[data-role="download"]').count()).toBe(0);
+    // The new Worker is sent onnxruntime-web again: the verification runs.
+    await convert(page, [model]);
+    expect(await page.locator('#error').textContent()).toBe('');
+    expect(await page.locator('[data-role="summary"]').textContent()).toMatch(/^Verified: PASS .*\(onnxruntime-web 1\.29\.0\)/m);
+    expect(await page.locator('[data-role="download"]').count()).toBe(1);
+    await page.close();
+  }, 120_000);
+
   it('shows a hostile or broken file\'s typed error, and a model without its data file', async () => {
     const page = await openPage();
     const junk = path.join(work, 'junk.onnx');

@@ -12,6 +12,7 @@
  */
 import { AmpError } from '../../onnx/errors.js';
 import { printable } from '../../onnx/printable.js';
+import { nodeBuiltin } from '../../onnx/node-builtins.js';
 
 export const MAX_PATTERN_CHARS = 4096;
 
@@ -24,7 +25,7 @@ let linearEngine: boolean | undefined;
  */
 function enableLinearEngine(): boolean {
   if (linearEngine !== undefined) return linearEngine;
-  const v8 = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:v8') as { setFlagsFromString(flags: string): void } | undefined;
+  const v8 = nodeBuiltin<{ setFlagsFromString(flags: string): void }>('node:v8');
   v8?.setFlagsFromString('--enable-experimental-regexp-engine');
   try {
     linearEngine = new RegExp('', 'l').flags.includes('l');
